@@ -1,0 +1,351 @@
+"""Kernel SVMs trained by the native SMO solver: `SVC` (C-SVC, one-vs-one) and `SVR`
+(epsilon-SVR). Drop-in for scikit-learn's classes of the same names."""
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _native
+from ._arrays import is_sparse, like, to_native, variance
+
+BUILTIN_KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+
+
+def _ovr_from_ovo(dec, n_classes):
+    """One-vs-rest scores from one-vs-one decision values (LIBSVM sign): votes plus a bounded
+    confidence term that only breaks ties between equal vote counts."""
+    m = dec.shape[0]
+    votes = np.zeros((m, n_classes))
+    conf = np.zeros((m, n_classes))
+    p = 0
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            d = dec[:, p]
+            votes[:, a] += d > 0
+            votes[:, b] += d <= 0
+            conf[:, a] += d
+            conf[:, b] -= d
+            p += 1
+    return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+class _BaseSVM(BaseEstimator):
+    """What SVC and SVR share: parameter checks, kernel resolution, the native call, prediction."""
+
+    _task = None
+
+    def _check_params(self):
+        def positive(name, value, allow_zero=False):
+            ok = isinstance(value, numbers.Real) and np.isfinite(value) and (value > 0 or (allow_zero and value == 0))
+            if not ok:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+        positive("C", self.C)
+        positive("tol", self.tol)
+        positive("cache_size", self.cache_size)
+        if not (callable(self.kernel) or self.kernel in BUILTIN_KERNELS):
+            raise ValueError(f"unknown kernel {self.kernel!r}; built-in kernels are {', '.join(BUILTIN_KERNELS)}")
+        if isinstance(self.gamma, str):
+            if self.gamma not in ("scale", "auto"):
+                raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {self.gamma!r}")
+        else:
+            positive("gamma", self.gamma)
+        if not isinstance(self.degree, numbers.Integral) or self.degree < 0:
+            raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
+        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
+        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
+            raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
+        if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
+
+    def _validate_X(self, X, reset):
+        if callable(self.kernel):
+            return X
+        return validate_data(
+            self, X, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
+            accept_large_sparse=True, reset=reset,
+        )
+
+    def _resolve_gamma(self, X):
+        if self.gamma == "scale":
+            var = variance(X)
+            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        return float(self.gamma)
+
+    def _kernel_args(self):
+        name = "precomputed" if callable(self.kernel) else self.kernel
+        gamma = self._gamma if self._gamma > 0 else 1.0
+        return name, gamma, float(self.coef0), int(self.degree)
+
+    def _prepare_fit(self, X, y, sample_weight):
+        self._check_params()
+        if callable(self.kernel):
+            # A callable kernel sees the raw input; the native solver sees its Gram matrix.
+            y = np.asarray(y)
+            n = X.shape[0] if hasattr(X, "shape") else len(X)
+            if len(y) != n:
+                raise ValueError(f"X has {n} samples but y has {len(y)}")
+            self._X_fit = X
+            Xk = np.ascontiguousarray(self.kernel(X, X), dtype=np.float64)
+        else:
+            X, y = validate_data(
+                self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
+                accept_large_sparse=True, y_numeric=self._task == "regression",
+            )
+            if is_sparse(X):
+                X = X.tocsr()
+                X.sort_indices()
+            Xk = X
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        sample_weight = _check_sample_weight(sample_weight, Xk, dtype=np.float64, ensure_non_negative=True)
+        self._sparse = is_sparse(Xk) and not callable(self.kernel)
+        self._gamma = self._resolve_gamma(Xk) if self.kernel in ("rbf", "poly", "sigmoid") else 0.0
+        self.shape_fit_ = Xk.shape
+        return X, Xk, y, sample_weight
+
+    def _finish_fit(self, fit, Xk, started):
+        self.fit_time_ = time.perf_counter() - started
+        self.support_ = fit["support"].astype(np.int32)
+        self.n_kernel_evals_ = int(fit["kernel_evals"])
+        self.objective_ = fit["objective"]
+        self.n_iter_ = fit["n_iter"].astype(np.int32)
+        self.fit_status_ = 0 if all(fit["converged"]) else 1
+        if self.fit_status_:
+            warnings.warn(
+                f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your data "
+                "with StandardScaler or MinMaxScaler.",
+                ConvergenceWarning,
+            )
+        if self.kernel == "precomputed" or callable(self.kernel):
+            self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else None
+            if callable(self.kernel):
+                Xf = self._X_fit
+                self.support_vectors_ = Xf[self.support_] if hasattr(Xf, "shape") else [Xf[i] for i in self.support_]
+        else:
+            self.support_vectors_ = Xk[self.support_]
+        self._intercept_ = fit["intercept"]
+        self._dual_coef_ = fit["dual_coef"]
+
+    def _native_decision(self, X):
+        """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
+        check_is_fitted(self)
+        name, gamma, coef0, degree = self._kernel_args()
+        if callable(self.kernel):
+            K = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64)
+            Xn, svn = K, K
+            cols = np.arange(len(self.support_), dtype=np.int64)
+        elif self.kernel == "precomputed":
+            X = self._validate_X(X, reset=False)
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(
+                    f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, the number of samples at training time"
+                )
+            Xn = to_native(X)
+            svn = Xn
+            cols = self.support_.astype(np.int64)
+        else:
+            X = self._validate_X(X, reset=False)
+            X = like(X, self.support_vectors_)
+            Xn = to_native(X)
+            svn = to_native(self.support_vectors_)
+            cols = np.arange(self.support_vectors_.shape[0], dtype=np.int64)
+        n_support = self._n_support_groups()
+        return _native.decision_function(
+            Xn, svn, cols, n_support, np.ascontiguousarray(self._dual_coef_, dtype=np.float64),
+            np.ascontiguousarray(self._intercept_, dtype=np.float64), name, gamma, coef0, degree, self.n_jobs,
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+
+class SVC(ClassifierMixin, _BaseSVM):
+    """C-Support Vector Classification solved by SMO in Rust.
+
+    Parameters mean what they mean in scikit-learn's ``SVC``; ``n_jobs`` sets the threads used for
+    kernel rows, class pairs and prediction (None: all cores; results do not depend on it).
+
+    Extra fitted attributes: ``n_kernel_evals_`` (kernel values computed), ``fit_time_`` (seconds),
+    ``objective_`` (dual objective of each binary problem, maximised).
+    """
+
+    _task = "classification"
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
+                 probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
+                 max_iter=-1, decision_function_shape="ovr", break_ties=False, random_state=None,
+                 n_jobs=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the SVM on X (n_samples, n_features; sparse allowed) and labels y."""
+        started = time.perf_counter()
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
+        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"The number of classes has to be greater than one; got {len(self.classes_)} class"
+            )
+        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
+        present = np.unique(y_idx[sample_c > 0])
+        if len(present) < 2:
+            raise ValueError("Invalid input - all samples with positive weights belong to the same class")
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        name, gamma, coef0, degree = self._kernel_args()
+        fit = _native.fit_svc(
+            to_native(Xk), y_idx.astype(np.int64), len(self.classes_), np.ascontiguousarray(sample_c),
+            name, gamma, coef0, degree, float(self.tol), bool(self.shrinking), float(self.cache_size),
+            int(self.max_iter), bool(self.probability), int(seed), self.n_jobs, bool(self.verbose),
+        )
+        self._finish_fit(fit, Xk, started)
+        self._n_support = fit["n_support"].astype(np.int32)
+        self.n_support_ = self._n_support
+        self.probA_ = fit["prob_a"]
+        self.probB_ = fit["prob_b"]
+        if len(self.classes_) == 2:
+            # Public sign convention: positive decision means classes_[1].
+            self.intercept_ = -self._intercept_
+            self.dual_coef_ = -self._dual_coef_
+        else:
+            self.intercept_ = self._intercept_.copy()
+            self.dual_coef_ = self._dual_coef_
+        return self
+
+    def _n_support_groups(self):
+        return np.asarray(self._n_support, dtype=np.int64)
+
+    def decision_function(self, X):
+        """Signed distances: (n,) for two classes, (n, n_classes) for 'ovr', (n, pairs) for 'ovo'."""
+        dec = self._native_decision(X)
+        if len(self.classes_) == 2:
+            return -dec.ravel()
+        if self.decision_function_shape == "ovr":
+            return _ovr_from_ovo(dec, len(self.classes_))
+        return dec
+
+    def predict(self, X):
+        dec = self._native_decision(X)
+        k = len(self.classes_)
+        if k == 2:
+            return self.classes_[(dec.ravel() <= 0).astype(int)]
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties:
+            return self.classes_[np.argmax(_ovr_from_ovo(dec, k), axis=1)]
+        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
+        p = 0
+        for a in range(k):
+            for b in range(a + 1, k):
+                win_a = dec[:, p] > 0
+                votes[:, a] += win_a
+                votes[:, b] += ~win_a
+                p += 1
+        return self.classes_[np.argmax(votes, axis=1)]
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+
+    def predict_proba(self, X):
+        """Class probabilities by Platt scaling and pairwise coupling (needs probability=True)."""
+        self._check_proba()
+        check_is_fitted(self)
+        if len(self.probA_) == 0:
+            raise AttributeError("this model was fitted with probability=False")
+        dec = self._native_decision(X)
+        return _native.pairwise_probability(
+            np.ascontiguousarray(dec), self.probA_, self.probB_, len(self.classes_)
+        )
+
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+    def __getattribute__(self, name):
+        # predict_proba exists only when probability=True, as in scikit-learn.
+        if name in ("predict_proba", "predict_log_proba") and not object.__getattribute__(self, "probability"):
+            raise AttributeError(f"{name} is not available when probability=False")
+        return object.__getattribute__(self, name)
+
+
+class SVR(RegressorMixin, _BaseSVM):
+    """epsilon-Support Vector Regression solved by SMO in Rust (alpha+ and alpha- as independent
+    variables, as in SVMTorch). Parameters as in scikit-learn's ``SVR``, plus ``n_jobs``."""
+
+    _task = "regression"
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
+                 epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1, n_jobs=None):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regression SVM on X and real targets y."""
+        started = time.perf_counter()
+        if not (isinstance(self.epsilon, numbers.Real) and np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
+        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        sample_c = np.ascontiguousarray(float(self.C) * sample_weight)
+        name, gamma, coef0, degree = self._kernel_args()
+        fit = _native.fit_svr(
+            to_native(Xk), y, sample_c, float(self.epsilon), name, gamma, coef0, degree, float(self.tol),
+            bool(self.shrinking), float(self.cache_size), int(self.max_iter), self.n_jobs, bool(self.verbose),
+        )
+        self._finish_fit(fit, Xk, started)
+        self._n_support = np.array([0, 0], dtype=np.int32)
+        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
+        self.intercept_ = self._intercept_
+        self.dual_coef_ = self._dual_coef_
+        return self
+
+    def _n_support_groups(self):
+        return np.zeros(0, dtype=np.int64)
+
+    def predict(self, X):
+        return self._native_decision(X).ravel()

@@ -1,0 +1,218 @@
+//! largemargin._native: the thin PyO3 layer over the core crate. Conversions live in `convert`,
+//! running detached from the GIL in `run`; this module only declares the exported functions.
+
+mod convert;
+mod run;
+
+use largemargin::libsvm_format::{IndexBase, LibsvmParser};
+use largemargin::predict::Expansion;
+use largemargin::probability::{couple, sigmoid_predict};
+use largemargin::svm::{train_svc, train_svr, SvmParams};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::{PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use convert::{kernel_spec, to_py, PyMatrix};
+use run::{run_detached, threads_for};
+
+fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
+    PyArray1::from_vec(py, v.iter().map(|&x| x as i64).collect())
+}
+
+fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+    Ok(v.into_pyarray(py).reshape([rows, cols])?.into_any())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn params(
+    kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool, cache_size: f64,
+    max_iter: i64, probability: bool, seed: u64,
+) -> PyResult<SvmParams> {
+    if !(cache_size > 0.0 && cache_size.is_finite()) {
+        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
+    }
+    Ok(SvmParams {
+        kernel: kernel_spec(kernel, gamma, coef0, degree)?,
+        tol,
+        shrinking,
+        cache_bytes: (cache_size * 1048576.0) as usize,
+        max_iter: if max_iter < 0 { None } else { Some(max_iter as u64) },
+        probability,
+        seed,
+        ..Default::default()
+    })
+}
+
+fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    y.as_array()
+        .iter()
+        .map(|&v| usize::try_from(v).map_err(|_| PyValueError::new_err("class indices must be non-negative")))
+        .collect()
+}
+
+/// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
+#[pyfunction]
+#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+fn fit_svc<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
+    sample_c: PyReadonlyArray1<'py, f64>, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64,
+    shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, n_jobs: Option<i64>,
+    verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let yv = index_vec(&y)?;
+    let c = sample_c.as_slice()?;
+    let fit = run_detached(py, threads_for(n_jobs)?, verbose.then_some("SVC fit"), |ctl| {
+        train_svc(&xv, &yv, n_classes, c, &p, ctl)
+    })?;
+    let d = PyDict::new(py);
+    let nsv = fit.support.len();
+    d.set_item("support", usize_array(py, &fit.support))?;
+    d.set_item("n_support", usize_array(py, &fit.n_support))?;
+    d.set_item("dual_coef", matrix_array(py, fit.dual_coef, n_classes - 1, nsv)?)?;
+    d.set_item("intercept", PyArray1::from_vec(py, fit.intercept))?;
+    d.set_item("prob_a", PyArray1::from_vec(py, fit.prob_a))?;
+    d.set_item("prob_b", PyArray1::from_vec(py, fit.prob_b))?;
+    d.set_item("objective", PyArray1::from_vec(py, fit.objective))?;
+    d.set_item("n_iter", PyArray1::from_vec(py, fit.n_iter.iter().map(|&v| v as i64).collect()))?;
+    d.set_item("converged", fit.converged)?;
+    d.set_item("kernel_evals", fit.kernel_evals)?;
+    Ok(d)
+}
+
+/// epsilon-SVR.
+#[pyfunction]
+#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+fn fit_svr<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
+    epsilon: f64, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
+    cache_size: f64, max_iter: i64, n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, false, 0)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);
+    let fit = run_detached(py, threads_for(n_jobs)?, verbose.then_some("SVR fit"), |ctl| {
+        train_svr(&xv, yv, c, epsilon, &p, ctl)
+    })?;
+    let d = PyDict::new(py);
+    let nsv = fit.support.len();
+    d.set_item("support", usize_array(py, &fit.support))?;
+    d.set_item("dual_coef", matrix_array(py, fit.coef, 1, nsv)?)?;
+    d.set_item("intercept", PyArray1::from_vec(py, vec![fit.intercept]))?;
+    d.set_item("objective", PyArray1::from_vec(py, vec![fit.objective]))?;
+    d.set_item("n_iter", PyArray1::from_vec(py, vec![fit.n_iter as i64]))?;
+    d.set_item("converged", vec![fit.converged])?;
+    d.set_item("kernel_evals", fit.kernel_evals)?;
+    Ok(d)
+}
+
+/// Decision values (m x outputs) of a kernel expansion; `n_support` empty for one output.
+#[pyfunction]
+#[pyo3(signature = (x, sv, sv_columns, n_support, coef, intercept, kernel, gamma, coef0, degree, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+fn decision_function<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, sv: &Bound<'py, PyAny>, sv_columns: PyReadonlyArray1<'py, i64>,
+    n_support: PyReadonlyArray1<'py, i64>, coef: PyReadonlyArray2<'py, f64>, intercept: PyReadonlyArray1<'py, f64>,
+    kernel: &str, gamma: f64, coef0: f64, degree: i64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec = kernel_spec(kernel, gamma, coef0, degree)?;
+    let (xm, svm) = (PyMatrix::extract(x)?, PyMatrix::extract(sv)?);
+    let (xv, svv) = (xm.view()?, svm.view()?);
+    let cols = index_vec(&sv_columns)?;
+    let ns = index_vec(&n_support)?;
+    let coef_s = coef.as_slice()?;
+    let icpt = intercept.as_slice()?;
+    let exp = Expansion { kernel: spec, sv: svv, sv_columns: &cols, n_support: &ns, coef: coef_s, intercept: icpt };
+    let nout = exp.n_outputs();
+    let m = xv.rows();
+    let dec = run_detached(py, threads_for(n_jobs)?, None, |_| exp.decision(&xv))?;
+    matrix_array(py, dec, m, nout)
+}
+
+/// Class probabilities from one-vs-one decision values (LIBSVM sign: > 0 favours the first class).
+#[pyfunction]
+fn pairwise_probability<'py>(
+    py: Python<'py>, dec: PyReadonlyArray2<'py, f64>, prob_a: PyReadonlyArray1<'py, f64>,
+    prob_b: PyReadonlyArray1<'py, f64>, n_classes: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (a, b) = (prob_a.as_slice()?, prob_b.as_slice()?);
+    let d = dec.as_array();
+    let npairs = n_classes * (n_classes - 1) / 2;
+    if d.ncols() != npairs || a.len() != npairs || b.len() != npairs {
+        return Err(PyValueError::new_err("decision values and sigmoids do not match the number of classes"));
+    }
+    let m = d.nrows();
+    let mut out = Vec::with_capacity(m * n_classes);
+    for row in d.rows() {
+        let mut r = vec![0.0; n_classes * n_classes];
+        let mut p = 0;
+        for i in 0..n_classes {
+            for j in i + 1..n_classes {
+                let v = sigmoid_predict(row[p], a[p], b[p]).clamp(1e-7, 1.0 - 1e-7);
+                r[i * n_classes + j] = v;
+                r[j * n_classes + i] = 1.0 - v;
+                p += 1;
+            }
+        }
+        if n_classes == 2 {
+            out.extend([r[1], r[2]]);
+        } else {
+            out.extend(couple(&r, n_classes));
+        }
+    }
+    matrix_array(py, out, m, n_classes)
+}
+
+/// Incremental LIBSVM/svmlight parser: feed bytes, then finish.
+#[pyclass(module = "largemargin._native")]
+struct LibsvmReader {
+    inner: Option<LibsvmParser>,
+}
+
+#[pymethods]
+impl LibsvmReader {
+    #[new]
+    fn new() -> Self {
+        LibsvmReader { inner: Some(LibsvmParser::new()) }
+    }
+    fn feed(&mut self, chunk: &Bound<'_, PyBytes>) -> PyResult<()> {
+        let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
+        p.feed(chunk.as_bytes()).map_err(to_py)
+    }
+    /// Returns (labels, indptr, indices, data, n_features); zero_based None means auto.
+    #[pyo3(signature = (zero_based=None))]
+    fn finish<'py>(&mut self, py: Python<'py>, zero_based: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let p = self.inner.take().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
+        let base = match zero_based {
+            None => IndexBase::Auto,
+            Some(true) => IndexBase::Zero,
+            Some(false) => IndexBase::One,
+        };
+        let d = p.finish(base).map_err(to_py)?;
+        let t = (
+            PyArray1::from_vec(py, d.labels),
+            PyArray1::from_vec(py, d.x.indptr),
+            PyArray1::from_vec(py, d.x.indices),
+            PyArray1::from_vec(py, d.x.data),
+            d.x.cols,
+        );
+        Ok(t.into_pyobject(py)?.into_any())
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
+    m.add_class::<LibsvmReader>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! Running core work from Python: off the GIL, on a rayon pool of `n_jobs` threads, with the
+//! calling (main) thread left free to notice Ctrl-C and to print progress. A panic in the core
+//! becomes a RuntimeError; it never unwinds into Python.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use largemargin::{Control, Error};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::convert::to_py;
+
+fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Ok(p.clone());
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("largemargin-{i}"))
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
+    let p = Arc::new(p);
+    pools.insert(threads, p.clone());
+    Ok(p)
+}
+
+/// Threads for an `n_jobs` value: None or -1 -> all cores, -k -> all but k - 1.
+pub fn threads_for(n_jobs: Option<i64>) -> PyResult<usize> {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as i64;
+    match n_jobs {
+        None => Ok(cores as usize),
+        Some(0) => Err(PyValueError::new_err("n_jobs == 0 has no meaning")),
+        Some(n) if n > 0 => Ok(n as usize),
+        Some(n) => Ok((cores + 1 + n).max(1) as usize),
+    }
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+/// Runs `work` detached from the interpreter. `progress` (if given) is printed through Python's
+/// `print` every two seconds.
+pub fn run_detached<T, F>(py: Python<'_>, threads: usize, progress: Option<&str>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(&Control) -> Result<T, Error> + Send,
+{
+    let pool = pool(threads)?;
+    let control = Control::new();
+    let mut interrupted: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel();
+            let control = &control;
+            let pool = &pool;
+            scope.spawn(move || {
+                let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| work(control))));
+                let _ = tx.send(r);
+            });
+            let started = Instant::now();
+            let mut last = Instant::now();
+            loop {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(r) => return r,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(Box::new("worker thread vanished") as Box<dyn std::any::Any + Send>)
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                }
+                Python::attach(|py| {
+                    if interrupted.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            control.request_stop();
+                            interrupted = Some(e);
+                        }
+                    }
+                    if let Some(what) = progress {
+                        if last.elapsed() >= Duration::from_secs(2) {
+                            last = Instant::now();
+                            let msg = format!(
+                                "[largemargin] {what}: {} problems done, {} iterations, {:.1}s",
+                                control.problems_done(),
+                                control.iterations(),
+                                started.elapsed().as_secs_f64()
+                            );
+                            let _ = py.import("builtins").and_then(|b| b.getattr("print")?.call1((msg,)).map(|_| ()));
+                        }
+                    }
+                });
+            }
+        })
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    match outcome {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(e)),
+        Err(p) => Err(PyRuntimeError::new_err(format!(
+            "internal error in largemargin (please report it): {}",
+            panic_message(p)
+        ))),
+    }
+}

@@ -1,0 +1,190 @@
+//! The kernel-row cache shared by every kernel solver: LRU over rows, a byte budget, float32
+//! storage, rows that may be partial (filled up to a length) and index swaps, so that solvers
+//! which reorder their variables (active sets, LaSVM's expansion set) keep their cached values.
+//!
+//! The cache never computes anything itself: `request` says how much of a row is already valid and
+//! the caller fills the rest. That keeps it free of any kernel or solver type.
+
+const NIL: usize = usize::MAX;
+
+pub struct KernelCache {
+    rows: Vec<Vec<f32>>,
+    /// LRU list: `prev`/`next` link cached rows, `head` is the most recently used.
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    head: usize,
+    tail: usize,
+    /// Budget and use, in f32 entries.
+    budget: usize,
+    used: usize,
+}
+
+impl KernelCache {
+    /// A cache for `n` rows within `bytes`. The budget is raised to two full rows if smaller, since
+    /// a solver step needs two rows at once.
+    pub fn new(n: usize, bytes: usize) -> Self {
+        let budget = (bytes / std::mem::size_of::<f32>()).max(2 * n);
+        KernelCache {
+            rows: vec![Vec::new(); n],
+            prev: vec![NIL; n],
+            next: vec![NIL; n],
+            head: NIL,
+            tail: NIL,
+            budget,
+            used: 0,
+        }
+    }
+
+    pub fn budget_bytes(&self) -> usize {
+        self.budget * std::mem::size_of::<f32>()
+    }
+    pub fn used_bytes(&self) -> usize {
+        self.used * std::mem::size_of::<f32>()
+    }
+    /// Number of valid entries cached for row i.
+    pub fn len_of(&self, i: usize) -> usize {
+        self.rows[i].len()
+    }
+
+    fn linked(&self, i: usize) -> bool {
+        self.head == i || self.prev[i] != NIL
+    }
+    fn unlink(&mut self, i: usize) {
+        let (p, n) = (self.prev[i], self.next[i]);
+        if p != NIL { self.next[p] = n } else { self.head = n }
+        if n != NIL { self.prev[n] = p } else { self.tail = p }
+        self.prev[i] = NIL;
+        self.next[i] = NIL;
+    }
+    fn push_front(&mut self, i: usize) {
+        self.prev[i] = NIL;
+        self.next[i] = self.head;
+        if self.head != NIL { self.prev[self.head] = i } else { self.tail = i }
+        self.head = i;
+    }
+    fn drop_row(&mut self, i: usize) {
+        self.used -= self.rows[i].len();
+        self.rows[i] = Vec::new();
+        if self.linked(i) {
+            self.unlink(i);
+        }
+    }
+
+    /// Makes row i at least `len` long and most recently used. Returns the row and the number of
+    /// leading entries that were already valid; the caller must fill `row[start..len]`.
+    /// Other rows are evicted from the LRU tail as the budget requires.
+    pub fn request(&mut self, i: usize, len: usize) -> (&mut [f32], usize) {
+        if self.linked(i) {
+            self.unlink(i);
+        }
+        let have = self.rows[i].len();
+        if have < len {
+            let more = len - have;
+            while self.used + more > self.budget && self.tail != NIL {
+                let victim = self.tail;
+                self.drop_row(victim);
+            }
+            let row = &mut self.rows[i];
+            row.reserve_exact(more);
+            row.resize(len, 0.0);
+            self.used += more;
+        }
+        self.push_front(i);
+        (&mut self.rows[i][..len], have.min(len))
+    }
+
+    /// The cached entries of row i (possibly empty); does not touch the LRU order.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.rows[i]
+    }
+
+    /// Moves row i to the LRU tail so it is evicted first (rows used once).
+    pub fn discard(&mut self, i: usize) {
+        if !self.linked(i) || self.tail == i {
+            return;
+        }
+        self.unlink(i);
+        self.prev[i] = self.tail;
+        self.next[i] = NIL;
+        self.next[self.tail] = i;
+        self.tail = i;
+    }
+
+    /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
+    /// entries i and j trade places. A row long enough to hold only one of them is cut short.
+    pub fn swap_index(&mut self, i: usize, j: usize) {
+        if i == j {
+            return;
+        }
+        let (i, j) = if i < j { (i, j) } else { (j, i) };
+        let (li, lj) = (self.linked(i), self.linked(j));
+        if li { self.unlink(i) }
+        if lj { self.unlink(j) }
+        self.rows.swap(i, j);
+        if li { self.push_front(j) }
+        if lj { self.push_front(i) }
+        let mut r = self.head;
+        while r != NIL {
+            let next = self.next[r];
+            let len = self.rows[r].len();
+            if len > j {
+                self.rows[r].swap(i, j);
+            } else if len > i {
+                // Holds i but not j: the value for the new i is unknown, keep the prefix before it.
+                self.used -= len - i;
+                self.rows[r].truncate(i);
+                self.rows[r].shrink_to_fit();
+                if i == 0 {
+                    self.drop_row(r);
+                }
+            }
+            r = next;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(c: &mut KernelCache, i: usize, len: usize) -> usize {
+        let (row, start) = c.request(i, len);
+        for (k, v) in row.iter_mut().enumerate().skip(start) {
+            *v = (i * 100 + k) as f32;
+        }
+        start
+    }
+
+    #[test]
+    fn lru_and_budget() {
+        // 4 rows of 4 floats; budget 8 floats (two rows).
+        let mut c = KernelCache::new(4, 32);
+        assert_eq!(fill(&mut c, 0, 4), 0);
+        assert_eq!(fill(&mut c, 1, 4), 0);
+        assert_eq!(fill(&mut c, 0, 4), 4); // hit, 0 becomes most recent
+        fill(&mut c, 2, 4); // evicts 1
+        assert_eq!(c.len_of(1), 0);
+        assert_eq!(c.len_of(0), 4);
+        assert!(c.used_bytes() <= c.budget_bytes());
+        // partial extension
+        let mut c = KernelCache::new(4, 1 << 20);
+        fill(&mut c, 3, 2);
+        assert_eq!(fill(&mut c, 3, 4), 2);
+        assert_eq!(c.row(3), &[300.0, 301.0, 302.0, 303.0]);
+    }
+
+    #[test]
+    fn swap_keeps_values_consistent() {
+        let mut c = KernelCache::new(4, 1 << 20);
+        fill(&mut c, 0, 4);
+        fill(&mut c, 1, 2);
+        c.swap_index(0, 3);
+        // old row 0 is now row 3, with its entries 0 and 3 exchanged
+        assert_eq!(c.row(3), &[3.0, 1.0, 2.0, 0.0]);
+        // row 1 held only position 0: cut before it
+        assert_eq!(c.len_of(1), 0);
+        assert_eq!(c.len_of(0), 0);
+        c.discard(3);
+        assert!(c.used_bytes() == 16);
+    }
+}

@@ -1,0 +1,23 @@
+//! largemargin: large-scale support vector machines in pure Rust.
+//!
+//! Modules, one concept each: `data` (borrowed feature matrices), `kernel` (the kernel engine),
+//! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
+//! (training C-SVC / epsilon-SVR problems), `probability` (Platt scaling), `predict`
+//! (decision functions), `libsvm_format` (data files) and `model` (LIBSVM model files).
+
+pub mod cache;
+pub mod control;
+pub mod data;
+pub mod error;
+pub mod kernel;
+pub mod libsvm_format;
+pub mod predict;
+pub mod probability;
+pub mod rng;
+pub mod solver;
+pub mod svm;
+
+pub use control::Control;
+pub use data::{CsrMatrix, CsrView, DenseView, Matrix};
+pub use error::{Error, Result};
+pub use kernel::{KernelEngine, KernelSpec};

@@ -1,0 +1,119 @@
+//! Decision functions of fitted kernel expansions. Test rows are processed in parallel tiles;
+//! each tile computes its block of kernel values against all support vectors, then every
+//! output (one, or one per class pair) is read off that block.
+
+use rayon::prelude::*;
+
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::{fill_segment, same_layout, KernelSpec};
+
+/// Test rows per parallel task.
+const TILE: usize = 16;
+
+/// A fitted expansion f(x) = sum_s coef_s K(x, sv_s) + b, single-output or one-vs-one.
+pub struct Expansion<'a> {
+    pub kernel: KernelSpec,
+    /// Support vectors; for a precomputed kernel, unused (`sv_columns` index the test matrix).
+    pub sv: Matrix<'a>,
+    /// Which columns of the kernel the vectors are: 0..n_sv, or training indices if precomputed.
+    pub sv_columns: &'a [usize],
+    /// Per-class counts of support vectors (one-vs-one); empty or two entries means one output.
+    pub n_support: &'a [usize],
+    /// Single output: n_sv values. One-vs-one: (n_classes - 1) x n_sv, LIBSVM layout.
+    pub coef: &'a [f64],
+    pub intercept: &'a [f64],
+}
+
+impl Expansion<'_> {
+    fn n_classes(&self) -> usize {
+        self.n_support.len()
+    }
+    pub fn n_outputs(&self) -> usize {
+        let k = self.n_classes();
+        if k <= 2 { 1 } else { k * (k - 1) / 2 }
+    }
+
+    fn check(&self, x: &Matrix) -> Result<()> {
+        let nsv = self.sv_columns.len();
+        let k = self.n_classes();
+        let rows = if k <= 2 { 1 } else { k - 1 };
+        if self.coef.len() != rows * nsv || self.intercept.len() != self.n_outputs() {
+            return Err(Error::InvalidData("model coefficients have inconsistent sizes".into()));
+        }
+        if k > 0 && self.n_support.iter().sum::<usize>() != nsv {
+            return Err(Error::InvalidData("n_support does not add up to the support vectors".into()));
+        }
+        match self.kernel {
+            KernelSpec::Precomputed => {
+                if self.sv_columns.iter().any(|&c| c >= x.cols()) {
+                    return Err(Error::InvalidData(format!(
+                        "precomputed kernel has {} columns, fewer than the training examples",
+                        x.cols()
+                    )));
+                }
+            }
+            _ => {
+                if !same_layout(x, &self.sv) {
+                    return Err(Error::InvalidData(format!(
+                        "X has {} features, the model expects {}",
+                        x.cols(),
+                        self.sv.cols()
+                    )));
+                }
+                if self.sv_columns.iter().any(|&c| c >= self.sv.rows()) {
+                    return Err(Error::InvalidData("support vector index out of range".into()));
+                }
+            }
+        }
+        x.check_finite()
+    }
+
+    /// Decision values, m x n_outputs row-major.
+    pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
+        self.check(x)?;
+        let m = x.rows();
+        let nout = self.n_outputs();
+        let nsv = self.sv_columns.len();
+        let dist = matches!(self.kernel, KernelSpec::Rbf { .. });
+        let x_sq = if dist { x.squared_norms() } else { Vec::new() };
+        let sv_sq = if dist { self.sv.squared_norms() } else { Vec::new() };
+        let mut out = vec![0.0; m * nout];
+        let k = self.n_classes();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(self.n_support.iter().scan(0, |s, &c| {
+                *s += c;
+                Some(*s)
+            }))
+            .collect();
+        out.par_chunks_mut(TILE * nout).enumerate().for_each(|(tile, o)| {
+            let mut kv = vec![0.0f64; nsv];
+            for (r, orow) in o.chunks_mut(nout).enumerate() {
+                let t = tile * TILE + r;
+                let xs = if dist { x_sq[t] } else { 0.0 };
+                fill_segment(&self.kernel, x, t, xs, &self.sv, &sv_sq, self.sv_columns, &mut kv);
+                if nout == 1 {
+                    orow[0] = dot(self.coef, &kv) + self.intercept[0];
+                    continue;
+                }
+                let mut p = 0;
+                for a in 0..k {
+                    for b in a + 1..k {
+                        let (ra, rb) = (starts[a]..starts[a + 1], starts[b]..starts[b + 1]);
+                        let ca = &self.coef[(b - 1) * nsv..b * nsv];
+                        let cb = &self.coef[a * nsv..(a + 1) * nsv];
+                        orow[p] = dot(&ca[ra.clone()], &kv[ra])
+                            + dot(&cb[rb.clone()], &kv[rb])
+                            + self.intercept[p];
+                        p += 1;
+                    }
+                }
+            }
+        });
+        Ok(out)
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

@@ -1,0 +1,136 @@
+//! The Hessian of the signed dual as a decomposition solver sees it: rows over the solver's
+//! current ordering of its variables (active ones first), served from the shared kernel cache.
+//!
+//! In the signed dual of `spec/bordes.md` section 0 the Hessian is the kernel matrix itself
+//! (no label signs), so classification reads kernel rows directly; epsilon-regression has two
+//! variables per example (alpha+ in [0, C], alpha- in [-C, 0]) whose rows are the example's row.
+
+use crate::cache::KernelCache;
+use crate::kernel::KernelEngine;
+
+pub trait QMatrix {
+    /// Number of variables.
+    fn size(&self) -> usize;
+    /// Q[i][i] at position i.
+    fn diag(&self, i: usize) -> f64;
+    /// Q[i][0..len] in the current ordering.
+    fn row(&mut self, i: usize, len: usize) -> &[f32];
+    /// Rows i and j at once (i != j), each of length len.
+    fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]);
+    /// Exchanges positions i and j.
+    fn swap(&mut self, i: usize, j: usize);
+}
+
+/// One variable per example: positions map to examples of the engine's matrix.
+pub struct ExampleQ<'e, 'a> {
+    engine: &'e KernelEngine<'a>,
+    cache: KernelCache,
+    examples: Vec<usize>,
+    diag: Vec<f64>,
+}
+
+impl<'e, 'a> ExampleQ<'e, 'a> {
+    /// Variables are the examples `examples` of the engine's matrix, in that order.
+    pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let diag = examples.iter().map(|&e| engine.eval(e, e)).collect();
+        let cache = KernelCache::new(examples.len(), cache_bytes);
+        ExampleQ { engine, cache, examples, diag }
+    }
+    fn ensure(&mut self, i: usize, len: usize) {
+        let (buf, start) = self.cache.request(i, len);
+        if start < len {
+            self.engine.row(self.examples[i], &self.examples[start..len], &mut buf[start..len]);
+        }
+    }
+}
+
+impl QMatrix for ExampleQ<'_, '_> {
+    fn size(&self) -> usize {
+        self.examples.len()
+    }
+    fn diag(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+    fn row(&mut self, i: usize, len: usize) -> &[f32] {
+        self.ensure(i, len);
+        &self.cache.row(i)[..len]
+    }
+    fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.ensure(i, len);
+        // i is now the most recently used row and the budget holds two full rows: j cannot evict it.
+        self.ensure(j, len);
+        (&self.cache.row(i)[..len], &self.cache.row(j)[..len])
+    }
+    fn swap(&mut self, i: usize, j: usize) {
+        self.cache.swap_index(i, j);
+        self.examples.swap(i, j);
+        self.diag.swap(i, j);
+    }
+}
+
+/// Two variables per example (epsilon-SVR): variable v < L is alpha+ of example v, v >= L is
+/// alpha- of example v - L. Full example rows are cached once and gathered into the ordering.
+pub struct PairedQ<'e, 'a> {
+    engine: &'e KernelEngine<'a>,
+    cache: KernelCache,
+    examples: Vec<usize>,
+    /// Position -> example slot (0..L) in `examples`.
+    slot: Vec<usize>,
+    diag: Vec<f64>,
+    buf: [Vec<f32>; 2],
+}
+
+impl<'e, 'a> PairedQ<'e, 'a> {
+    pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let l = examples.len();
+        let d: Vec<f64> = examples.iter().map(|&e| engine.eval(e, e)).collect();
+        let slot: Vec<usize> = (0..2 * l).map(|v| v % l).collect();
+        let diag = slot.iter().map(|&s| d[s]).collect();
+        PairedQ {
+            engine,
+            cache: KernelCache::new(l, cache_bytes),
+            examples,
+            slot,
+            diag,
+            buf: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
+        }
+    }
+    fn ensure_example(&mut self, s: usize) {
+        let l = self.examples.len();
+        let (buf, start) = self.cache.request(s, l);
+        if start < l {
+            self.engine.row(self.examples[s], &self.examples[start..l], &mut buf[start..l]);
+        }
+    }
+    fn gather(&mut self, which: usize, i: usize, len: usize) {
+        let row = self.cache.row(self.slot[i]);
+        for (o, &s) in self.buf[which][..len].iter_mut().zip(&self.slot[..len]) {
+            *o = row[s];
+        }
+    }
+}
+
+impl QMatrix for PairedQ<'_, '_> {
+    fn size(&self) -> usize {
+        self.slot.len()
+    }
+    fn diag(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+    fn row(&mut self, i: usize, len: usize) -> &[f32] {
+        self.ensure_example(self.slot[i]);
+        self.gather(0, i, len);
+        &self.buf[0][..len]
+    }
+    fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.ensure_example(self.slot[i]);
+        self.ensure_example(self.slot[j]);
+        self.gather(0, i, len);
+        self.gather(1, j, len);
+        (&self.buf[0][..len], &self.buf[1][..len])
+    }
+    fn swap(&mut self, i: usize, j: usize) {
+        self.slot.swap(i, j);
+        self.diag.swap(i, j);
+    }
+}

@@ -1,0 +1,398 @@
+//! SMO decomposition on the signed dual (LIBSVM / SVMTorch style):
+//!
+//!   maximise D(a) = sum_t p_t a_t - 1/2 a'Qa   subject to  sum_t a_t = 0,  lo_t <= a_t <= hi_t
+//!
+//! with gradient g = p - Qa. Each iteration moves one pair along e_i - e_j: i increases (a_i < hi_i),
+//! j decreases (a_j > lo_j). C-SVC is p = y, [lo, hi] = [min(0, C y), max(0, C y)]; epsilon-SVR is
+//! the 2L-variable problem with independent alpha+ and alpha- (`svm` module builds both).
+//!
+//! The solver is organised as LIBSVM's: working-set selection, the pair update, shrinking, and
+//! gradient reconstruction, each in its own function. Positions are reordered so that the active
+//! (unshrunk) variables come first; `index` maps positions back to variables.
+
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::solver::qmatrix::QMatrix;
+
+/// Curvature used when Q_ii + Q_jj - 2 Q_ij is not positive (non-PSD kernels, duplicates).
+const TAU: f64 = 1e-12;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    /// Maximal violating pair (thesis Algorithm 1, SVMTorch).
+    FirstOrder,
+    /// Fan, Chen and Lin's second-order choice of j (LIBSVM >= 2.8).
+    SecondOrder,
+}
+
+#[derive(Clone, Debug)]
+pub struct SmoParams {
+    /// Stop when max_{a_t<hi_t} g_t - min_{a_t>lo_t} g_t < tol.
+    pub tol: f64,
+    pub shrinking: bool,
+    /// None: no limit beyond a safety cap of max(10^7, 100 n).
+    pub max_iter: Option<u64>,
+    pub selection: Selection,
+}
+
+impl Default for SmoParams {
+    fn default() -> Self {
+        SmoParams { tol: 1e-3, shrinking: true, max_iter: None, selection: Selection::SecondOrder }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SmoSolution {
+    /// Signed coefficients, in the caller's variable order.
+    pub alpha: Vec<f64>,
+    pub bias: f64,
+    /// Dual objective D(alpha) (maximised).
+    pub objective: f64,
+    pub iterations: u64,
+    pub converged: bool,
+    /// Final maximal violation max_up g - min_low g.
+    pub gap: f64,
+}
+
+struct Smo<'q> {
+    q: &'q mut dyn QMatrix,
+    l: usize,
+    active: usize,
+    alpha: Vec<f64>,
+    g: Vec<f64>,
+    /// Gradient part owed to variables sitting at a nonzero bound: sum_s a_s Q_st.
+    gbar: Vec<f64>,
+    p: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    qd: Vec<f64>,
+    index: Vec<usize>,
+    unshrunk: bool,
+}
+
+/// Solves the signed dual from the feasible start `alpha0` (sum zero, within bounds).
+pub fn solve(
+    q: &mut dyn QMatrix,
+    p: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    alpha0: &[f64],
+    params: &SmoParams,
+    control: &Control,
+) -> Result<SmoSolution> {
+    let l = q.size();
+    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l {
+        return Err(Error::InvalidData("SMO problem vectors differ in length".into()));
+    }
+    if !(params.tol > 0.0) {
+        return Err(Error::InvalidParameter("tol must be positive".into()));
+    }
+    let qd = (0..l).map(|t| q.diag(t)).collect();
+    let mut s = Smo {
+        q,
+        l,
+        active: l,
+        alpha: alpha0.to_vec(),
+        g: p.to_vec(),
+        gbar: vec![0.0; l],
+        p: p.to_vec(),
+        lo: lo.to_vec(),
+        hi: hi.to_vec(),
+        qd,
+        index: (0..l).collect(),
+        unshrunk: false,
+    };
+    s.init_gradient();
+    s.run(params, control)
+}
+
+impl<'q> Smo<'q> {
+    /// The value a variable contributes to `gbar`: itself when at a bound, else nothing.
+    #[inline(always)]
+    fn bound_value(&self, t: usize, a: f64) -> f64 {
+        if a == self.lo[t] || a == self.hi[t] { a } else { 0.0 }
+    }
+
+    fn init_gradient(&mut self) {
+        for s in 0..self.l {
+            let a = self.alpha[s];
+            if a != 0.0 {
+                let bv = self.bound_value(s, a);
+                let row = self.q.row(s, self.l);
+                for t in 0..self.l {
+                    let k = row[t] as f64;
+                    self.g[t] -= a * k;
+                    self.gbar[t] += bv * k;
+                }
+            }
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.q.swap(i, j);
+        self.alpha.swap(i, j);
+        self.g.swap(i, j);
+        self.gbar.swap(i, j);
+        self.p.swap(i, j);
+        self.lo.swap(i, j);
+        self.hi.swap(i, j);
+        self.qd.swap(i, j);
+        self.index.swap(i, j);
+    }
+
+    /// (max g over variables that may increase, min g over those that may decrease), active set.
+    fn extremes(&self) -> (f64, f64) {
+        let (mut up, mut down) = (f64::NEG_INFINITY, f64::INFINITY);
+        for t in 0..self.active {
+            let (a, g) = (self.alpha[t], self.g[t]);
+            if a < self.hi[t] && g > up {
+                up = g;
+            }
+            if a > self.lo[t] && g < down {
+                down = g;
+            }
+        }
+        (up, down)
+    }
+
+    /// The pair (i, j) to move (i up, j down), or None when the active problem is tol-optimal.
+    fn select(&mut self, tol: f64, selection: Selection) -> Option<(usize, usize)> {
+        let n = self.active;
+        let mut gmax = f64::NEG_INFINITY;
+        let mut i = usize::MAX;
+        for t in 0..n {
+            if self.alpha[t] < self.hi[t] && self.g[t] >= gmax {
+                gmax = self.g[t];
+                i = t;
+            }
+        }
+        if i == usize::MAX {
+            return None;
+        }
+        let (alpha, lo, g, qd) = (&self.alpha, &self.lo, &self.g, &self.qd);
+        let mut gmin = f64::INFINITY;
+        let mut j = usize::MAX;
+        match selection {
+            Selection::FirstOrder => {
+                for t in 0..n {
+                    if alpha[t] > lo[t] && g[t] <= gmin {
+                        gmin = g[t];
+                        j = t;
+                    }
+                }
+            }
+            Selection::SecondOrder => {
+                let qi = self.q.row(i, n);
+                let qdi = qd[i];
+                let mut best = f64::INFINITY;
+                for t in 0..n {
+                    if alpha[t] > lo[t] {
+                        let gt = g[t];
+                        if gt < gmin {
+                            gmin = gt;
+                        }
+                        let b = gmax - gt;
+                        if b > 0.0 {
+                            let mut a = qdi + qd[t] - 2.0 * qi[t] as f64;
+                            if a <= 0.0 {
+                                a = TAU;
+                            }
+                            let obj = -(b * b) / a;
+                            if obj <= best {
+                                best = obj;
+                                j = t;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if gmax - gmin < tol || j == usize::MAX {
+            return None;
+        }
+        Some((i, j))
+    }
+
+    /// Moves a_i up and a_j down by the clipped Newton step and updates the gradients.
+    fn update(&mut self, i: usize, j: usize) {
+        let n = self.active;
+        let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
+        {
+            let (qi, qj) = self.q.two_rows(i, j, n);
+            let mut a = self.qd[i] + self.qd[j] - 2.0 * qi[j] as f64;
+            if a <= 0.0 {
+                a = TAU;
+            }
+            let room_i = self.hi[i] - old_i;
+            let room_j = old_j - self.lo[j];
+            let lambda = ((self.g[i] - self.g[j]) / a).min(room_i).min(room_j);
+            self.alpha[i] = if lambda == room_i { self.hi[i] } else { old_i + lambda };
+            self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
+            for ((gt, &ki), &kj) in self.g[..n].iter_mut().zip(qi).zip(qj) {
+                *gt -= lambda * (ki as f64 - kj as f64);
+            }
+        }
+        for (t, old) in [(i, old_i), (j, old_j)] {
+            let d = self.bound_value(t, self.alpha[t]) - self.bound_value(t, old);
+            if d != 0.0 {
+                let row = self.q.row(t, self.l);
+                for (gb, &k) in self.gbar.iter_mut().zip(row) {
+                    *gb += d * k as f64;
+                }
+            }
+        }
+    }
+
+    fn shrinkable(&self, t: usize, up: f64, down: f64) -> bool {
+        let (a, lo, hi) = (self.alpha[t], self.lo[t], self.hi[t]);
+        if lo == hi {
+            true
+        } else if a >= hi {
+            // may only decrease: useless while its gradient exceeds every candidate to increase
+            self.g[t] > up
+        } else if a <= lo {
+            self.g[t] < down
+        } else {
+            false
+        }
+    }
+
+    fn shrink(&mut self, tol: f64) {
+        let (up, down) = self.extremes();
+        if !self.unshrunk && up - down <= 10.0 * tol {
+            // Close to the end: bring everything back once so shrinking mistakes are undone.
+            self.unshrunk = true;
+            self.reconstruct_gradient();
+            self.active = self.l;
+        }
+        let mut t = 0;
+        while t < self.active {
+            if self.shrinkable(t, up, down) {
+                self.active -= 1;
+                while self.active > t {
+                    if !self.shrinkable(self.active, up, down) {
+                        self.swap(t, self.active);
+                        break;
+                    }
+                    self.active -= 1;
+                }
+            }
+            t += 1;
+        }
+    }
+
+    /// Recomputes the gradient of the shrunk variables: g = p - gbar - (free part of Q a).
+    fn reconstruct_gradient(&mut self) {
+        let (n, l) = (self.active, self.l);
+        if n == l {
+            return;
+        }
+        for t in n..l {
+            self.g[t] = self.p[t] - self.gbar[t];
+        }
+        let free: Vec<usize> =
+            (0..n).filter(|&s| self.alpha[s] > self.lo[s] && self.alpha[s] < self.hi[s]).collect();
+        if free.len() * l > 2 * n * (l - n) {
+            for t in n..l {
+                let row = self.q.row(t, n);
+                let mut s_sum = 0.0;
+                for &s in &free {
+                    s_sum += self.alpha[s] * row[s] as f64;
+                }
+                self.g[t] -= s_sum;
+            }
+        } else {
+            for &s in &free {
+                let a = self.alpha[s];
+                let row = self.q.row(s, l);
+                for t in n..l {
+                    self.g[t] -= a * row[t] as f64;
+                }
+            }
+        }
+    }
+
+    fn run(mut self, params: &SmoParams, control: &Control) -> Result<SmoSolution> {
+        let l = self.l;
+        let cap = params.max_iter.unwrap_or_else(|| (100 * l as u64).max(10_000_000));
+        let period = l.clamp(1, 1000);
+        let mut counter = period + 1;
+        let mut iter: u64 = 0;
+        let mut converged = false;
+        while iter < cap {
+            counter -= 1;
+            if counter == 0 {
+                counter = period;
+                control.add_iterations(period as u64);
+                if control.should_stop() {
+                    return Err(Error::Interrupted);
+                }
+                if params.shrinking {
+                    self.shrink(params.tol);
+                }
+            }
+            let pair = match self.select(params.tol, params.selection) {
+                Some(pair) => pair,
+                None => {
+                    self.reconstruct_gradient();
+                    self.active = l;
+                    match self.select(params.tol, params.selection) {
+                        Some(pair) => {
+                            counter = 1;
+                            pair
+                        }
+                        None => {
+                            converged = true;
+                            break;
+                        }
+                    }
+                }
+            };
+            self.update(pair.0, pair.1);
+            iter += 1;
+        }
+        if !converged {
+            self.reconstruct_gradient();
+            self.active = l;
+        }
+        Ok(self.finish(iter, converged))
+    }
+
+    fn finish(self, iterations: u64, converged: bool) -> SmoSolution {
+        let (mut sum, mut nfree) = (0.0, 0usize);
+        let (mut lb, mut ub) = (f64::NEG_INFINITY, f64::INFINITY);
+        let mut objective = 0.0;
+        for t in 0..self.l {
+            let (a, g) = (self.alpha[t], self.g[t]);
+            objective += 0.5 * a * (self.p[t] + g);
+            if self.lo[t] == self.hi[t] {
+                continue;
+            }
+            if a >= self.hi[t] {
+                ub = ub.min(g);
+            } else if a <= self.lo[t] {
+                lb = lb.max(g);
+            } else {
+                sum += g;
+                nfree += 1;
+            }
+        }
+        let bias = if nfree > 0 {
+            sum / nfree as f64
+        } else if lb.is_finite() && ub.is_finite() {
+            0.5 * (lb + ub)
+        } else if lb.is_finite() {
+            lb
+        } else if ub.is_finite() {
+            ub
+        } else {
+            0.0
+        };
+        let (up, down) = self.extremes();
+        let mut alpha = vec![0.0; self.l];
+        for t in 0..self.l {
+            alpha[self.index[t]] = self.alpha[t];
+        }
+        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0) }
+    }
+}

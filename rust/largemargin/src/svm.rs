@@ -1,0 +1,305 @@
+//! Training C-SVC (one-vs-one over class pairs, solved in parallel) and epsilon-SVR with the SMO
+//! solver, plus the cross-validated Platt calibration of each pair.
+
+use rayon::prelude::*;
+
+use crate::control::Control;
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::{KernelEngine, KernelSpec};
+use crate::probability::fit_sigmoid;
+use crate::rng::Rng;
+use crate::solver::qmatrix::{ExampleQ, PairedQ};
+use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
+
+#[derive(Clone, Debug)]
+pub struct SvmParams {
+    pub kernel: KernelSpec,
+    pub tol: f64,
+    pub shrinking: bool,
+    /// Kernel cache budget for the whole fit, in bytes (split between problems solved at once).
+    pub cache_bytes: usize,
+    pub max_iter: Option<u64>,
+    pub selection: Selection,
+    /// Fit Platt sigmoids on 5-fold cross-validated decision values (classification).
+    pub probability: bool,
+    pub seed: u64,
+}
+
+impl Default for SvmParams {
+    fn default() -> Self {
+        SvmParams {
+            kernel: KernelSpec::Rbf { gamma: 1.0 },
+            tol: 1e-3,
+            shrinking: true,
+            cache_bytes: 200 << 20,
+            max_iter: None,
+            selection: Selection::SecondOrder,
+            probability: false,
+            seed: 0,
+        }
+    }
+}
+
+impl SvmParams {
+    fn smo(&self) -> SmoParams {
+        SmoParams { tol: self.tol, shrinking: self.shrinking, max_iter: self.max_iter, selection: self.selection }
+    }
+    fn validate(&self) -> Result<()> {
+        self.kernel.validate()?;
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(Error::InvalidParameter("tol must be positive".into()));
+        }
+        Ok(())
+    }
+}
+
+/// A fitted one-vs-one classifier, laid out as LIBSVM lays it out.
+#[derive(Clone, Debug, Default)]
+pub struct SvcFit {
+    pub n_classes: usize,
+    /// Training indices of the support vectors, grouped by class, ascending within a class.
+    pub support: Vec<usize>,
+    pub n_support: Vec<usize>,
+    /// (n_classes - 1) x n_sv, row-major: for pair (a, b), the coefficients of class a's vectors
+    /// are in row b - 1 and those of class b's vectors in row a. Signed (positive for a).
+    pub dual_coef: Vec<f64>,
+    /// Bias of each pair (a, b), a < b, in LIBSVM's pair order; decision > 0 votes for a.
+    pub intercept: Vec<f64>,
+    pub prob_a: Vec<f64>,
+    pub prob_b: Vec<f64>,
+    pub objective: Vec<f64>,
+    pub n_iter: Vec<u64>,
+    pub converged: Vec<bool>,
+    pub kernel_evals: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SvrFit {
+    pub support: Vec<usize>,
+    /// alpha+ + alpha- of each support vector.
+    pub coef: Vec<f64>,
+    pub intercept: f64,
+    pub objective: f64,
+    pub n_iter: u64,
+    pub converged: bool,
+    pub kernel_evals: u64,
+}
+
+fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
+    if x.rows() == 0 {
+        return Err(Error::InvalidData("no training examples".into()));
+    }
+    if n != x.rows() || sample_c.len() != x.rows() {
+        return Err(Error::InvalidData(format!(
+            "X has {} rows but the targets have {n} and the per-example C {}",
+            x.rows(),
+            sample_c.len()
+        )));
+    }
+    x.check_finite()?;
+    if let Some(i) = sample_c.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+        return Err(Error::InvalidParameter(format!("C of example {i} is negative or not finite")));
+    }
+    Ok(())
+}
+
+/// The binary problem "pos against neg" on the examples given, with per-example C.
+fn solve_binary(
+    engine: &KernelEngine,
+    pos: &[usize],
+    neg: &[usize],
+    sample_c: &[f64],
+    params: &SvmParams,
+    cache_bytes: usize,
+    control: &Control,
+) -> Result<(Vec<usize>, SmoSolution)> {
+    let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
+    let np = pos.len();
+    let y: Vec<f64> = (0..examples.len()).map(|t| if t < np { 1.0 } else { -1.0 }).collect();
+    let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).min(0.0)).collect();
+    let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).max(0.0)).collect();
+    let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes);
+    let zero = vec![0.0; examples.len()];
+    let sol = smo::solve(&mut q, &y, &lo, &hi, &zero, &params.smo(), control)?;
+    Ok((examples, sol))
+}
+
+/// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
+fn pair_sigmoid(
+    engine: &KernelEngine,
+    pos: &[usize],
+    neg: &[usize],
+    sample_c: &[f64],
+    params: &SvmParams,
+    cache_bytes: usize,
+    control: &Control,
+    seed: u64,
+) -> Result<(f64, f64)> {
+    let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
+    let m = examples.len();
+    let positive: Vec<bool> = (0..m).map(|t| t < pos.len()).collect();
+    let mut order: Vec<usize> = (0..m).collect();
+    Rng::new(seed).shuffle(&mut order);
+    let folds = 5.min(m);
+    let mut dec = vec![0.0; m];
+    for f in 0..folds {
+        let (start, end) = (f * m / folds, (f + 1) * m / folds);
+        let test = &order[start..end];
+        let train = order[..start].iter().chain(&order[end..]);
+        let (mut tp, mut tn) = (Vec::new(), Vec::new());
+        for &t in train {
+            if positive[t] { tp.push(examples[t]) } else { tn.push(examples[t]) }
+        }
+        if tp.is_empty() || tn.is_empty() {
+            let v = if tn.is_empty() && !tp.is_empty() { 1.0 } else { -1.0 };
+            for &t in test {
+                dec[t] = v;
+            }
+            continue;
+        }
+        let (ex, sol) = solve_binary(engine, &tp, &tn, sample_c, params, cache_bytes, control)?;
+        let (sv, coef): (Vec<usize>, Vec<f64>) =
+            ex.iter().zip(&sol.alpha).filter(|(_, &a)| a != 0.0).map(|(&e, &a)| (e, a)).unzip();
+        let mut k = vec![0.0f64; sv.len()];
+        for &t in test {
+            engine.row(examples[t], &sv, &mut k);
+            dec[t] = k.iter().zip(&coef).map(|(a, b)| a * b).sum::<f64>() + sol.bias;
+        }
+    }
+    Ok(fit_sigmoid(&dec, &positive))
+}
+
+/// Budget for each of `problems` problems solved concurrently on the current rayon pool.
+fn share_of_cache(total: usize, problems: usize) -> usize {
+    total / problems.clamp(1, rayon::current_num_threads().max(1))
+}
+
+/// C-SVC, one-vs-one. `y` holds class indices 0..n_classes; `sample_c` is C times the example's
+/// weight (class_weight and sample_weight folded in).
+pub fn train_svc(
+    x: &Matrix,
+    y: &[usize],
+    n_classes: usize,
+    sample_c: &[f64],
+    params: &SvmParams,
+    control: &Control,
+) -> Result<SvcFit> {
+    params.validate()?;
+    check_inputs(x, y.len(), sample_c)?;
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
+    for (i, &c) in y.iter().enumerate() {
+        if c >= n_classes {
+            return Err(Error::InvalidData(format!("class index {c} of example {i} is not below {n_classes}")));
+        }
+        members[c].push(i);
+    }
+    if n_classes < 2 || members.iter().any(|m| m.is_empty()) {
+        return Err(Error::InvalidData("classification needs at least two classes with examples".into()));
+    }
+    let engine = KernelEngine::new(*x, params.kernel)?;
+    let pairs: Vec<(usize, usize)> =
+        (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
+    let cache = share_of_cache(params.cache_bytes, pairs.len());
+    let solved: Vec<Result<((Vec<usize>, SmoSolution), (f64, f64))>> = pairs
+        .par_iter()
+        .enumerate()
+        .map(|(p, &(a, b))| {
+            let fit = solve_binary(&engine, &members[a], &members[b], sample_c, params, cache, control)?;
+            let sig = if params.probability {
+                let seed = params.seed.wrapping_add(p as u64);
+                pair_sigmoid(&engine, &members[a], &members[b], sample_c, params, cache, control, seed)?
+            } else {
+                (0.0, 0.0)
+            };
+            control.problem_done();
+            Ok((fit, sig))
+        })
+        .collect();
+    let solved = solved.into_iter().collect::<Result<Vec<_>>>()?;
+
+    let n = x.rows();
+    let mut is_sv = vec![false; n];
+    for ((ex, sol), _) in &solved {
+        for (&e, &a) in ex.iter().zip(&sol.alpha) {
+            if a != 0.0 {
+                is_sv[e] = true;
+            }
+        }
+    }
+    let mut out = SvcFit { n_classes, ..Default::default() };
+    let mut position = vec![usize::MAX; n];
+    for m in &members {
+        let before = out.support.len();
+        for &e in m.iter().filter(|&&e| is_sv[e]) {
+            position[e] = out.support.len();
+            out.support.push(e);
+        }
+        out.n_support.push(out.support.len() - before);
+    }
+    let nsv = out.support.len();
+    out.dual_coef = vec![0.0; (n_classes - 1) * nsv];
+    for (&(a, b), ((ex, sol), (pa, pb))) in pairs.iter().zip(&solved) {
+        for (&e, &alpha) in ex.iter().zip(&sol.alpha) {
+            if alpha != 0.0 {
+                let row = if y[e] == a { b - 1 } else { a };
+                out.dual_coef[row * nsv + position[e]] = alpha;
+            }
+        }
+        out.intercept.push(sol.bias);
+        out.objective.push(sol.objective);
+        out.n_iter.push(sol.iterations);
+        out.converged.push(sol.converged);
+        if params.probability {
+            out.prob_a.push(*pa);
+            out.prob_b.push(*pb);
+        }
+    }
+    out.kernel_evals = engine.evals();
+    Ok(out)
+}
+
+/// epsilon-SVR as the 2L-variable signed problem: alpha+ in [0, C_i] with linear term y_i - eps,
+/// alpha- in [-C_i, 0] with linear term y_i + eps; the two are selected independently.
+pub fn train_svr(
+    x: &Matrix,
+    y: &[f64],
+    sample_c: &[f64],
+    epsilon: f64,
+    params: &SvmParams,
+    control: &Control,
+) -> Result<SvrFit> {
+    params.validate()?;
+    check_inputs(x, y.len(), sample_c)?;
+    if !(epsilon >= 0.0 && epsilon.is_finite()) {
+        return Err(Error::InvalidParameter("epsilon must be non-negative".into()));
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(Error::InvalidData(format!("target of example {i} is NaN or infinite")));
+    }
+    let l = y.len();
+    let engine = KernelEngine::new(*x, params.kernel)?;
+    let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes);
+    let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
+    let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
+    let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
+    let zero = vec![0.0; 2 * l];
+    let sol = smo::solve(&mut q, &p, &lo, &hi, &zero, &params.smo(), control)?;
+    control.problem_done();
+    let mut out = SvrFit {
+        intercept: sol.bias,
+        objective: sol.objective,
+        n_iter: sol.iterations,
+        converged: sol.converged,
+        ..Default::default()
+    };
+    for e in 0..l {
+        let c = sol.alpha[e] + sol.alpha[e + l];
+        if c != 0.0 {
+            out.support.push(e);
+            out.coef.push(c);
+        }
+    }
+    out.kernel_evals = engine.evals();
+    Ok(out)
+}
