@@ -169,6 +169,10 @@ class _BaseSVM(BaseEstimator):
             np.ascontiguousarray(self._intercept_, dtype=np.float64), name, gamma, coef0, degree, self.n_jobs,
         )
 
+    def _public_coef(self, coef):
+        # As in scikit-learn, a model fitted on sparse data exposes sparse coefficients.
+        return sp.csr_matrix(coef) if self._sparse else coef
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -238,13 +242,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.n_support_ = self._n_support
         self.probA_ = fit["prob_a"]
         self.probB_ = fit["prob_b"]
-        if len(self.classes_) == 2:
-            # Public sign convention: positive decision means classes_[1].
-            self.intercept_ = -self._intercept_
-            self.dual_coef_ = -self._dual_coef_
-        else:
-            self.intercept_ = self._intercept_.copy()
-            self.dual_coef_ = self._dual_coef_
+        binary = len(self.classes_) == 2
+        # Public sign convention for two classes: a positive decision means classes_[1].
+        self.intercept_ = -self._intercept_ if binary else self._intercept_.copy()
+        self.dual_coef_ = self._public_coef(-self._dual_coef_ if binary else self._dual_coef_)
         return self
 
     def _n_support_groups(self):
@@ -341,7 +342,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self._n_support = np.array([0, 0], dtype=np.int32)
         self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
         self.intercept_ = self._intercept_
-        self.dual_coef_ = self._dual_coef_
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
         return self
 
     def _n_support_groups(self):

@@ -4,12 +4,15 @@
 mod convert;
 mod run;
 
+use largemargin::data::CsrMatrix;
 use largemargin::libsvm_format::{IndexBase, LibsvmParser};
+use largemargin::model::{LibsvmModel, SvmType};
+use largemargin::KernelSpec;
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
 use largemargin::svm::{train_svc, train_svr, SvmParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::{PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -206,12 +209,91 @@ impl LibsvmReader {
     }
 }
 
+/// Writes a LIBSVM model file. `sv` is the support-vector matrix (ignored for precomputed kernels,
+/// where `sv_indices` name the training examples).
+#[pyfunction]
+#[pyo3(signature = (path, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices))]
+#[allow(clippy::too_many_arguments)]
+fn write_libsvm_model<'py>(
+    path: &str, svm_type: &str, kernel: &str, gamma: f64, coef0: f64, degree: i64,
+    labels: PyReadonlyArray1<'py, i64>, n_support: PyReadonlyArray1<'py, i64>, rho: PyReadonlyArray1<'py, f64>,
+    prob_a: PyReadonlyArray1<'py, f64>, prob_b: PyReadonlyArray1<'py, f64>, sv_coef: PyReadonlyArray2<'py, f64>,
+    sv: &Bound<'py, PyAny>, sv_indices: PyReadonlyArray1<'py, i64>,
+) -> PyResult<()> {
+    let spec = kernel_spec(kernel, if gamma > 0.0 { gamma } else { 1.0 }, coef0, degree)?;
+    let svm = PyMatrix::extract(sv)?;
+    let view = svm.view()?;
+    let svm_type = match svm_type {
+        "c_svc" => SvmType::CSvc,
+        "epsilon_svr" => SvmType::EpsilonSvr,
+        t => return Err(PyValueError::new_err(format!("cannot write svm_type {t}"))),
+    };
+    let precomputed = spec == KernelSpec::Precomputed;
+    let all: Vec<usize> = (0..view.rows()).collect();
+    let model = LibsvmModel {
+        svm_type,
+        kernel: spec,
+        labels: labels.as_slice()?.to_vec(),
+        n_support: index_vec(&n_support)?,
+        rho: rho.as_slice()?.to_vec(),
+        prob_a: prob_a.as_slice()?.to_vec(),
+        prob_b: prob_b.as_slice()?.to_vec(),
+        sv_coef: sv_coef.as_slice()?.to_vec(),
+        sv: if precomputed { CsrMatrix::new() } else { CsrMatrix::gather(&view, &all) },
+        sv_indices: if precomputed { index_vec(&sv_indices)? } else { Vec::new() },
+    };
+    let file = std::fs::File::create(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))?;
+    model.write(std::io::BufWriter::new(file)).map_err(to_py)
+}
+
+/// Reads a LIBSVM model file into a dict of arrays.
+#[pyfunction]
+fn read_libsvm_model<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
+    let file = std::fs::File::open(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))?;
+    let m = LibsvmModel::read(std::io::BufReader::new(file))
+        .map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+    let d = PyDict::new(py);
+    let (kernel, gamma, coef0, degree) = match m.kernel {
+        KernelSpec::Linear => ("linear", 0.0, 0.0, 3),
+        KernelSpec::Poly { degree, gamma, coef0 } => ("poly", gamma, coef0, degree),
+        KernelSpec::Rbf { gamma } => ("rbf", gamma, 0.0, 3),
+        KernelSpec::Sigmoid { gamma, coef0 } => ("sigmoid", gamma, coef0, 3),
+        KernelSpec::Precomputed => ("precomputed", 0.0, 0.0, 3),
+    };
+    let nsv = m.n_sv();
+    let rows = m.sv_coef.len() / nsv.max(1);
+    d.set_item("svm_type", if m.svm_type == SvmType::CSvc { "c_svc" } else { "epsilon_svr" })?;
+    d.set_item("kernel", kernel)?;
+    d.set_item("gamma", gamma)?;
+    d.set_item("coef0", coef0)?;
+    d.set_item("degree", degree)?;
+    d.set_item("labels", PyArray1::from_vec(py, m.labels))?;
+    d.set_item("n_support", usize_array(py, &m.n_support))?;
+    d.set_item("rho", PyArray1::from_vec(py, m.rho))?;
+    d.set_item("prob_a", PyArray1::from_vec(py, m.prob_a))?;
+    d.set_item("prob_b", PyArray1::from_vec(py, m.prob_b))?;
+    d.set_item("sv_coef", matrix_array(py, m.sv_coef, rows.max(1), nsv)?)?;
+    d.set_item("sv_indices", usize_array(py, &m.sv_indices))?;
+    d.set_item(
+        "sv",
+        (
+            PyArray1::from_vec(py, m.sv.indptr),
+            PyArray1::from_vec(py, m.sv.indices),
+            PyArray1::from_vec(py, m.sv.data),
+            m.sv.cols,
+        ),
+    )?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
+    m.add_function(wrap_pyfunction!(write_libsvm_model, m)?)?;
+    m.add_function(wrap_pyfunction!(read_libsvm_model, m)?)?;
     m.add_class::<LibsvmReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

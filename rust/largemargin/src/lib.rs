@@ -11,6 +11,7 @@ pub mod data;
 pub mod error;
 pub mod kernel;
 pub mod libsvm_format;
+pub mod model;
 pub mod predict;
 pub mod probability;
 pub mod rng;

@@ -1,0 +1,149 @@
+"""The `largemargin` console command: train, predict and evaluate kernel SVMs on LIBSVM files,
+or on the bundled Adult dataset when no file is given."""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from .datasets import load_adult, load_libsvm
+from .model_io import load_libsvm_model, save_libsvm_model
+from .svm import SVC, SVR
+
+
+def _gamma(text):
+    return text if text in ("scale", "auto") else float(text)
+
+
+def _load(path, n_features=None):
+    return load_libsvm(path, n_features=n_features, zero_based="auto")
+
+
+def _train(args):
+    if args.data is None:
+        Xtr, ytr = load_adult("train")
+        Xte, yte = load_adult("test")
+        name = "adult (bundled: 32,561 train / 16,281 test, 123 features)"
+        C = 100.0 if args.C is None else args.C
+        gamma = 0.005 if args.gamma is None else args.gamma
+    else:
+        Xtr, ytr = _load(args.data)
+        Xte = yte = None
+        if args.test:
+            Xte, yte = _load(args.test)
+            width = max(Xtr.shape[1], Xte.shape[1])
+            Xtr, _ = _load(args.data, width)
+            Xte, _ = _load(args.test, width)
+        name = args.data
+        C = 1.0 if args.C is None else args.C
+        gamma = "scale" if args.gamma is None else args.gamma
+    common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
+                  cache_size=args.cache_size, n_jobs=args.n_jobs, verbose=args.verbose)
+    if args.svr:
+        model = SVR(epsilon=args.epsilon, **common)
+    else:
+        model = SVC(probability=args.probability, random_state=0, **common)
+    print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
+          f"C={C}, gamma={gamma}, tol={args.tol}")
+    model.fit(Xtr, ytr)
+    print(f"fit time        {model.fit_time_:.2f} s")
+    print(f"support vectors {int(len(model.support_))}")
+    print(f"kernel evals    {model.n_kernel_evals_:,}")
+    print(f"dual objective  {float(np.sum(model.objective_)):.6g}")
+    if Xte is not None:
+        t = time.perf_counter()
+        pred = model.predict(Xte)
+        pt = time.perf_counter() - t
+        if args.svr:
+            print(f"test MAE        {np.mean(np.abs(pred - yte)):.4f}  ({len(yte)} examples, {pt:.2f} s)")
+        else:
+            print(f"test error      {100 * np.mean(pred != yte):.2f} %  ({len(yte)} examples, {pt:.2f} s)")
+    if args.model:
+        save_libsvm_model(model, args.model)
+        print(f"model written to {args.model}")
+    return 0
+
+
+def _model_and_data(model_path, data_path):
+    """A saved model and a data file, widened to the same number of features."""
+    model = load_libsvm_model(model_path)
+    X, y = _load(data_path)
+    if model.kernel != "precomputed" and X.shape[1] != model.n_features_in_:
+        width = max(X.shape[1], model.n_features_in_)
+        model = load_libsvm_model(model_path, n_features=width)
+        X, y = _load(data_path, width)
+    return model, X, y
+
+
+def _predict(args):
+    model, X, _ = _model_and_data(args.model, args.data)
+    text = "".join(f"{v:g}\n" for v in model.predict(X))
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _eval(args):
+    model, X, y = _model_and_data(args.model, args.data)
+    pred = model.predict(X)
+    if isinstance(model, SVR):
+        print(f"MAE {np.mean(np.abs(pred - y)):.6g}  MSE {np.mean((pred - y) ** 2):.6g}  ({len(y)} examples)")
+    else:
+        print(f"error {100 * np.mean(pred != y):.4f} %  accuracy {100 * np.mean(pred == y):.4f} %  ({len(y)} examples)")
+    return 0
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="largemargin", description="Large-scale SVMs with a Rust core.")
+    sub = p.add_subparsers(dest="command")
+    t = sub.add_parser("train", help="train an SVM (on the bundled Adult data when no file is given)")
+    t.add_argument("data", nargs="?", help="training file in LIBSVM format (.gz/.bz2 ok)")
+    t.add_argument("--test", help="test file to report the error on")
+    t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format)")
+    t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
+    t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
+    t.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
+    t.add_argument("-g", "--gamma", type=_gamma, default=None, help="gamma, or 'scale'/'auto' (default 0.005 on Adult, else scale)")
+    t.add_argument("-d", "--degree", type=int, default=3)
+    t.add_argument("-r", "--coef0", type=float, default=0.0)
+    t.add_argument("-p", "--epsilon", type=float, default=0.1)
+    t.add_argument("-e", "--tol", type=float, default=1e-3)
+    t.add_argument("--cache-size", type=float, default=200, help="kernel cache in MB")
+    t.add_argument("-j", "--n-jobs", type=int, default=None, help="threads (default: all cores)")
+    t.add_argument("-b", "--probability", action="store_true")
+    t.add_argument("-v", "--verbose", action="store_true")
+    pr = sub.add_parser("predict", help="predict a LIBSVM file with a saved model")
+    pr.add_argument("model")
+    pr.add_argument("data")
+    pr.add_argument("-o", "--output", help="write predictions here instead of stdout")
+    ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file")
+    ev.add_argument("model")
+    ev.add_argument("data")
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "train":
+            return _train(args)
+        if args.command == "predict":
+            return _predict(args)
+        if args.command == "eval":
+            return _eval(args)
+    except (ValueError, OSError) as e:
+        print(f"largemargin: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("largemargin: interrupted", file=sys.stderr)
+        return 130
+    build_parser().print_help()
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+import subprocess
+import sys
+
+import numpy as np
+
+from test_svr import ABALONE
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "largemargin.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_train_predict_eval_on_files(tmp_path):
+    model = tmp_path / "a.model"
+    r = run("train", ABALONE, "--svr", "-c", "3", "-p", "0.5", "-m", str(model), "--test", ABALONE)
+    assert r.returncode == 0, r.stderr
+    assert "support vectors" in r.stdout and "test MAE" in r.stdout
+    out = tmp_path / "pred.txt"
+    r = run("predict", str(model), ABALONE, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert len(np.loadtxt(out)) == 4177
+    r = run("eval", str(model), ABALONE)
+    assert r.returncode == 0 and "MAE" in r.stdout
+
+
+def test_bad_file_is_reported_not_raised(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1:1\nx 1:2\n")
+    r = run("train", str(bad))
+    assert r.returncode == 2
+    assert "line 2" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,111 @@
+"""Bad input gets a clear exception that names the problem."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import largemargin as lm
+
+
+X = np.random.RandomState(0).rand(20, 3)
+y = np.array([0, 1] * 10)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(C=-1), "C must be a positive"),
+        (dict(gamma=-0.5), "gamma must be"),
+        (dict(gamma="wide"), "gamma must be"),
+        (dict(kernel="chi9"), "unknown kernel 'chi9'"),
+        (dict(tol=0), "tol must be"),
+        (dict(cache_size=0), "cache_size must be"),
+        (dict(degree=-2, kernel="poly"), "degree must be"),
+        (dict(max_iter=0), "max_iter must be"),
+        (dict(n_jobs=0), "n_jobs must be"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        lm.SVC(**params).fit(X, y)
+
+
+def test_bad_data():
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        lm.SVC().fit(bad, y)
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        lm.SVC().fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        lm.SVC().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="one"):
+        lm.SVC().fit(X, np.zeros(20))
+    with pytest.raises(ValueError, match="0 sample"):
+        lm.SVC().fit(np.zeros((0, 3)), np.zeros(0))
+    with pytest.raises(ValueError, match="could not convert|dtype"):
+        lm.SVC().fit(np.array([["a", "b"]] * 4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        lm.SVC().fit(X, np.linspace(0, 1, 20))
+    with pytest.raises(ValueError, match="square"):
+        lm.SVC(kernel="precomputed").fit(X, y)
+    with pytest.raises(ValueError, match="(?i)negative"):
+        lm.SVC().fit(X, y, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="epsilon"):
+        lm.SVR(epsilon=-1).fit(X, y.astype(float))
+    m = lm.SVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.zeros((2, 4)))
+
+
+def test_malformed_libsvm_file_names_the_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_text("+1 1:0.5 2:1\n-1 3:0.25\n+1 2:abc\n")
+    with pytest.raises(ValueError, match=r"bad.txt: line 3: value 'abc' of feature 2"):
+        lm.load_libsvm(p)
+    p.write_text("+1 4:1 2:1\n")
+    with pytest.raises(ValueError, match="line 1: feature indices must increase"):
+        lm.load_libsvm(p)
+    p.write_text("one 1:1\n")
+    with pytest.raises(ValueError, match="line 1: label 'one' is not a number"):
+        lm.load_libsvm(p)
+
+
+def _slow_problem():
+    rng = np.random.RandomState(0)
+    Xs = rng.randn(6000, 10)
+    ys = (Xs[:, 0] * Xs[:, 1] + 0.8 * rng.randn(6000) > 0).astype(int)
+    return Xs, ys
+
+
+def test_fit_releases_the_gil_and_stops_on_ctrl_c():
+    Xs, ys = _slow_problem()
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.01)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            lm.SVC(C=1e4, gamma=2.0, tol=1e-6, shrinking=False, cache_size=1, n_jobs=1).fit(Xs, ys)
+    finally:
+        timer.cancel()
+        stop.set()
+        t.join()
+    elapsed = time.perf_counter() - started
+    assert elapsed < 20, "the fit did not stop promptly"
+    assert len(ticks) > 20, "another Python thread could not run during the fit"
