@@ -202,7 +202,7 @@ def compare(ref, run):
         objective_max_pair_rel_diff=max(pairs),
         peak_rss_ratio=run["peak_rss_mb"] / ref["peak_rss_mb"],
     )
-    # For SVR the error is an MAE: compare it relatively.
+    # For SVR the error is an MAE: its limit applies to the relative difference in percent.
     err = abs(cmp["error_diff"]) if ref["error_kind"] == "error_pct" else abs(_rel(run["error"], ref["error"])) * 100
     misses = []
     if err > MAX_ERR_POINTS:
@@ -245,6 +245,15 @@ def table(results):
     return "\n".join(lines)
 
 
+def _git():
+    """Commit and dirty flag of the checkout, so results can be traced to a build."""
+    try:
+        git = lambda *a: subprocess.run(["git", "-C", HERE, *a], capture_output=True, text=True).stdout.strip()
+        return dict(commit=git("rev-parse", "HEAD"), dirty=bool(git("status", "--porcelain", "--", ":(top)", ":(top,exclude)benches")))
+    except OSError:
+        return None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", default=",".join(CONFIGS), help="comma-separated configurations")
@@ -284,7 +293,7 @@ def main(argv=None):
         meta=dict(
             date=datetime.datetime.now().isoformat(timespec="seconds"), quick=args.quick,
             argv=sys.argv[1:], python=platform.python_version(), platform=platform.platform(),
-            cpu_count=os.cpu_count(), largemargin=largemargin.__version__, sklearn=sklearn.__version__,
+            cpu_count=os.cpu_count(), git=_git(), largemargin=largemargin.__version__, sklearn=sklearn.__version__,
             numpy=np.__version__, common_params=COMMON,
             loadavg_before=load_before, loadavg_after=os.getloadavg(),
             parity_targets=dict(error_points=MAX_ERR_POINTS, n_sv_rel=MAX_SV_REL, objective_rel=MAX_OBJ_REL),

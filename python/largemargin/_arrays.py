@@ -32,18 +32,6 @@ def to_native(X):
     return np.ascontiguousarray(X)
 
 
-def like(X, template):
-    """X in the storage of `template` (sparse or dense, same dtype), for prediction against
-    support vectors kept in the training layout."""
-    dtype = template.dtype
-    if sp.issparse(template):
-        X = sp.csr_matrix(X, dtype=dtype) if not sp.issparse(X) else X.tocsr().astype(dtype, copy=False)
-        return X
-    if sp.issparse(X):
-        X = X.toarray()
-    return np.ascontiguousarray(X, dtype=dtype)
-
-
 def variance(X):
     """Variance of all entries, for gamma='scale'."""
     if sp.issparse(X):

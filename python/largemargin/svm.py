@@ -14,7 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _native
-from ._arrays import is_sparse, like, to_native, variance
+from ._arrays import is_sparse, to_native, variance
 
 BUILTIN_KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 
@@ -158,8 +158,8 @@ class _BaseSVM(BaseEstimator):
             svn = Xn
             cols = self.support_.astype(np.int64)
         else:
+            # Any layout and float type: the native engine adapts the query rows to the model's.
             X = self._validate_X(X, reset=False)
-            X = like(X, self.support_vectors_)
             Xn = to_native(X)
             svn = to_native(self.support_vectors_)
             cols = np.arange(self.support_vectors_.shape[0], dtype=np.int64)

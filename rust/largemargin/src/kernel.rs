@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::data::{CsrView, DenseView, Matrix, Real};
+use crate::data::{CsrMatrix, CsrView, Matrix, Real};
 use crate::error::{Error, Result};
 
 /// Which kernel, with its parameters (LIBSVM's conventions).
@@ -53,15 +53,6 @@ impl KernelSpec {
             KernelSpec::Precomputed => "precomputed",
         }
     }
-    #[inline(always)]
-    fn transform(&self, base: f64) -> f64 {
-        match *self {
-            KernelSpec::Linear | KernelSpec::Precomputed => base,
-            KernelSpec::Poly { degree, gamma, coef0 } => powi(gamma * base + coef0, degree),
-            KernelSpec::Rbf { gamma } => exp_nonpositive(-gamma * base.max(0.0)),
-            KernelSpec::Sigmoid { gamma, coef0 } => (gamma * base + coef0).tanh(),
-        }
-    }
 }
 
 #[inline(always)]
@@ -72,26 +63,42 @@ fn powi(x: f64, d: u32) -> f64 {
 /// exp(x) for x <= 0, branch-free so that loops over it vectorise. Relative error below 1e-14.
 #[inline(always)]
 pub fn exp_nonpositive(x: f64) -> f64 {
+    exp_poly::<false>(x)
+}
+
+/// The exp kernel: x = n ln2 + r with |r| <= ln2/2, exp(r) by its Taylor polynomial of degree 11,
+/// 2^n by building the exponent bits. `FMA` selects fused multiply-adds (only where the processor
+/// has them: elsewhere `mul_add` would be a slow library call).
+#[inline(always)]
+fn exp_poly<const FMA: bool>(x: f64) -> f64 {
     const LOG2E: f64 = std::f64::consts::LOG2_E;
     const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52: adding it rounds to an integer
+    const C: [f64; 12] = [
+        1.0,
+        1.0,
+        0.5,
+        1.0 / 6.0,
+        1.0 / 24.0,
+        1.0 / 120.0,
+        1.0 / 720.0,
+        1.0 / 5040.0,
+        1.0 / 40320.0,
+        1.0 / 362880.0,
+        1.0 / 3628800.0,
+        1.0 / 39916800.0,
+    ];
+    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
     let x = x.max(-708.0);
-    let t = x * LOG2E + SHIFT;
+    let t = madd(x, LOG2E, SHIFT);
     let n = t - SHIFT;
     let ni = (t.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
-    let r = x - n * LN2_HI - n * LN2_LO;
-    let p = 1.0
-        + r * (1.0
-            + r * (0.5
-                + r * (1.0 / 6.0
-                    + r * (1.0 / 24.0
-                        + r * (1.0 / 120.0
-                            + r * (1.0 / 720.0
-                                + r * (1.0 / 5040.0
-                                    + r * (1.0 / 40320.0
-                                        + r * (1.0 / 362880.0
-                                            + r * (1.0 / 3628800.0 + r * (1.0 / 39916800.0)))))))))));
+    let r = madd(-n, LN2_LO, madd(-n, LN2_HI, x));
+    let mut p = C[11];
+    for k in (0..11).rev() {
+        p = madd(p, r, C[k]);
+    }
     p * f64::from_bits(((ni + 1023) as u64) << 52)
 }
 
@@ -114,169 +121,319 @@ impl Store for f64 {
 
 const BLOCK: usize = 256;
 
+/// Partial sums kept in flight by the dense loops: four vector registers' worth, so that the
+/// additions of one step do not wait on those of the previous one.
+const LANES: usize = 16;
+
 #[inline(always)]
-fn dense_dot<T: Real>(a: &[T], b: &[T]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+fn dense_reduce<T: Real, U: Real>(a: &[T], b: &[U], term: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            acc[k] += x[k].to_f64() * y[k].to_f64();
+        for k in 0..LANES {
+            acc[k] += term(x[k].to_f64(), y[k].to_f64());
         }
     }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    let mut s = 0.0;
     for (x, y) in ra.iter().zip(rb) {
-        s += x.to_f64() * y.to_f64();
+        s += term(x.to_f64(), y.to_f64());
     }
-    s
+    let mut width = LANES / 2;
+    while width > 0 {
+        for k in 0..width {
+            acc[k] += acc[k + width];
+        }
+        width /= 2;
+    }
+    acc[0] + s
 }
 
 #[inline(always)]
-fn dense_sqdist<T: Real>(a: &[T], b: &[T]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            let d = x[k].to_f64() - y[k].to_f64();
-            acc[k] += d * d;
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        let d = x.to_f64() - y.to_f64();
-        s += d * d;
-    }
-    s
+fn dense_dot<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
+    dense_reduce(a, b, |x, y| x * y)
 }
 
-fn dense_base<T: Real>(a: &DenseView<T>, i: usize, b: &DenseView<T>, cols: &[usize], dist: bool, tmp: &mut [f64]) {
-    let x = a.row(i);
-    if dist {
-        for (t, &c) in tmp.iter_mut().zip(cols) {
-            *t = dense_sqdist(x, b.row(c));
+#[inline(always)]
+fn dense_sqdist<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
+    dense_reduce(a, b, |x, y| (x - y) * (x - y))
+}
+
+/// sum_k q[idx[k]] * val[k] with four independent partial sums (one running sum would be bound
+/// by the add latency).
+///
+/// Every index must be below `q.len()`: `CsrView::new` checked the indices against the column
+/// count, and callers pass a query at least that wide.
+#[inline(always)]
+fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f64 {
+    assert!(idx.len() == val.len());
+    debug_assert!(idx.iter().all(|&j| (j as usize) < q.len()));
+    let n = idx.len();
+    let mut acc = [0.0f64; 4];
+    let mut k = 0;
+    // SAFETY: k < n = idx.len() = val.len(), and every idx entry is < q.len() (see above).
+    unsafe {
+        while k + 4 <= n {
+            for u in 0..4 {
+                acc[u] += q.get_unchecked(*idx.get_unchecked(k + u) as usize).to_f64() * val.get_unchecked(k + u).to_f64();
+            }
+            k += 4;
         }
-    } else {
-        for (t, &c) in tmp.iter_mut().zip(cols) {
-            *t = dense_dot(x, b.row(c));
+        let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        while k < n {
+            s += q.get_unchecked(*idx.get_unchecked(k) as usize).to_f64() * val.get_unchecked(k).to_f64();
+            k += 1;
         }
+        s
+    }
+}
+
+/// Rows are visited in the solver's order, not memory order: ask for the row a few steps
+/// ahead so its first cache lines arrive while the current one is computed.
+const PREFETCH_DISTANCE: usize = 6;
+
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// One row on the query side of a kernel evaluation, in either layout.
+#[derive(Clone, Copy, Debug)]
+pub enum Query<'q> {
+    D64(&'q [f64]),
+    D32(&'q [f32]),
+    S64(&'q [i32], &'q [f64]),
+    S32(&'q [i32], &'q [f32]),
+}
+
+impl<'q> Query<'q> {
+    /// Row i of a matrix.
+    pub fn row(m: &Matrix<'q>, i: usize) -> Self {
+        match m {
+            Matrix::Dense64(d) => Query::D64(d.row(i)),
+            Matrix::Dense32(d) => Query::D32(d.row(i)),
+            Matrix::Csr64(c) => {
+                let (i, v) = c.row(i);
+                Query::S64(i, v)
+            }
+            Matrix::Csr32(c) => {
+                let (i, v) = c.row(i);
+                Query::S32(i, v)
+            }
+        }
+    }
+    /// Entry j (the precomputed kernel reads its value from the query row).
+    fn get(&self, j: usize) -> f64 {
+        fn sparse<T: Real>(idx: &[i32], val: &[T], j: usize) -> f64 {
+            idx.binary_search(&(j as i32)).map_or(0.0, |p| val[p].to_f64())
+        }
+        match *self {
+            Query::D64(v) => v.get(j).copied().unwrap_or(0.0),
+            Query::D32(v) => v.get(j).map_or(0.0, |x| *x as f64),
+            Query::S64(i, v) => sparse(i, v, j),
+            Query::S32(i, v) => sparse(i, v, j),
+        }
+    }
+    /// Calls f(feature, value) for every nonzero entry.
+    #[inline(always)]
+    fn for_each_nonzero(&self, mut f: impl FnMut(usize, f64)) {
+        fn dense<T: Real>(v: &[T], f: &mut impl FnMut(usize, f64)) {
+            for (j, x) in v.iter().enumerate() {
+                let x = x.to_f64();
+                if x != 0.0 {
+                    f(j, x);
+                }
+            }
+        }
+        fn sparse<T: Real>(idx: &[i32], val: &[T], f: &mut impl FnMut(usize, f64)) {
+            for (&j, x) in idx.iter().zip(val) {
+                f(j as usize, x.to_f64());
+            }
+        }
+        match *self {
+            Query::D64(v) => dense(v, &mut f),
+            Query::D32(v) => dense(v, &mut f),
+            Query::S64(i, v) => sparse(i, v, &mut f),
+            Query::S32(i, v) => sparse(i, v, &mut f),
+        }
+    }
+    pub fn squared_norm(&self) -> f64 {
+        let mut s = 0.0;
+        self.for_each_nonzero(|_, v| s += v * v);
+        s
     }
 }
 
 thread_local! {
-    /// Dense scatter of one sparse row; only the touched entries are cleared after use.
+    /// A sparse query scattered into a dense buffer; only touched entries are cleared after use.
     static SCATTER: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    /// Dot products of one query with every target row, reused between rows.
+    static FULL_PASS: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Dot products of sparse row i of `a` with rows `cols` of `b`: row i is scattered once into a
-/// dense buffer, then each partner row gathers from it (cost nnz(partner)).
-fn csr_dots<T: Real>(a: &CsrView<T>, i: usize, b: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
-    SCATTER.with(|buf| {
-        let mut buf = buf.borrow_mut();
-        let need = a.cols.max(b.cols);
-        if buf.len() < need {
-            buf.resize(need, 0.0);
-        }
-        let (idx, val) = a.row(i);
-        for (&j, &v) in idx.iter().zip(val) {
-            buf[j as usize] = v.to_f64();
-        }
-        for (t, &c) in tmp.iter_mut().zip(cols) {
-            let (bi, bv) = b.row(c);
-            let mut s = 0.0;
-            for (&j, &v) in bi.iter().zip(bv) {
-                s += buf[j as usize] * v.to_f64();
+/// Runs f with a zeroed thread-local scratch vector of at least `len` entries (a fresh one if this
+/// thread's is in use, as happens when work stealing re-enters on the same thread).
+fn with_scratch<R>(key: &'static std::thread::LocalKey<RefCell<Vec<f64>>>, len: usize, f: impl FnOnce(&mut Vec<f64>) -> R) -> R {
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            if buf.len() < len {
+                buf.resize(len, 0.0);
             }
-            *t = s;
+            f(&mut buf)
         }
-        for &j in idx {
-            buf[j as usize] = 0.0;
-        }
+        Err(_) => f(&mut vec![0.0; len]),
     })
 }
 
-/// Kernel values between row `i` of `a` and rows `cols` of `b` (both in the same layout) into
-/// `out`. For a precomputed kernel `a` is the kernel matrix and `cols` index its columns.
-#[allow(clippy::too_many_arguments)]
-pub fn fill_segment<S: Store>(
-    spec: &KernelSpec,
-    a: &Matrix,
-    i: usize,
-    a_sqnorm: f64,
-    b: &Matrix,
-    b_sqnorms: &[f64],
-    cols: &[usize],
-    out: &mut [S],
-) {
-    debug_assert_eq!(cols.len(), out.len());
-    let dist = spec.uses_distance();
-    let mut tmp = [0.0f64; BLOCK];
-    for (cb, ob) in cols.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-        let t = &mut tmp[..cb.len()];
-        match (spec, a, b) {
-            (KernelSpec::Precomputed, a, _) => {
-                for (v, &c) in t.iter_mut().zip(cb) {
-                    *v = a.get(i, c);
-                }
+/// Dot products (or, dense against dense for RBF, squared distances) of `q` with target rows
+/// `cols`, visiting the targets directly.
+#[inline(always)]
+fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &mut [f64]) {
+    #[inline(always)]
+    fn dense_targets<Q: Real, T: Real>(q: &[Q], t: &crate::data::DenseView<T>, cols: &[usize], dist: bool, tmp: &mut [f64]) {
+        for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
+            if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
+                let r = t.row(ahead);
+                prefetch(r.as_ptr());
+                prefetch(r[r.len().saturating_sub(1)..].as_ptr());
             }
-            (_, Matrix::Dense64(a), Matrix::Dense64(b)) => dense_base(a, i, b, cb, dist, t),
-            (_, Matrix::Dense32(a), Matrix::Dense32(b)) => dense_base(a, i, b, cb, dist, t),
-            (_, Matrix::Csr64(a), Matrix::Csr64(b)) => csr_dots(a, i, b, cb, t),
-            (_, Matrix::Csr32(a), Matrix::Csr32(b)) => csr_dots(a, i, b, cb, t),
-            _ => unreachable!("kernel operands in different layouts are rejected before this point"),
+            let y = t.row(c);
+            *o = if dist { dense_sqdist(q, y) } else { dense_dot(q, y) };
         }
-        if dist && a.is_sparse() {
-            for (v, &c) in t.iter_mut().zip(cb) {
-                *v = a_sqnorm + b_sqnorms[c] - 2.0 * *v;
+    }
+    #[inline(always)]
+    fn sparse_targets<Q: Real, T: Real>(q: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
+        for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
+            if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
+                let (ai, av) = t.row(ahead);
+                prefetch(ai.as_ptr());
+                prefetch(av.as_ptr());
             }
+            let (ti, tv) = t.row(c);
+            *o = gather_dot(q, ti, tv);
         }
-        for (o, &v) in ob.iter_mut().zip(t.iter()) {
-            *o = S::from_f64(spec.transform(v));
+    }
+    fn on_dense_query<Q: Real>(q: &[Q], targets: &Matrix, cols: &[usize], dist: bool, tmp: &mut [f64]) {
+        match targets {
+            Matrix::Dense64(t) => dense_targets(q, t, cols, dist, tmp),
+            Matrix::Dense32(t) => dense_targets(q, t, cols, dist, tmp),
+            Matrix::Csr64(t) => sparse_targets(q, t, cols, tmp),
+            Matrix::Csr32(t) => sparse_targets(q, t, cols, tmp),
         }
+    }
+    match *q {
+        Query::D64(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
+        Query::D32(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
+        _ => with_scratch(&SCATTER, targets.cols(), |buf| {
+            q.for_each_nonzero(|j, v| buf[j] = v);
+            on_dense_query(&buf[..targets.cols()], targets, cols, false, tmp);
+            q.for_each_nonzero(|j, _| buf[j] = 0.0);
+        }),
     }
 }
 
-/// True when two matrices can be kernel operands of each other.
-pub fn same_layout(a: &Matrix, b: &Matrix) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b) && a.cols() == b.cols()
+/// Whether `direct_bases` produced squared distances (else dot products) for an RBF kernel.
+fn direct_gives_distance(q: &Query, targets: &Matrix) -> bool {
+    matches!(q, Query::D64(_) | Query::D32(_)) && !targets.is_sparse()
 }
+
+/// Column-major copy of sparse target rows: for each feature, the rows that have it and their
+/// values. With it, the dot products of one query with all targets are a sparse matrix-vector
+/// product that streams memory in order and touches only shared features.
+struct Columns {
+    start: Vec<usize>,
+    row: Vec<u32>,
+    value: Vec<f64>,
+}
+
+impl Columns {
+    fn build<T: Real>(m: &CsrView<T>) -> Self {
+        let mut start = vec![0usize; m.cols + 1];
+        for &j in m.indices {
+            start[j as usize + 1] += 1;
+        }
+        for f in 0..m.cols {
+            start[f + 1] += start[f];
+        }
+        let mut next = start.clone();
+        let mut row = vec![0u32; m.indices.len()];
+        let mut value = vec![0.0; m.indices.len()];
+        for r in 0..m.rows {
+            let (idx, val) = m.row(r);
+            for (&j, &v) in idx.iter().zip(val) {
+                let p = &mut next[j as usize];
+                row[*p] = r as u32;
+                value[*p] = v.to_f64();
+                *p += 1;
+            }
+        }
+        Columns { start, row, value }
+    }
+    fn bytes(&self) -> usize {
+        self.start.len() * 8 + self.row.len() * 12
+    }
+    /// acc[r - lo] += <q, x_r> for target rows r in lo..hi (acc zeroed by the caller);
+    /// `whole` says lo..hi covers every row.
+    #[inline(always)]
+    fn accumulate(&self, q: &Query, lo: usize, hi: usize, whole: bool, acc: &mut [f64]) {
+        let features = self.start.len() - 1;
+        q.for_each_nonzero(|f, v| {
+            if f >= features {
+                return; // no target has this feature
+            }
+            let (s, e) = (self.start[f], self.start[f + 1]);
+            let rows = &self.row[s..e];
+            let (a, b) = if whole {
+                (0, rows.len())
+            } else {
+                (rows.partition_point(|&r| (r as usize) < lo), rows.partition_point(|&r| (r as usize) < hi))
+            };
+            for (&r, &w) in rows[a..b].iter().zip(&self.value[s + a..s + b]) {
+                acc[r as usize - lo] += v * w;
+            }
+        });
+    }
+}
+
+/// A request for at least 1/FULL_PASS_FRACTION of the targets is computed by one pass over all
+/// of them in memory order, then gathered; smaller requests visit their targets directly (a pass
+/// over all targets to use a few of them, as in a one-vs-one class pair, costs more than it saves).
+const FULL_PASS_FRACTION: usize = 2;
+
+/// Dense data at most this dense (and at least this wide) is held internally in sparse form.
+const SPARSE_DENSITY: f64 = 0.3;
+const SPARSE_MIN_WIDTH: usize = 32;
 
 /// Segments shorter than this are computed on the calling thread.
 const PARALLEL_MIN: usize = 4096;
 
-/// Splits a segment over the rayon pool when it is long enough to pay for it.
-pub fn fill_segment_par<S: Store>(
-    spec: &KernelSpec,
-    a: &Matrix,
-    i: usize,
-    a_sqnorm: f64,
-    b: &Matrix,
-    b_sqnorms: &[f64],
-    cols: &[usize],
-    out: &mut [S],
-) {
+fn chunk_for(len: usize, parallel: bool) -> usize {
     let threads = rayon::current_num_threads();
-    if threads > 1 && cols.len() >= PARALLEL_MIN {
-        let chunk = (cols.len() / (2 * threads)).max(1024);
-        out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| {
-            fill_segment(spec, a, i, a_sqnorm, b, b_sqnorms, c, o);
-        });
-    } else {
-        fill_segment(spec, a, i, a_sqnorm, b, b_sqnorms, cols, out);
-    }
+    if parallel && threads > 1 && len >= PARALLEL_MIN { len.div_ceil(2 * threads) } else { len.max(1) }
 }
 
-/// The kernel over one training matrix: rows on demand, counted.
+/// A kernel over a set of target rows (training examples, or a model's support vectors): kernel
+/// values of any query row against any targets, counted. The engine chooses how it holds the
+/// targets: mostly-zero dense data gets a sparse copy, sparse data a column-major copy; what it
+/// holds besides the borrowed data is reported by `extra_bytes` so callers can budget for it.
 pub struct KernelEngine<'a> {
     x: Matrix<'a>,
     spec: KernelSpec,
+    sparse_copy: Option<CsrMatrix>,
+    columns: Option<Columns>,
     sqnorms: Vec<f64>,
     evals: AtomicU64,
 }
 
 impl<'a> KernelEngine<'a> {
+    /// An engine over training data: a precomputed kernel must be square.
     pub fn new(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
-        spec.validate()?;
         if spec == KernelSpec::Precomputed && x.rows() != x.cols() {
             return Err(Error::InvalidData(format!(
                 "a precomputed kernel must be a square matrix, got {} x {}",
@@ -284,81 +441,318 @@ impl<'a> KernelEngine<'a> {
                 x.cols()
             )));
         }
-        let sqnorms = if spec.uses_distance() { x.squared_norms() } else { Vec::new() };
-        Ok(KernelEngine { x, spec, sqnorms, evals: AtomicU64::new(0) })
+        Self::over(x, spec)
     }
+
+    /// An engine over any target rows (for a precomputed kernel the targets are only indices).
+    pub fn over(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
+        spec.validate()?;
+        let mut sparse_copy = None;
+        if spec != KernelSpec::Precomputed && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
+            let nnz: usize = (0..x.rows()).map(|i| Query::row(&x, i)).map(|q| {
+                let mut c = 0;
+                q.for_each_nonzero(|_, _| c += 1);
+                c
+            }).sum();
+            if (nnz as f64) <= SPARSE_DENSITY * (x.rows() * x.cols()) as f64 {
+                let all: Vec<usize> = (0..x.rows()).collect();
+                sparse_copy = Some(CsrMatrix::gather(&x, &all));
+            }
+        }
+        let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
+        let columns = match (&spec, &targets) {
+            (KernelSpec::Precomputed, _) => None,
+            (_, Matrix::Csr64(m)) => Some(Columns::build(m)),
+            (_, Matrix::Csr32(m)) => Some(Columns::build(m)),
+            _ => None,
+        };
+        let sqnorms = if spec.uses_distance() { targets.squared_norms() } else { Vec::new() };
+        Ok(KernelEngine { x, spec, sparse_copy, columns, sqnorms, evals: AtomicU64::new(0) })
+    }
+
     pub fn spec(&self) -> &KernelSpec {
         &self.spec
-    }
-    pub fn data(&self) -> &Matrix<'a> {
-        &self.x
     }
     pub fn rows(&self) -> usize {
         self.x.rows()
     }
-    #[inline]
-    fn sqn(&self, i: usize) -> f64 {
-        if self.sqnorms.is_empty() { 0.0 } else { self.sqnorms[i] }
+    /// The targets as the engine computes with them.
+    fn targets(&self) -> Matrix<'_> {
+        self.sparse_copy.as_ref().map_or(self.x, |c| c.view())
     }
-    /// out[k] = K(i, cols[k]).
-    pub fn row<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S]) {
-        self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
-        fill_segment_par(&self.spec, &self.x, i, self.sqn(i), &self.x, &self.sqnorms, cols, out);
-    }
-    pub fn eval(&self, i: usize, j: usize) -> f64 {
-        let mut v = [0.0f64];
-        self.evals.fetch_add(1, Ordering::Relaxed);
-        fill_segment(&self.spec, &self.x, i, self.sqn(i), &self.x, &self.sqnorms, &[j], &mut v);
-        v[0]
+    /// Bytes held besides the borrowed data (internal copies and norms).
+    pub fn extra_bytes(&self) -> usize {
+        self.sparse_copy.as_ref().map_or(0, |c| c.data.len() * 12 + c.indptr.len() * 8)
+            + self.columns.as_ref().map_or(0, Columns::bytes)
+            + self.sqnorms.len() * 8
     }
     /// Kernel evaluations performed so far.
     pub fn evals(&self) -> u64 {
         self.evals.load(Ordering::Relaxed)
     }
+
+    /// out[k] = K(x_i, x_cols[k]) for a target row i.
+    pub fn row<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S]) {
+        let t = self.targets();
+        let q = if self.spec == KernelSpec::Precomputed { Query::row(&self.x, i) } else { Query::row(&t, i) };
+        let sq = self.sqnorms.get(i).copied().unwrap_or(0.0);
+        self.compute(&q, sq, cols, out, true);
+    }
+
+    /// out[k] = K(q, x_cols[k]) for an outside query (its squared norm given for RBF), on the
+    /// calling thread.
+    pub fn query<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) {
+        self.compute(q, q_sqnorm, cols, out, false);
+    }
+
+    pub fn eval(&self, i: usize, j: usize) -> f64 {
+        let mut v = [0.0f64];
+        self.row(i, &[j], &mut v);
+        v[0]
+    }
+
+    fn full_pass_pays(&self, requested: usize) -> bool {
+        let n = self.x.rows();
+        self.spec != KernelSpec::Precomputed && requested * FULL_PASS_FRACTION >= n
+    }
+
+    fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
+        debug_assert_eq!(cols.len(), out.len());
+        self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
+        if self.spec == KernelSpec::Precomputed {
+            for (o, &c) in out.iter_mut().zip(cols) {
+                *o = S::from_f64(q.get(c));
+            }
+            return;
+        }
+        if self.full_pass_pays(cols.len()) {
+            return self.full_pass(q, q_sqnorm, cols, out, parallel);
+        }
+        let chunk = chunk_for(cols.len(), parallel);
+        let targets = self.targets();
+        let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &targets);
+        let dist = self.spec.uses_distance();
+        let run = |o: &mut [S], c: &[usize]| {
+            let mut tmp = [0.0f64; BLOCK];
+            for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
+                let t = &mut tmp[..cb.len()];
+                direct_bases(q, &targets, cb, dist, t);
+                if with_norms {
+                    for (v, &e) in t.iter_mut().zip(cb) {
+                        *v = q_sqnorm + self.sqnorms[e] - 2.0 * *v;
+                    }
+                }
+                transform_block(&self.spec, t, ob);
+            }
+        };
+        if chunk < cols.len() {
+            out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
+        } else {
+            run(out, cols);
+        }
+    }
+
+    /// Dot products (or dense squared distances) of q with every target, in memory order.
+    fn all_bases(&self, q: &Query, base: &mut [f64], parallel: bool) {
+        let n = base.len();
+        let chunk = chunk_for(n, parallel);
+        let targets = self.targets();
+        let dist = self.spec.uses_distance();
+        let fill = |c: usize, part: &mut [f64]| {
+            let lo = c * chunk;
+            let hi = lo + part.len();
+            match &self.columns {
+                Some(cols) => {
+                    part.fill(0.0);
+                    cols.accumulate(q, lo, hi, lo == 0 && hi == n, part);
+                }
+                None => {
+                    let range: Vec<usize> = (lo..hi).collect();
+                    direct_bases(q, &targets, &range, dist, part);
+                }
+            }
+        };
+        if chunk < n {
+            base.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| fill(c, part));
+        } else {
+            fill(0, base);
+        }
+    }
+
+    /// out[k] = K(q, x_cols[k]) through one pass over all targets.
+    fn full_pass<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
+        let n = self.x.rows();
+        let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &self.targets());
+        with_scratch(&FULL_PASS, n, |base| {
+            let base = &mut base[..n];
+            self.all_bases(q, base, parallel);
+            let base = &base[..];
+            let chunk = chunk_for(cols.len(), parallel);
+            let run = |o: &mut [S], c: &[usize]| {
+                let mut tmp = [0.0f64; BLOCK];
+                for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
+                    let t = &mut tmp[..cb.len()];
+                    if with_norms {
+                        for (v, &e) in t.iter_mut().zip(cb) {
+                            *v = q_sqnorm + self.sqnorms[e] - 2.0 * base[e];
+                        }
+                    } else {
+                        for (v, &e) in t.iter_mut().zip(cb) {
+                            *v = base[e];
+                        }
+                    }
+                    transform_block(&self.spec, t, ob);
+                }
+            };
+            if chunk < cols.len() {
+                out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
+            } else {
+                run(out, cols);
+            }
+        });
+    }
+}
+
+/// out = kernel(base) with the kernel chosen once per block, so each loop is a plain map that
+/// the compiler vectorises.
+#[inline(always)]
+fn apply_transform<S: Store, const FMA: bool>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
+    match *spec {
+        KernelSpec::Linear | KernelSpec::Precomputed => {
+            for (o, &v) in out.iter_mut().zip(base) {
+                *o = S::from_f64(v);
+            }
+        }
+        KernelSpec::Rbf { gamma } => {
+            for (o, &v) in out.iter_mut().zip(base) {
+                *o = S::from_f64(exp_poly::<FMA>(-gamma * v.max(0.0)));
+            }
+        }
+        KernelSpec::Poly { degree, gamma, coef0 } => {
+            for (o, &v) in out.iter_mut().zip(base) {
+                *o = S::from_f64(powi(gamma * v + coef0, degree));
+            }
+        }
+        KernelSpec::Sigmoid { gamma, coef0 } => {
+            for (o, &v) in out.iter_mut().zip(base) {
+                *o = S::from_f64((gamma * v + coef0).tanh());
+            }
+        }
+    }
+}
+
+/// `apply_transform` with the AVX2+FMA build when the processor has it.
+fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
+            apply_transform::<S, true>(spec, base, out)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the features were just detected.
+            return unsafe { avx2(spec, base, out) };
+        }
+    }
+    apply_transform::<S, false>(spec, base, out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::DenseView;
 
     #[test]
     fn fast_exp_matches_std() {
         let mut x = 0.0;
         while x > -700.0 {
-            let (a, b) = (exp_nonpositive(x), x.exp());
+            let (a, b, c) = (exp_nonpositive(x), x.exp(), exp_poly::<true>(x));
             assert!(((a - b) / b).abs() < 1e-14, "x={x} {a} {b}");
+            assert!(((c - b) / b).abs() < 1e-14, "x={x} {c} {b}");
             x -= 0.0137;
         }
         assert_eq!(exp_nonpositive(-1e6), exp_nonpositive(-708.0));
     }
 
+    fn reference(spec: &KernelSpec, a: &[f64], b: &[f64]) -> f64 {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let d2: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+        match *spec {
+            KernelSpec::Linear | KernelSpec::Precomputed => dot,
+            KernelSpec::Rbf { gamma } => (-gamma * d2).exp(),
+            KernelSpec::Poly { degree, gamma, coef0 } => (gamma * dot + coef0).powi(degree as i32),
+            KernelSpec::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+        }
+    }
+
+    /// Every layout (dense, sparse, dense held sparse), every path (direct, full pass, threads)
+    /// and every query form give the kernel's textbook value.
     #[test]
-    fn dense_and_sparse_agree() {
-        let dense = [1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 0.5, 0.0, 0.0];
-        let d = Matrix::Dense64(DenseView::new(&dense, 3, 3).unwrap());
-        let indptr = [0i64, 2, 3, 4];
-        let indices = [0i32, 2, 1, 0];
-        let vals = [1.0, 2.0, 3.0, 0.5];
-        let s = Matrix::Csr64(CsrView::new(&indptr, &indices, &vals, 3).unwrap());
-        for spec in [
-            KernelSpec::Linear,
-            KernelSpec::Rbf { gamma: 0.3 },
-            KernelSpec::Poly { degree: 3, gamma: 0.5, coef0: 1.0 },
-            KernelSpec::Sigmoid { gamma: 0.1, coef0: -0.2 },
-        ] {
-            let (ed, es) = (KernelEngine::new(d, spec).unwrap(), KernelEngine::new(s, spec).unwrap());
-            for i in 0..3 {
-                let mut a = [0.0f64; 3];
-                let mut b = [0.0f64; 3];
-                ed.row(i, &[0, 1, 2], &mut a);
-                es.row(i, &[0, 1, 2], &mut b);
-                for k in 0..3 {
-                    assert!((a[k] - b[k]).abs() < 1e-12, "{spec:?} {i} {k}");
+    fn all_layouts_and_paths_agree_with_the_definition() {
+        let mut rng = crate::rng::Rng::new(3);
+        let (n, d) = (5000, 40);
+        for keep_in_8 in [1usize, 6] {
+            let mut dense = vec![0.0f64; n * d];
+            let mut csr = CsrMatrix::new();
+            for r in 0..n {
+                let mut row = Vec::new();
+                for j in 0..d {
+                    if rng.below(8) < keep_in_8 {
+                        let v = rng.below(1000) as f64 / 250.0 - 2.0;
+                        dense[r * d + j] = v;
+                        row.push((j, v));
+                    }
+                }
+                csr.push_row(row);
+            }
+            csr.cols = d;
+            let dm = Matrix::Dense64(DenseView::new(&dense, n, d).unwrap());
+            let mut cols: Vec<usize> = (0..n).collect();
+            rng.shuffle(&mut cols);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            for m in [dm, csr.view()] {
+                for spec in [
+                    KernelSpec::Rbf { gamma: 0.1 },
+                    KernelSpec::Linear,
+                    KernelSpec::Poly { degree: 2, gamma: 0.3, coef0: 1.0 },
+                    KernelSpec::Sigmoid { gamma: 0.01, coef0: -0.2 },
+                ] {
+                    let e = KernelEngine::new(m, spec).unwrap();
+                    for i in [0, 17, 4999] {
+                        let xi = &dense[i * d..(i + 1) * d];
+                        for take in [n, 40] {
+                            let c = &cols[..take];
+                            let mut par = vec![0.0f64; take];
+                            pool.install(|| e.row(i, c, &mut par));
+                            let mut single = vec![0.0f64; take];
+                            e.row(i, c, &mut single);
+                            let mut outside = vec![0.0f64; take];
+                            e.query(&Query::D64(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside);
+                            for k in 0..take {
+                                let want = reference(&spec, xi, &dense[c[k] * d..(c[k] + 1) * d]);
+                                for got in [par[k], single[k], outside[k]] {
+                                    assert!((got - want).abs() <= 1e-11 * (1.0 + want.abs()), "{spec:?} {i} {k} {got} {want}");
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            assert_eq!(ed.evals(), 9);
         }
-        let e = KernelEngine::new(d, KernelSpec::Rbf { gamma: 0.3 }).unwrap();
-        assert!((e.eval(0, 1) - (-0.3f64 * (1.0 + 9.0 + 4.0)).exp()).abs() < 1e-14);
+    }
+
+    #[test]
+    fn mostly_zero_dense_data_is_held_sparse_and_budgeted() {
+        let mut data = vec![0.0f64; 100 * 64];
+        for r in 0..100 {
+            data[r * 64 + r % 64] = 1.0;
+        }
+        let m = Matrix::Dense64(DenseView::new(&data, 100, 64).unwrap());
+        let e = KernelEngine::new(m, KernelSpec::Rbf { gamma: 1.0 }).unwrap();
+        assert!(e.sparse_copy.is_some() && e.columns.is_some());
+        assert!(e.extra_bytes() > 0);
+        assert!((e.eval(0, 64) - 1.0).abs() < 1e-15);
+        assert!((e.eval(0, 1) - (-2.0f64).exp()).abs() < 1e-15);
+        assert_eq!(e.evals(), 2);
     }
 }

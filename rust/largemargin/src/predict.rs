@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::data::Matrix;
 use crate::error::{Error, Result};
-use crate::kernel::{fill_segment, same_layout, KernelSpec};
+use crate::kernel::{KernelEngine, KernelSpec, Query};
 
 /// Test rows per parallel task.
 const TILE: usize = 16;
@@ -54,7 +54,7 @@ impl Expansion<'_> {
                 }
             }
             _ => {
-                if !same_layout(x, &self.sv) {
+                if x.cols() != self.sv.cols() {
                     return Err(Error::InvalidData(format!(
                         "X has {} features, the model expects {}",
                         x.cols(),
@@ -76,8 +76,7 @@ impl Expansion<'_> {
         let nout = self.n_outputs();
         let nsv = self.sv_columns.len();
         let dist = matches!(self.kernel, KernelSpec::Rbf { .. });
-        let x_sq = if dist { x.squared_norms() } else { Vec::new() };
-        let sv_sq = if dist { self.sv.squared_norms() } else { Vec::new() };
+        let engine = KernelEngine::over(self.sv, self.kernel)?;
         let mut out = vec![0.0; m * nout];
         let k = self.n_classes();
         let starts: Vec<usize> = std::iter::once(0)
@@ -90,8 +89,9 @@ impl Expansion<'_> {
             let mut kv = vec![0.0f64; nsv];
             for (r, orow) in o.chunks_mut(nout).enumerate() {
                 let t = tile * TILE + r;
-                let xs = if dist { x_sq[t] } else { 0.0 };
-                fill_segment(&self.kernel, x, t, xs, &self.sv, &sv_sq, self.sv_columns, &mut kv);
+                let q = Query::row(x, t);
+                let qs = if dist { q.squared_norm() } else { 0.0 };
+                engine.query(&q, qs, self.sv_columns, &mut kv);
                 if nout == 1 {
                     orow[0] = dot(self.coef, &kv) + self.intercept[0];
                     continue;

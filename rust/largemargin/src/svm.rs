@@ -200,7 +200,9 @@ pub fn train_svc(
     let engine = KernelEngine::new(*x, params.kernel)?;
     let pairs: Vec<(usize, usize)> =
         (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
-    let cache = share_of_cache(params.cache_bytes, pairs.len());
+    // The engine's internal copies count against the cache budget: memory stays within
+    // data + cache_bytes + O(n).
+    let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
     let solved: Vec<Result<((Vec<usize>, SmoSolution), (f64, f64))>> = pairs
         .par_iter()
         .enumerate()
@@ -279,7 +281,7 @@ pub fn train_svr(
     }
     let l = y.len();
     let engine = KernelEngine::new(*x, params.kernel)?;
-    let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes);
+    let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes.saturating_sub(engine.extra_bytes()));
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
