@@ -135,8 +135,16 @@ fn dense_reduce<T: Real, U: Real>(a: &[T], b: &[U], term: impl Fn(f64, f64) -> f
             acc[k] += term(x[k].to_f64(), y[k].to_f64());
         }
     }
+    // Short rows (a few dozen features) live mostly in the remainder: take it 4 at a time.
+    let (ca4, cb4) = (ra.chunks_exact(4), rb.chunks_exact(4));
+    let (ra1, rb1) = (ca4.remainder(), cb4.remainder());
+    for (x, y) in ca4.zip(cb4) {
+        for k in 0..4 {
+            acc[k] += term(x[k].to_f64(), y[k].to_f64());
+        }
+    }
     let mut s = 0.0;
-    for (x, y) in ra.iter().zip(rb) {
+    for (x, y) in ra1.iter().zip(rb1) {
         s += term(x.to_f64(), y.to_f64());
     }
     let mut width = LANES / 2;
@@ -319,6 +327,7 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
             *o = gather_dot(q, ti, tv);
         }
     }
+    #[inline(always)]
     fn on_dense_query<Q: Real>(q: &[Q], targets: &Matrix, cols: &[usize], dist: bool, tmp: &mut [f64]) {
         match targets {
             Matrix::Dense64(t) => dense_targets(q, t, cols, dist, tmp),
@@ -336,6 +345,43 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
             q.for_each_nonzero(|j, _| buf[j] = 0.0);
         }),
     }
+}
+
+/// `direct_bases` and `Columns::accumulate`, built for AVX2+FMA when the processor has them.
+fn direct_bases_fast(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &mut [f64]) {
+            direct_bases(q, targets, cols, dist, tmp)
+        }
+        if has_avx2_fma() {
+            // SAFETY: the features were detected.
+            return unsafe { avx2(q, targets, cols, dist, tmp) };
+        }
+    }
+    direct_bases(q, targets, cols, dist, tmp)
+}
+
+fn accumulate_fast(c: &Columns, q: &Query, lo: usize, hi: usize, whole: bool, acc: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2(c: &Columns, q: &Query, lo: usize, hi: usize, whole: bool, acc: &mut [f64]) {
+            c.accumulate(q, lo, hi, whole, acc)
+        }
+        if has_avx2_fma() {
+            // SAFETY: the features were detected.
+            return unsafe { avx2(c, q, lo, hi, whole, acc) };
+        }
+    }
+    c.accumulate(q, lo, hi, whole, acc)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx2_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// Whether `direct_bases` produced squared distances (else dot products) for an RBF kernel.
@@ -401,6 +447,61 @@ impl Columns {
     }
 }
 
+/// Feature-major copy of narrow dense target rows: one contiguous array per feature. The dot
+/// products of a query with all targets are then `dim` vectorised axpy's over memory in order.
+struct DenseColumns {
+    rows: usize,
+    value: Vec<f64>,
+}
+
+/// Dense targets at most this wide get a feature-major copy for full passes.
+const DENSE_COLUMNS_MAX_WIDTH: usize = 64;
+
+impl DenseColumns {
+    fn build(m: &Matrix) -> Option<Self> {
+        fn fill<T: Real>(d: &crate::data::DenseView<T>) -> DenseColumns {
+            let mut value = vec![0.0; d.rows * d.cols];
+            for r in 0..d.rows {
+                for (f, x) in d.row(r).iter().enumerate() {
+                    value[f * d.rows + r] = x.to_f64();
+                }
+            }
+            DenseColumns { rows: d.rows, value }
+        }
+        match m {
+            Matrix::Dense64(d) if d.cols <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
+            Matrix::Dense32(d) if d.cols <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
+            _ => None,
+        }
+    }
+    /// acc[r - lo] = <q, x_r> for r in lo..hi.
+    #[inline(always)]
+    fn dots(&self, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {
+        acc.fill(0.0);
+        q.for_each_nonzero(|f, v| {
+            let col = &self.value[f * self.rows + lo..f * self.rows + hi];
+            for (a, &x) in acc.iter_mut().zip(col) {
+                *a += v * x;
+            }
+        });
+    }
+}
+
+fn dense_dots_fast(c: &DenseColumns, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2(c: &DenseColumns, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {
+            c.dots(q, lo, hi, acc)
+        }
+        if has_avx2_fma() {
+            // SAFETY: the features were detected.
+            return unsafe { avx2(c, q, lo, hi, acc) };
+        }
+    }
+    c.dots(q, lo, hi, acc)
+}
+
 /// A request for at least 1/FULL_PASS_FRACTION of the targets is computed by one pass over all
 /// of them in memory order, then gathered; smaller requests visit their targets directly (a pass
 /// over all targets to use a few of them, as in a one-vs-one class pair, costs more than it saves).
@@ -427,6 +528,7 @@ pub struct KernelEngine<'a> {
     spec: KernelSpec,
     sparse_copy: Option<CsrMatrix>,
     columns: Option<Columns>,
+    dense_columns: Option<DenseColumns>,
     sqnorms: Vec<f64>,
     evals: AtomicU64,
 }
@@ -466,8 +568,9 @@ impl<'a> KernelEngine<'a> {
             (_, Matrix::Csr32(m)) => Some(Columns::build(m)),
             _ => None,
         };
+        let dense_columns = if spec == KernelSpec::Precomputed { None } else { DenseColumns::build(&targets) };
         let sqnorms = if spec.uses_distance() { targets.squared_norms() } else { Vec::new() };
-        Ok(KernelEngine { x, spec, sparse_copy, columns, sqnorms, evals: AtomicU64::new(0) })
+        Ok(KernelEngine { x, spec, sparse_copy, columns, dense_columns, sqnorms, evals: AtomicU64::new(0) })
     }
 
     pub fn spec(&self) -> &KernelSpec {
@@ -484,6 +587,7 @@ impl<'a> KernelEngine<'a> {
     pub fn extra_bytes(&self) -> usize {
         self.sparse_copy.as_ref().map_or(0, |c| c.data.len() * 12 + c.indptr.len() * 8)
             + self.columns.as_ref().map_or(0, Columns::bytes)
+            + self.dense_columns.as_ref().map_or(0, |c| c.value.len() * 8)
             + self.sqnorms.len() * 8
     }
     /// Kernel evaluations performed so far.
@@ -536,7 +640,7 @@ impl<'a> KernelEngine<'a> {
             let mut tmp = [0.0f64; BLOCK];
             for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
                 let t = &mut tmp[..cb.len()];
-                direct_bases(q, &targets, cb, dist, t);
+                direct_bases_fast(q, &targets, cb, dist, t);
                 if with_norms {
                     for (v, &e) in t.iter_mut().zip(cb) {
                         *v = q_sqnorm + self.sqnorms[e] - 2.0 * *v;
@@ -561,14 +665,15 @@ impl<'a> KernelEngine<'a> {
         let fill = |c: usize, part: &mut [f64]| {
             let lo = c * chunk;
             let hi = lo + part.len();
-            match &self.columns {
-                Some(cols) => {
+            match (&self.columns, &self.dense_columns) {
+                (Some(cols), _) => {
                     part.fill(0.0);
-                    cols.accumulate(q, lo, hi, lo == 0 && hi == n, part);
+                    accumulate_fast(cols, q, lo, hi, lo == 0 && hi == n, part);
                 }
-                None => {
+                (None, Some(cols)) => dense_dots_fast(cols, q, lo, hi, part),
+                (None, None) => {
                     let range: Vec<usize> = (lo..hi).collect();
-                    direct_bases(q, &targets, &range, dist, part);
+                    direct_bases_fast(q, &targets, &range, dist, part);
                 }
             }
         };
@@ -582,7 +687,8 @@ impl<'a> KernelEngine<'a> {
     /// out[k] = K(q, x_cols[k]) through one pass over all targets.
     fn full_pass<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
         let n = self.x.rows();
-        let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &self.targets());
+        let gives_dots = self.columns.is_some() || self.dense_columns.is_some() || !direct_gives_distance(q, &self.targets());
+        let with_norms = self.spec.uses_distance() && gives_dots;
         with_scratch(&FULL_PASS, n, |base| {
             let base = &mut base[..n];
             self.all_bases(q, base, parallel);
@@ -649,7 +755,7 @@ fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
         unsafe fn avx2<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
             apply_transform::<S, true>(spec, base, out)
         }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if has_avx2_fma() {
             // SAFETY: the features were just detected.
             return unsafe { avx2(spec, base, out) };
         }
@@ -749,7 +855,7 @@ mod tests {
         }
         let m = Matrix::Dense64(DenseView::new(&data, 100, 64).unwrap());
         let e = KernelEngine::new(m, KernelSpec::Rbf { gamma: 1.0 }).unwrap();
-        assert!(e.sparse_copy.is_some() && e.columns.is_some());
+        assert!(e.sparse_copy.is_some() && e.columns.is_some() && e.dense_columns.is_none());
         assert!(e.extra_bytes() > 0);
         assert!((e.eval(0, 64) - 1.0).abs() < 1e-15);
         assert!((e.eval(0, 1) - (-2.0f64).exp()).abs() < 1e-15);
