@@ -47,12 +47,7 @@ def _sorted_class_layout(labels, n_support, coef, rho):
     order = np.argsort(labels, kind="stable")
     starts = np.concatenate([[0], np.cumsum(n_support)])
     groups = [np.arange(starts[c], starts[c + 1]) for c in range(k)]
-    pair_of = {}
-    p = 0
-    for i in range(k):
-        for j in range(i + 1, k):
-            pair_of[(i, j)] = p
-            p += 1
+    pair_of = _pair_index(k)
     sv_order = np.concatenate([groups[c] for c in order]) if k else np.zeros(0, int)
     new_start = np.concatenate([[0], np.cumsum([n_support[c] for c in order])])
     nsv = len(sv_order)
@@ -137,6 +132,12 @@ def load_libsvm_model(path, n_features=None):
     return model
 
 
+def _pair_index(k):
+    """(i, j) -> position of the class pair i < j in LIBSVM's pair order."""
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    return {pair: p for p, pair in enumerate(pairs)}
+
+
 def _pairs_sorted(labels):
     order = np.argsort(labels, kind="stable")
     k = len(labels)
@@ -144,13 +145,7 @@ def _pairs_sorted(labels):
 
 
 def _pair_permutation(labels):
-    k = len(labels)
-    index = {}
-    p = 0
-    for i in range(k):
-        for j in range(i + 1, k):
-            index[(i, j)] = p
-            p += 1
+    index = _pair_index(len(labels))
     return np.array([index[(min(i, j), max(i, j))] for i, j in _pairs_sorted(labels)], dtype=int)
 
 

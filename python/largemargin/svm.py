@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -130,11 +131,13 @@ class _BaseSVM(BaseEstimator):
                 "with StandardScaler or MinMaxScaler.",
                 ConvergenceWarning,
             )
-        if self.kernel == "precomputed" or callable(self.kernel):
-            self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else None
-            if callable(self.kernel):
-                Xf = self._X_fit
-                self.support_vectors_ = Xf[self.support_] if hasattr(Xf, "shape") else [Xf[i] for i in self.support_]
+        if callable(self.kernel):
+            # Keep only the support vectors of the raw input, which the kernel is called on later.
+            Xf = self._X_fit
+            del self._X_fit
+            self.support_vectors_ = Xf[self.support_] if hasattr(Xf, "shape") else [Xf[i] for i in self.support_]
+        elif self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = Xk[self.support_]
         self._intercept_ = fit["intercept"]
@@ -282,10 +285,11 @@ class SVC(ClassifierMixin, _BaseSVM):
     def _check_proba(self):
         if not self.probability:
             raise AttributeError("predict_proba is not available when probability=False")
+        return True
 
+    @available_if(_check_proba)
     def predict_proba(self, X):
         """Class probabilities by Platt scaling and pairwise coupling (needs probability=True)."""
-        self._check_proba()
         check_is_fitted(self)
         if len(self.probA_) == 0:
             raise AttributeError("this model was fitted with probability=False")
@@ -294,14 +298,9 @@ class SVC(ClassifierMixin, _BaseSVM):
             np.ascontiguousarray(dec), self.probA_, self.probB_, len(self.classes_)
         )
 
+    @available_if(_check_proba)
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
-
-    def __getattribute__(self, name):
-        # predict_proba exists only when probability=True, as in scikit-learn.
-        if name in ("predict_proba", "predict_log_proba") and not object.__getattribute__(self, "probability"):
-            raise AttributeError(f"{name} is not available when probability=False")
-        return object.__getattribute__(self, name)
 
 
 class SVR(RegressorMixin, _BaseSVM):

@@ -632,15 +632,29 @@ impl<'a> KernelEngine<'a> {
         if self.full_pass_pays(cols.len()) {
             return self.full_pass(q, q_sqnorm, cols, out, parallel);
         }
-        let chunk = chunk_for(cols.len(), parallel);
         let targets = self.targets();
         let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &targets);
         let dist = self.spec.uses_distance();
+        self.fill_blocks(cols, out, parallel, q_sqnorm, with_norms, |cb, t| direct_bases_fast(q, &targets, cb, dist, t));
+    }
+
+    /// out[k] = K(q, x_cols[k]) block by block: `bases` writes a block's dot products (or
+    /// squared distances), which become distances through the norms where `with_norms`, then
+    /// kernel values. Long requests are split over the rayon pool.
+    fn fill_blocks<S: Store>(
+        &self,
+        cols: &[usize],
+        out: &mut [S],
+        parallel: bool,
+        q_sqnorm: f64,
+        with_norms: bool,
+        bases: impl Fn(&[usize], &mut [f64]) + Sync,
+    ) {
         let run = |o: &mut [S], c: &[usize]| {
             let mut tmp = [0.0f64; BLOCK];
             for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
                 let t = &mut tmp[..cb.len()];
-                direct_bases_fast(q, &targets, cb, dist, t);
+                bases(cb, t);
                 if with_norms {
                     for (v, &e) in t.iter_mut().zip(cb) {
                         *v = q_sqnorm + self.sqnorms[e] - 2.0 * *v;
@@ -649,6 +663,7 @@ impl<'a> KernelEngine<'a> {
                 transform_block(&self.spec, t, ob);
             }
         };
+        let chunk = chunk_for(cols.len(), parallel);
         if chunk < cols.len() {
             out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
         } else {
@@ -672,8 +687,14 @@ impl<'a> KernelEngine<'a> {
                 }
                 (None, Some(cols)) => dense_dots_fast(cols, q, lo, hi, part),
                 (None, None) => {
-                    let range: Vec<usize> = (lo..hi).collect();
-                    direct_bases_fast(q, &targets, &range, dist, part);
+                    let mut idx = [0usize; BLOCK];
+                    for (b, block) in part.chunks_mut(BLOCK).enumerate() {
+                        let first = lo + b * BLOCK;
+                        for (k, v) in idx[..block.len()].iter_mut().enumerate() {
+                            *v = first + k;
+                        }
+                        direct_bases_fast(q, &targets, &idx[..block.len()], dist, block);
+                    }
                 }
             }
         };
@@ -693,28 +714,11 @@ impl<'a> KernelEngine<'a> {
             let base = &mut base[..n];
             self.all_bases(q, base, parallel);
             let base = &base[..];
-            let chunk = chunk_for(cols.len(), parallel);
-            let run = |o: &mut [S], c: &[usize]| {
-                let mut tmp = [0.0f64; BLOCK];
-                for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
-                    let t = &mut tmp[..cb.len()];
-                    if with_norms {
-                        for (v, &e) in t.iter_mut().zip(cb) {
-                            *v = q_sqnorm + self.sqnorms[e] - 2.0 * base[e];
-                        }
-                    } else {
-                        for (v, &e) in t.iter_mut().zip(cb) {
-                            *v = base[e];
-                        }
-                    }
-                    transform_block(&self.spec, t, ob);
+            self.fill_blocks(cols, out, parallel, q_sqnorm, with_norms, |cb, t| {
+                for (v, &e) in t.iter_mut().zip(cb) {
+                    *v = base[e];
                 }
-            };
-            if chunk < cols.len() {
-                out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
-            } else {
-                run(out, cols);
-            }
+            });
         });
     }
 }
@@ -796,8 +800,9 @@ mod tests {
     #[test]
     fn all_layouts_and_paths_agree_with_the_definition() {
         let mut rng = crate::rng::Rng::new(3);
-        let (n, d) = (5000, 40);
-        for keep_in_8 in [1usize, 6] {
+        let n = 5000;
+        // narrow and wide, sparse-ish and dense: every way the engine may hold the data
+        for (d, keep_in_8) in [(40, 1usize), (40, 6), (80, 6)] {
             let mut dense = vec![0.0f64; n * d];
             let mut csr = CsrMatrix::new();
             for r in 0..n {
