@@ -28,6 +28,7 @@ y = np.array([0, 1] * 10)
         (dict(degree=-2, kernel="poly"), "degree must be"),
         (dict(max_iter=0), "max_iter must be"),
         (dict(n_jobs=0), "n_jobs must be"),
+        (dict(selection="best"), "selection must be"),
     ],
 )
 def test_bad_parameters(params, match):

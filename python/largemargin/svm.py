@@ -65,6 +65,8 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
         if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
             raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
+        if self.selection not in ("second_order", "first_order"):
+            raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
         if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
 
@@ -186,8 +188,10 @@ class _BaseSVM(BaseEstimator):
 class SVC(ClassifierMixin, _BaseSVM):
     """C-Support Vector Classification solved by SMO in Rust.
 
-    Parameters mean what they mean in scikit-learn's ``SVC``; ``n_jobs`` sets the threads used for
-    kernel rows, class pairs and prediction (None: all cores; results do not depend on it).
+    Parameters mean what they mean in scikit-learn's ``SVC``. Two more: ``n_jobs`` sets the threads
+    used for kernel rows, class pairs and prediction (None: all cores; results do not depend on it);
+    ``selection`` is the working-set rule, ``"second_order"`` (LIBSVM's) or ``"first_order"`` (the
+    maximal violating pair of the SMO papers and SVMTorch).
 
     Extra fitted attributes: ``n_kernel_evals_`` (kernel values computed), ``fit_time_`` (seconds),
     ``objective_`` (dual objective of each binary problem, maximised).
@@ -198,7 +202,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
                  max_iter=-1, decision_function_shape="ovr", break_ties=False, random_state=None,
-                 n_jobs=None):
+                 selection="second_order", n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -214,6 +218,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
+        self.selection = selection
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -238,7 +243,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         fit = _native.fit_svc(
             to_native(Xk), y_idx.astype(np.int64), len(self.classes_), np.ascontiguousarray(sample_c),
             name, gamma, coef0, degree, float(self.tol), bool(self.shrinking), float(self.cache_size),
-            int(self.max_iter), bool(self.probability), int(seed), self.n_jobs, bool(self.verbose),
+            int(self.max_iter), bool(self.probability), int(seed), self.selection, self.n_jobs, bool(self.verbose),
         )
         self._finish_fit(fit, Xk, started)
         self._n_support = fit["n_support"].astype(np.int32)
@@ -305,12 +310,14 @@ class SVC(ClassifierMixin, _BaseSVM):
 
 class SVR(RegressorMixin, _BaseSVM):
     """epsilon-Support Vector Regression solved by SMO in Rust (alpha+ and alpha- as independent
-    variables, as in SVMTorch). Parameters as in scikit-learn's ``SVR``, plus ``n_jobs``."""
+    variables, as in SVMTorch). Parameters as in scikit-learn's ``SVR``, plus ``n_jobs`` and
+    ``selection`` as in ``SVC``."""
 
     _task = "regression"
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
-                 epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1, n_jobs=None):
+                 epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
+                 selection="second_order", n_jobs=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -322,6 +329,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.selection = selection
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -335,7 +343,8 @@ class SVR(RegressorMixin, _BaseSVM):
         name, gamma, coef0, degree = self._kernel_args()
         fit = _native.fit_svr(
             to_native(Xk), y, sample_c, float(self.epsilon), name, gamma, coef0, degree, float(self.tol),
-            bool(self.shrinking), float(self.cache_size), int(self.max_iter), self.n_jobs, bool(self.verbose),
+            bool(self.shrinking), float(self.cache_size), int(self.max_iter), self.selection, self.n_jobs,
+            bool(self.verbose),
         )
         self._finish_fit(fit, Xk, started)
         self._n_support = np.array([0, 0], dtype=np.int32)

@@ -10,6 +10,7 @@ use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::KernelSpec;
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
+use largemargin::solver::smo::Selection;
 use largemargin::svm::{train_svc, train_svr, SvmParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -30,11 +31,16 @@ fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> 
 #[allow(clippy::too_many_arguments)]
 fn params(
     kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool, cache_size: f64,
-    max_iter: i64, probability: bool, seed: u64,
+    max_iter: i64, probability: bool, seed: u64, selection: &str,
 ) -> PyResult<SvmParams> {
     if !(cache_size > 0.0 && cache_size.is_finite()) {
         return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
     }
+    let selection = match selection {
+        "second_order" => Selection::SecondOrder,
+        "first_order" => Selection::FirstOrder,
+        s => return Err(PyValueError::new_err(format!("selection must be 'second_order' or 'first_order', got '{s}'"))),
+    };
     Ok(SvmParams {
         kernel: kernel_spec(kernel, gamma, coef0, degree)?,
         tol,
@@ -43,7 +49,7 @@ fn params(
         max_iter: if max_iter < 0 { None } else { Some(max_iter as u64) },
         probability,
         seed,
-        ..Default::default()
+        selection,
     })
 }
 
@@ -56,15 +62,15 @@ fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 
 /// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, n_jobs, verbose))]
+#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_c: PyReadonlyArray1<'py, f64>, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64,
-    shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, n_jobs: Option<i64>,
-    verbose: bool,
+    shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, selection: &str,
+    n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed)?;
+    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let yv = index_vec(&y)?;
@@ -89,14 +95,14 @@ fn fit_svc<'py>(
 
 /// epsilon-SVR.
 #[pyfunction]
-#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, n_jobs, verbose))]
+#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     epsilon: f64, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
-    cache_size: f64, max_iter: i64, n_jobs: Option<i64>, verbose: bool,
+    cache_size: f64, max_iter: i64, selection: &str, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, false, 0)?;
+    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, false, 0, selection)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);
