@@ -66,9 +66,16 @@ struct Smo<'q> {
     lo: Vec<f64>,
     hi: Vec<f64>,
     qd: Vec<f64>,
+    /// UP if the variable may increase (a < hi), DOWN if it may decrease (a > lo): what the
+    /// selection scans read, one byte instead of three values.
+    status: Vec<u8>,
     index: Vec<usize>,
     unshrunk: bool,
 }
+
+const UP: u8 = 1;
+const DOWN: u8 = 2;
+
 
 /// Solves the signed dual from the feasible start `alpha0` (sum zero, within bounds).
 pub fn solve(
@@ -99,9 +106,13 @@ pub fn solve(
         lo: lo.to_vec(),
         hi: hi.to_vec(),
         qd,
+        status: vec![0; l],
         index: (0..l).collect(),
         unshrunk: false,
     };
+    for t in 0..l {
+        s.set_status(t);
+    }
     s.init_gradient();
     s.run(params, control)
 }
@@ -128,8 +139,14 @@ impl<'q> Smo<'q> {
         }
     }
 
+    fn set_status(&mut self, t: usize) {
+        let a = self.alpha[t];
+        self.status[t] = (if a < self.hi[t] { UP } else { 0 }) | (if a > self.lo[t] { DOWN } else { 0 });
+    }
+
     fn swap(&mut self, i: usize, j: usize) {
         self.q.swap(i, j);
+        self.status.swap(i, j);
         self.alpha.swap(i, j);
         self.g.swap(i, j);
         self.gbar.swap(i, j);
@@ -158,55 +175,15 @@ impl<'q> Smo<'q> {
     /// The pair (i, j) to move (i up, j down), or None when the active problem is tol-optimal.
     fn select(&mut self, tol: f64, selection: Selection) -> Option<(usize, usize)> {
         let n = self.active;
-        let mut gmax = f64::NEG_INFINITY;
-        let mut i = usize::MAX;
-        for t in 0..n {
-            if self.alpha[t] < self.hi[t] && self.g[t] >= gmax {
-                gmax = self.g[t];
-                i = t;
-            }
-        }
-        if i == usize::MAX {
-            return None;
-        }
-        let (alpha, lo, g, qd) = (&self.alpha, &self.lo, &self.g, &self.qd);
-        let mut gmin = f64::INFINITY;
-        let mut j = usize::MAX;
-        match selection {
-            Selection::FirstOrder => {
-                for t in 0..n {
-                    if alpha[t] > lo[t] && g[t] <= gmin {
-                        gmin = g[t];
-                        j = t;
-                    }
-                }
-            }
+        let (gmax, i) = scan_up(&self.g[..n], &self.status[..n])?;
+        let (gmin, j) = match selection {
+            Selection::FirstOrder => scan_down_first_order(&self.g[..n], &self.status[..n]),
             Selection::SecondOrder => {
+                let qdi = self.qd[i];
                 let qi = self.q.row(i, n);
-                let qdi = qd[i];
-                let mut best = f64::INFINITY;
-                for t in 0..n {
-                    if alpha[t] > lo[t] {
-                        let gt = g[t];
-                        if gt < gmin {
-                            gmin = gt;
-                        }
-                        let b = gmax - gt;
-                        if b > 0.0 {
-                            let mut a = qdi + qd[t] - 2.0 * qi[t] as f64;
-                            if a <= 0.0 {
-                                a = TAU;
-                            }
-                            let obj = -(b * b) / a;
-                            if obj <= best {
-                                best = obj;
-                                j = t;
-                            }
-                        }
-                    }
-                }
+                scan_down_second_order(&self.g[..n], &self.status[..n], &self.qd[..n], qi, gmax, qdi)
             }
-        }
+        };
         if gmax - gmin < tol || j == usize::MAX {
             return None;
         }
@@ -232,6 +209,8 @@ impl<'q> Smo<'q> {
                 *gt -= lambda * (ki as f64 - kj as f64);
             }
         }
+        self.set_status(i);
+        self.set_status(j);
         for (t, old) in [(i, old_i), (j, old_j)] {
             let d = self.bound_value(t, self.alpha[t]) - self.bound_value(t, old);
             if d != 0.0 {
@@ -394,5 +373,217 @@ impl<'q> Smo<'q> {
             alpha[self.index[t]] = self.alpha[t];
         }
         SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0) }
+    }
+}
+
+/// max g over variables that may increase, and the last position holding it.
+fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the feature was just detected.
+            return unsafe { avx2::scan_up(g, status) };
+        }
+    }
+    scan_up_from(g, status, 0, f64::NEG_INFINITY, usize::MAX)
+}
+
+/// `scan_up` over positions from..len, continuing from the best (v, i) found before.
+fn scan_up_from(g: &[f64], status: &[u8], from: usize, mut v: f64, mut i: usize) -> Option<(f64, usize)> {
+    for t in from..g.len() {
+        if status[t] & UP != 0 && g[t] >= v {
+            v = g[t];
+            i = t;
+        }
+    }
+    (i != usize::MAX).then_some((v, i))
+}
+
+/// min g over variables that may decrease, and the last position holding it.
+fn scan_down_first_order(g: &[f64], status: &[u8]) -> (f64, usize) {
+    let (mut v, mut j) = (f64::INFINITY, usize::MAX);
+    for t in 0..g.len() {
+        if status[t] & DOWN != 0 && g[t] <= v {
+            v = g[t];
+            j = t;
+        }
+    }
+    (v, j)
+}
+
+/// Over variables that may decrease: min g (for the stopping test), and Fan, Chen and Lin's j, the
+/// last position minimising -(gmax - g_t)^2 / (Q_ii + Q_tt - 2 Q_it) among those with g_t < gmax.
+fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64) -> (f64, usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the feature was just detected.
+            return unsafe { avx2::scan_down_second_order(g, status, qd, qi, gmax, qdi) };
+        }
+    }
+    scan_down_second_order_from(g, status, qd, qi, gmax, qdi, 0, (f64::INFINITY, f64::INFINITY, usize::MAX))
+}
+
+/// `scan_down_second_order` over from..len, continuing from (gmin, best objective, j).
+#[allow(clippy::too_many_arguments)]
+fn scan_down_second_order_from(
+    g: &[f64],
+    status: &[u8],
+    qd: &[f64],
+    qi: &[f32],
+    gmax: f64,
+    qdi: f64,
+    from: usize,
+    (mut gmin, mut best, mut j): (f64, f64, usize),
+) -> (f64, usize) {
+    for t in from..g.len() {
+        if status[t] & DOWN == 0 {
+            continue;
+        }
+        if g[t] < gmin {
+            gmin = g[t];
+        }
+        let b = gmax - g[t];
+        if b > 0.0 {
+            let a = qdi + qd[t] - 2.0 * qi[t] as f64;
+            let a = if a > 0.0 { a } else { TAU };
+            let obj = -(b * b) / a;
+            if obj <= best {
+                best = obj;
+                j = t;
+            }
+        }
+    }
+    (gmin, j)
+}
+
+/// The two selection scans four positions at a time: each lane keeps its own running best, the
+/// lanes are merged with the sequential scan's tie rule (the last position wins), and the tail
+/// is finished by the sequential scan, so the choice is exactly the sequential one.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{scan_down_second_order_from, scan_up_from, DOWN, TAU, UP};
+
+    /// All-ones lanes where status[t + k] has `bit`.
+    #[inline(always)]
+    unsafe fn has(status: &[u8], t: usize, bit: u8) -> __m256d {
+        let four = (status.as_ptr().add(t) as *const i32).read_unaligned();
+        let s = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+        let b = _mm256_set1_epi64x(bit as i64);
+        _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(s, b), b))
+    }
+
+    /// Best lane by `better`, ties to the larger position; (start, usize::MAX) if no lane has one.
+    #[inline(always)]
+    unsafe fn merge(value: __m256d, index: __m256i, start: f64, better: impl Fn(f64, f64) -> bool) -> (f64, usize) {
+        let mut v = [0.0f64; 4];
+        let mut i = [0i64; 4];
+        _mm256_storeu_pd(v.as_mut_ptr(), value);
+        _mm256_storeu_si256(i.as_mut_ptr() as *mut __m256i, index);
+        let (mut bv, mut bi) = (start, usize::MAX);
+        for k in 0..4 {
+            if i[k] < 0 {
+                continue;
+            }
+            let ik = i[k] as usize;
+            if bi == usize::MAX || better(v[k], bv) || (v[k] == bv && ik > bi) {
+                bv = v[k];
+                bi = ik;
+            }
+        }
+        (bv, bi)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+        let full = g.len() / 4 * 4;
+        let mut best = _mm256_set1_pd(f64::NEG_INFINITY);
+        let mut arg = _mm256_set1_epi64x(-1);
+        let mut idx = _mm256_setr_epi64x(0, 1, 2, 3);
+        let four = _mm256_set1_epi64x(4);
+        let mut t = 0;
+        while t < full {
+            let vg = _mm256_loadu_pd(g.as_ptr().add(t));
+            let take = _mm256_and_pd(has(status, t, UP), _mm256_cmp_pd::<_CMP_GE_OQ>(vg, best));
+            best = _mm256_blendv_pd(best, vg, take);
+            arg = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(arg), _mm256_castsi256_pd(idx), take));
+            idx = _mm256_add_epi64(idx, four);
+            t += 4;
+        }
+        let (v, i) = merge(best, arg, f64::NEG_INFINITY, |a, b| a > b);
+        scan_up_from(g, status, full, v, i)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn scan_down_second_order(
+        g: &[f64],
+        status: &[u8],
+        qd: &[f64],
+        qi: &[f32],
+        gmax: f64,
+        qdi: f64,
+    ) -> (f64, usize) {
+        let full = g.len().min(qd.len()).min(qi.len()) / 4 * 4;
+        let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
+        let (zero, two, sign) = (_mm256_setzero_pd(), _mm256_set1_pd(2.0), _mm256_set1_pd(-0.0));
+        let mut gmin = _mm256_set1_pd(f64::INFINITY);
+        let mut best = _mm256_set1_pd(f64::INFINITY);
+        let mut arg = _mm256_set1_epi64x(-1);
+        let mut idx = _mm256_setr_epi64x(0, 1, 2, 3);
+        let four = _mm256_set1_epi64x(4);
+        let mut t = 0;
+        while t < full {
+            let vg = _mm256_loadu_pd(g.as_ptr().add(t));
+            let down = has(status, t, DOWN);
+            gmin = _mm256_blendv_pd(gmin, _mm256_min_pd(gmin, vg), down);
+            let b = _mm256_sub_pd(vgmax, vg);
+            let q = _mm256_cvtps_pd(_mm_loadu_ps(qi.as_ptr().add(t)));
+            let a = _mm256_sub_pd(_mm256_add_pd(vqdi, _mm256_loadu_pd(qd.as_ptr().add(t))), _mm256_mul_pd(two, q));
+            let a = _mm256_blendv_pd(vtau, a, _mm256_cmp_pd::<_CMP_GT_OQ>(a, zero));
+            let obj = _mm256_div_pd(_mm256_xor_pd(_mm256_mul_pd(b, b), sign), a);
+            let take = _mm256_and_pd(
+                _mm256_and_pd(down, _mm256_cmp_pd::<_CMP_GT_OQ>(b, zero)),
+                _mm256_cmp_pd::<_CMP_LE_OQ>(obj, best),
+            );
+            best = _mm256_blendv_pd(best, obj, take);
+            arg = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(arg), _mm256_castsi256_pd(idx), take));
+            idx = _mm256_add_epi64(idx, four);
+            t += 4;
+        }
+        let mut lanes = [0.0f64; 4];
+        _mm256_storeu_pd(lanes.as_mut_ptr(), gmin);
+        let low = lanes.iter().copied().fold(f64::INFINITY, f64::min);
+        let (obj, j) = merge(best, arg, f64::INFINITY, |a, b| a < b);
+        scan_down_second_order_from(g, status, qd, qi, gmax, qdi, full, (low, obj, j))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_scans_choose_exactly_as_sequential_scans() {
+        let mut rng = crate::rng::Rng::new(5);
+        for n in [0, 1, 3, 4, 7, 64, 1001] {
+            for _ in 0..50 {
+                // few distinct values: many ties; q in {0, 0.5, 1} gives zero curvature (TAU) too
+                let g: Vec<f64> = (0..n).map(|_| rng.below(7) as f64 - 3.0).collect();
+                let status: Vec<u8> = (0..n).map(|_| rng.below(4) as u8).collect();
+                let qd = vec![1.0; n];
+                let qi: Vec<f32> = (0..n).map(|_| rng.below(3) as f32 * 0.5).collect();
+                let up = scan_up(&g, &status);
+                assert_eq!(up, scan_up_from(&g, &status, 0, f64::NEG_INFINITY, usize::MAX));
+                if let Some((gmax, i)) = up {
+                    let fast = scan_down_second_order(&g, &status, &qd, &qi, gmax, qd[i]);
+                    let plain = scan_down_second_order_from(
+                        &g, &status, &qd, &qi, gmax, qd[i], 0, (f64::INFINITY, f64::INFINITY, usize::MAX),
+                    );
+                    assert_eq!(fast, plain);
+                }
+            }
+        }
     }
 }
