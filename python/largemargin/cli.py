@@ -123,7 +123,20 @@ def build_parser():
     ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file")
     ev.add_argument("model")
     ev.add_argument("data")
+    sub.add_parser("plugins", help="list the installed plugins and what each registers")
     return p
+
+
+def _plugins(args):
+    from .plugins import get_registry
+
+    registry = get_registry()
+    for name, provided in registry.plugins():
+        what = "; ".join(f"{kind.replace('_', ' ')}s: {', '.join(names)}" for kind, names in provided.items() if names)
+        print(f"{name}: {what or 'nothing'}")
+    for failure in registry.failures:
+        print(f"{failure.plugin}: FAILED to load ({failure.reason})")
+    return 0
 
 
 def main(argv=None):
@@ -135,6 +148,8 @@ def main(argv=None):
             return _predict(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "plugins":
+            return _plugins(args)
     except (ValueError, OSError) as e:
         print(f"largemargin: error: {e}", file=sys.stderr)
         return 2

@@ -14,8 +14,8 @@ def save_libsvm_model(model, path):
     """Write a fitted `SVC` or `SVR` to `path` in LIBSVM's format. Class labels must be integers,
     as LIBSVM stores them."""
     check_is_fitted(model)
-    if callable(model.kernel):
-        raise ValueError("a model with a callable kernel cannot be written in LIBSVM's format")
+    if model._python_kernel is not None:
+        raise ValueError("a model with a Python kernel cannot be written in LIBSVM's format")
     if isinstance(model, SVC):
         classes = np.asarray(model.classes_)
         if classes.dtype.kind not in "iuf" or not np.all(np.equal(np.mod(classes.astype(float), 1), 0)):
@@ -116,6 +116,7 @@ def load_libsvm_model(path, n_features=None):
         model._dual_coef_ = coef
         model.intercept_, model.dual_coef_ = model._intercept_, model._public_coef(coef)
     model._gamma = float(d["gamma"])
+    model._resolve_kernel()
     nsv = coef.shape[1]
     if d["kernel"] == "precomputed":
         model.support_ = sv_idx.astype(np.int32)

@@ -16,8 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import is_sparse, to_native, variance
-
-BUILTIN_KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+from .plugins import NativeKernel, get_registry
 
 
 def _ovr_from_ovo(dec, n_classes):
@@ -52,8 +51,7 @@ class _BaseSVM(BaseEstimator):
         positive("C", self.C)
         positive("tol", self.tol)
         positive("cache_size", self.cache_size)
-        if not (callable(self.kernel) or self.kernel in BUILTIN_KERNELS):
-            raise ValueError(f"unknown kernel {self.kernel!r}; built-in kernels are {', '.join(BUILTIN_KERNELS)}")
+        self._resolve_kernel()
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
                 raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {self.gamma!r}")
@@ -70,8 +68,24 @@ class _BaseSVM(BaseEstimator):
         if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
 
-    def _validate_X(self, X, reset):
+    def _resolve_kernel(self):
+        """A kernel name goes through the plugin registry: the native engine computes a
+        ``NativeKernel``; any other implementation, like a callable kernel, is called from Python."""
         if callable(self.kernel):
+            self._python_kernel, self._native_kernel = self.kernel, "precomputed"
+            return
+        if not isinstance(self.kernel, str):
+            raise ValueError(f"kernel must be a name or a callable, got {self.kernel!r}")
+        impl = get_registry().resolve("kernel", self.kernel)
+        if isinstance(impl, NativeKernel):
+            self._python_kernel, self._native_kernel = None, impl.name
+        elif callable(impl):
+            self._python_kernel, self._native_kernel = impl, "precomputed"
+        else:
+            raise ValueError(f"kernel {self.kernel!r} is registered as {impl!r}, which is neither native nor callable")
+
+    def _validate_X(self, X, reset):
+        if self._python_kernel is not None:
             return X
         return validate_data(
             self, X, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
@@ -87,20 +101,20 @@ class _BaseSVM(BaseEstimator):
         return float(self.gamma)
 
     def _kernel_args(self):
-        name = "precomputed" if callable(self.kernel) else self.kernel
+        name = self._native_kernel
         gamma = self._gamma if self._gamma > 0 else 1.0
         return name, gamma, float(self.coef0), int(self.degree)
 
     def _prepare_fit(self, X, y, sample_weight):
         self._check_params()
-        if callable(self.kernel):
-            # A callable kernel sees the raw input; the native solver sees its Gram matrix.
+        if self._python_kernel is not None:
+            # A Python kernel sees the raw input; the native solver sees its Gram matrix.
             y = np.asarray(y)
             n = X.shape[0] if hasattr(X, "shape") else len(X)
             if len(y) != n:
                 raise ValueError(f"X has {n} samples but y has {len(y)}")
             self._X_fit = X
-            Xk = np.ascontiguousarray(self.kernel(X, X), dtype=np.float64)
+            Xk = np.ascontiguousarray(self._python_kernel(X, X), dtype=np.float64)
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
@@ -115,7 +129,7 @@ class _BaseSVM(BaseEstimator):
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
         sample_weight = _check_sample_weight(sample_weight, Xk, dtype=np.float64, ensure_non_negative=True)
-        self._sparse = is_sparse(Xk) and not callable(self.kernel)
+        self._sparse = is_sparse(Xk) and self._python_kernel is None
         self._gamma = self._resolve_gamma(Xk) if self.kernel in ("rbf", "poly", "sigmoid") else 0.0
         self.shape_fit_ = Xk.shape
         return X, Xk, y, sample_weight
@@ -133,7 +147,7 @@ class _BaseSVM(BaseEstimator):
                 "with StandardScaler or MinMaxScaler.",
                 ConvergenceWarning,
             )
-        if callable(self.kernel):
+        if self._python_kernel is not None:
             # Keep only the support vectors of the raw input, which the kernel is called on later.
             Xf = self._X_fit
             del self._X_fit
@@ -149,8 +163,8 @@ class _BaseSVM(BaseEstimator):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
         check_is_fitted(self)
         name, gamma, coef0, degree = self._kernel_args()
-        if callable(self.kernel):
-            K = np.ascontiguousarray(self.kernel(X, self.support_vectors_), dtype=np.float64)
+        if self._python_kernel is not None:
+            K = np.ascontiguousarray(self._python_kernel(X, self.support_vectors_), dtype=np.float64)
             Xn, svn = K, K
             cols = np.arange(len(self.support_), dtype=np.int64)
         elif self.kernel == "precomputed":
