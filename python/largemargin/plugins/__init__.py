@@ -9,6 +9,6 @@ A plugin is a module (or object) with functions marked by ``hookimpl`` implement
 """
 
 from .hookspecs import hookimpl, hookspec
-from .registry import NativeKernel, Registry, get_registry
+from .registry import CheckedKernel, NativeKernel, PluginError, Registry, get_registry
 
-__all__ = ["hookimpl", "hookspec", "NativeKernel", "Registry", "get_registry"]
+__all__ = ["hookimpl", "hookspec", "CheckedKernel", "NativeKernel", "PluginError", "Registry", "get_registry"]
