@@ -475,44 +475,60 @@ mod avx2 {
         _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(s, b), b))
     }
 
-    /// Best lane by `better`, ties to the larger position; (start, usize::MAX) if no lane has one.
-    #[inline(always)]
-    unsafe fn merge(value: __m256d, index: __m256i, start: f64, better: impl Fn(f64, f64) -> bool) -> (f64, usize) {
-        let mut v = [0.0f64; 4];
-        let mut i = [0i64; 4];
-        _mm256_storeu_pd(v.as_mut_ptr(), value);
-        _mm256_storeu_si256(i.as_mut_ptr() as *mut __m256i, index);
-        let (mut bv, mut bi) = (start, usize::MAX);
-        for k in 0..4 {
-            if i[k] < 0 {
-                continue;
-            }
-            let ik = i[k] as usize;
-            if bi == usize::MAX || better(v[k], bv) || (v[k] == bv && ik > bi) {
-                bv = v[k];
-                bi = ik;
-            }
+    /// Four running bests with the positions that hold them, advancing four positions a step.
+    struct Lanes {
+        best: __m256d,
+        arg: __m256i,
+        idx: __m256i,
+    }
+
+    impl Lanes {
+        #[inline(always)]
+        unsafe fn new(start: f64) -> Self {
+            Lanes { best: _mm256_set1_pd(start), arg: _mm256_set1_epi64x(-1), idx: _mm256_setr_epi64x(0, 1, 2, 3) }
         }
-        (bv, bi)
+        /// Keeps `value` (and the current positions) in the lanes where `take` is set, then steps.
+        #[inline(always)]
+        unsafe fn keep(&mut self, value: __m256d, take: __m256d) {
+            self.best = _mm256_blendv_pd(self.best, value, take);
+            let arg = _mm256_blendv_pd(_mm256_castsi256_pd(self.arg), _mm256_castsi256_pd(self.idx), take);
+            self.arg = _mm256_castpd_si256(arg);
+            self.idx = _mm256_add_epi64(self.idx, _mm256_set1_epi64x(4));
+        }
+        /// Best lane by `better`, ties to the larger position; (start, usize::MAX) if no lane has one.
+        #[inline(always)]
+        unsafe fn merge(&self, start: f64, better: impl Fn(f64, f64) -> bool) -> (f64, usize) {
+            let mut v = [0.0f64; 4];
+            let mut i = [0i64; 4];
+            _mm256_storeu_pd(v.as_mut_ptr(), self.best);
+            _mm256_storeu_si256(i.as_mut_ptr() as *mut __m256i, self.arg);
+            let (mut bv, mut bi) = (start, usize::MAX);
+            for k in 0..4 {
+                if i[k] < 0 {
+                    continue;
+                }
+                let ik = i[k] as usize;
+                if bi == usize::MAX || better(v[k], bv) || (v[k] == bv && ik > bi) {
+                    bv = v[k];
+                    bi = ik;
+                }
+            }
+            (bv, bi)
+        }
     }
 
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
         let full = g.len() / 4 * 4;
-        let mut best = _mm256_set1_pd(f64::NEG_INFINITY);
-        let mut arg = _mm256_set1_epi64x(-1);
-        let mut idx = _mm256_setr_epi64x(0, 1, 2, 3);
-        let four = _mm256_set1_epi64x(4);
+        let mut lanes = Lanes::new(f64::NEG_INFINITY);
         let mut t = 0;
         while t < full {
             let vg = _mm256_loadu_pd(g.as_ptr().add(t));
-            let take = _mm256_and_pd(has(status, t, UP), _mm256_cmp_pd::<_CMP_GE_OQ>(vg, best));
-            best = _mm256_blendv_pd(best, vg, take);
-            arg = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(arg), _mm256_castsi256_pd(idx), take));
-            idx = _mm256_add_epi64(idx, four);
+            let take = _mm256_and_pd(has(status, t, UP), _mm256_cmp_pd::<_CMP_GE_OQ>(vg, lanes.best));
+            lanes.keep(vg, take);
             t += 4;
         }
-        let (v, i) = merge(best, arg, f64::NEG_INFINITY, |a, b| a > b);
+        let (v, i) = lanes.merge(f64::NEG_INFINITY, |a, b| a > b);
         scan_up_from(g, status, full, v, i)
     }
 
@@ -529,10 +545,7 @@ mod avx2 {
         let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
         let (zero, two, sign) = (_mm256_setzero_pd(), _mm256_set1_pd(2.0), _mm256_set1_pd(-0.0));
         let mut gmin = _mm256_set1_pd(f64::INFINITY);
-        let mut best = _mm256_set1_pd(f64::INFINITY);
-        let mut arg = _mm256_set1_epi64x(-1);
-        let mut idx = _mm256_setr_epi64x(0, 1, 2, 3);
-        let four = _mm256_set1_epi64x(4);
+        let mut lanes = Lanes::new(f64::INFINITY);
         let mut t = 0;
         while t < full {
             let vg = _mm256_loadu_pd(g.as_ptr().add(t));
@@ -545,17 +558,15 @@ mod avx2 {
             let obj = _mm256_div_pd(_mm256_xor_pd(_mm256_mul_pd(b, b), sign), a);
             let take = _mm256_and_pd(
                 _mm256_and_pd(down, _mm256_cmp_pd::<_CMP_GT_OQ>(b, zero)),
-                _mm256_cmp_pd::<_CMP_LE_OQ>(obj, best),
+                _mm256_cmp_pd::<_CMP_LE_OQ>(obj, lanes.best),
             );
-            best = _mm256_blendv_pd(best, obj, take);
-            arg = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(arg), _mm256_castsi256_pd(idx), take));
-            idx = _mm256_add_epi64(idx, four);
+            lanes.keep(obj, take);
             t += 4;
         }
-        let mut lanes = [0.0f64; 4];
-        _mm256_storeu_pd(lanes.as_mut_ptr(), gmin);
-        let low = lanes.iter().copied().fold(f64::INFINITY, f64::min);
-        let (obj, j) = merge(best, arg, f64::INFINITY, |a, b| a < b);
+        let mut gmins = [0.0f64; 4];
+        _mm256_storeu_pd(gmins.as_mut_ptr(), gmin);
+        let low = gmins.iter().copied().fold(f64::INFINITY, f64::min);
+        let (obj, j) = lanes.merge(f64::INFINITY, |a, b| a < b);
         scan_down_second_order_from(g, status, qd, qi, gmax, qdi, full, (low, obj, j))
     }
 }
