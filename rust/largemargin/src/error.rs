@@ -14,6 +14,8 @@ pub enum Error {
     /// The caller asked the computation to stop (Ctrl-C).
     Interrupted,
     Io(String),
+    /// A kernel computed outside the engine (a plugin) failed or returned unusable values.
+    Kernel(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -26,6 +28,7 @@ impl fmt::Display for Error {
             Error::Parse { line, message } => write!(f, "line {line}: {message}"),
             Error::Interrupted => write!(f, "interrupted"),
             Error::Io(m) => write!(f, "I/O error: {m}"),
+            Error::Kernel(m) => write!(f, "kernel failed: {m}"),
         }
     }
 }

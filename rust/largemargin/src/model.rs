@@ -47,7 +47,7 @@ fn join(v: impl IntoIterator<Item = String>) -> String {
 
 impl LibsvmModel {
     pub fn n_sv(&self) -> usize {
-        if self.kernel == KernelSpec::Precomputed { self.sv_indices.len() } else { self.sv.rows() }
+        if self.kernel.is_precomputed() { self.sv_indices.len() } else { self.sv.rows() }
     }
     fn n_classes(&self) -> usize {
         match self.svm_type {
@@ -60,30 +60,30 @@ impl LibsvmModel {
     pub fn from_svc(fit: &SvcFit, x: &Matrix, kernel: KernelSpec, labels: Vec<i64>) -> Self {
         LibsvmModel {
             svm_type: SvmType::CSvc,
-            kernel,
             labels,
             n_support: fit.n_support.clone(),
             rho: fit.intercept.iter().map(|b| -b).collect(),
             prob_a: fit.prob_a.clone(),
             prob_b: fit.prob_b.clone(),
             sv_coef: fit.dual_coef.clone(),
-            sv: if kernel == KernelSpec::Precomputed { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
-            sv_indices: precomputed_indices(kernel, &fit.support),
+            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
+            sv_indices: precomputed_indices(&kernel, &fit.support),
+            kernel,
         }
     }
 
     pub fn from_svr(fit: &SvrFit, x: &Matrix, kernel: KernelSpec) -> Self {
         LibsvmModel {
             svm_type: SvmType::EpsilonSvr,
-            kernel,
             labels: Vec::new(),
             n_support: Vec::new(),
             rho: vec![-fit.intercept],
             prob_a: Vec::new(),
             prob_b: Vec::new(),
             sv_coef: fit.coef.clone(),
-            sv: if kernel == KernelSpec::Precomputed { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
-            sv_indices: precomputed_indices(kernel, &fit.support),
+            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
+            sv_indices: precomputed_indices(&kernel, &fit.support),
+            kernel,
         }
     }
 
@@ -91,7 +91,7 @@ impl LibsvmModel {
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
         let intercept: Vec<f64> = self.rho.iter().map(|r| -r).collect();
         let identity: Vec<usize> = (0..self.n_sv()).collect();
-        let precomputed = self.kernel == KernelSpec::Precomputed;
+        let precomputed = self.kernel.is_precomputed();
         let n_support: &[usize] = if self.svm_type == SvmType::CSvc { &self.n_support } else { &[] };
         let sv = if precomputed { *x } else { self.sv.view() };
         let x = if precomputed || x.cols() == sv.cols() {
@@ -107,7 +107,7 @@ impl LibsvmModel {
             )));
         };
         Expansion {
-            kernel: self.kernel,
+            kernel: self.kernel.clone(),
             sv,
             sv_columns: if precomputed { &self.sv_indices } else { &identity },
             n_support,
@@ -148,7 +148,10 @@ impl LibsvmModel {
             SvmType::EpsilonSvr => "epsilon_svr",
         };
         writeln!(w, "svm_type {svm_type}")?;
-        writeln!(w, "kernel_type {}", self.kernel.libsvm_name())?;
+        let kernel_type = self.kernel.libsvm_name().ok_or_else(|| {
+            Error::InvalidParameter(format!("a {} kernel cannot be written to a LIBSVM model file", self.kernel.name()))
+        })?;
+        writeln!(w, "kernel_type {kernel_type}")?;
         match self.kernel {
             KernelSpec::Poly { degree, gamma, coef0 } => {
                 writeln!(w, "degree {degree}\ngamma {}\ncoef0 {}", num(gamma), num(coef0))?
@@ -175,7 +178,7 @@ impl LibsvmModel {
         let rows = self.n_classes() - 1;
         for s in 0..nsv {
             let mut line = join((0..rows).map(|r| num(self.sv_coef[r * nsv + s])));
-            if self.kernel == KernelSpec::Precomputed {
+            if self.kernel.is_precomputed() {
                 line.push_str(&format!(" 0:{}", self.sv_indices[s] + 1));
             } else {
                 for (j, v) in self.sv.view().row_entries(s) {
@@ -265,7 +268,7 @@ impl LibsvmModel {
                 let (j, v) = t.split_once(':').ok_or(Error::Parse { line: no, message: format!("'{t}' is not index:value") })?;
                 let j: usize = nums(&[j], no)?[0];
                 let v: f64 = nums(&[v], no)?[0];
-                if m.kernel == KernelSpec::Precomputed {
+                if m.kernel.is_precomputed() {
                     m.sv_indices.push((v as usize).saturating_sub(1));
                 } else if j == 0 {
                     return Err(Error::Parse { line: no, message: "feature indices in model files start at 1".into() });
@@ -289,8 +292,8 @@ impl LibsvmModel {
     }
 }
 
-fn precomputed_indices(kernel: KernelSpec, support: &[usize]) -> Vec<usize> {
-    if kernel == KernelSpec::Precomputed { support.to_vec() } else { Vec::new() }
+fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
+    if kernel.is_precomputed() { support.to_vec() } else { Vec::new() }
 }
 
 /// The same rows with more (zero) columns.

@@ -75,8 +75,8 @@ impl Expansion<'_> {
         let m = x.rows();
         let nout = self.n_outputs();
         let nsv = self.sv_columns.len();
-        let dist = matches!(self.kernel, KernelSpec::Rbf { .. });
-        let engine = KernelEngine::over(self.sv, self.kernel)?;
+        let dist = self.kernel.needs_norms();
+        let engine = KernelEngine::over(self.sv, self.kernel.clone())?;
         let mut out = vec![0.0; m * nout];
         let k = self.n_classes();
         let starts: Vec<usize> = std::iter::once(0)
@@ -110,7 +110,10 @@ impl Expansion<'_> {
                 }
             }
         });
-        Ok(out)
+        match engine.failure() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 }
 

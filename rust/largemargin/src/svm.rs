@@ -197,7 +197,7 @@ pub fn train_svc(
     if n_classes < 2 || members.iter().any(|m| m.is_empty()) {
         return Err(Error::InvalidData("classification needs at least two classes with examples".into()));
     }
-    let engine = KernelEngine::new(*x, params.kernel)?;
+    let engine = KernelEngine::new(*x, params.kernel.clone())?;
     let pairs: Vec<(usize, usize)> =
         (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
     // The engine's internal copies count against the cache budget: memory stays within
@@ -218,6 +218,9 @@ pub fn train_svc(
             Ok((fit, sig))
         })
         .collect();
+    if let Some(e) = engine.failure() {
+        return Err(e);
+    }
     let solved = solved.into_iter().collect::<Result<Vec<_>>>()?;
 
     let n = x.rows();
@@ -280,13 +283,17 @@ pub fn train_svr(
         return Err(Error::InvalidData(format!("target of example {i} is NaN or infinite")));
     }
     let l = y.len();
-    let engine = KernelEngine::new(*x, params.kernel)?;
+    let engine = KernelEngine::new(*x, params.kernel.clone())?;
     let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes.saturating_sub(engine.extra_bytes()));
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
     let zero = vec![0.0; 2 * l];
-    let sol = smo::solve(&mut q, &p, &lo, &hi, &zero, &params.smo(), control)?;
+    let sol = smo::solve(&mut q, &p, &lo, &hi, &zero, &params.smo(), control);
+    if let Some(e) = engine.failure() {
+        return Err(e);
+    }
+    let sol = sol?;
     control.problem_done();
     let mut out = SvrFit {
         intercept: sol.bias,

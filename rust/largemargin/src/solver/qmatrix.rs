@@ -32,11 +32,14 @@ pub struct ExampleQ<'e, 'a> {
 impl<'e, 'a> ExampleQ<'e, 'a> {
     /// Variables are the examples `examples` of the engine's matrix, in that order.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
-        let diag = examples.iter().map(|&e| engine.eval(e, e)).collect();
+        let diag = engine.diagonal(&examples);
         let cache = KernelCache::new(examples.len(), cache_bytes);
         ExampleQ { engine, cache, examples, diag }
     }
     fn ensure(&mut self, i: usize, len: usize) {
+        // Where each request is dear whatever its length, the whole row is kept: the active set
+        // growing back then finds it in the cache.
+        let len = if self.engine.prefers_whole_rows() { self.examples.len() } else { len };
         let (buf, start) = self.cache.request(i, len);
         if start < len {
             self.engine.row(self.examples[i], &self.examples[start..len], &mut buf[start..len]);
@@ -83,7 +86,7 @@ pub struct PairedQ<'e, 'a> {
 impl<'e, 'a> PairedQ<'e, 'a> {
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
         let l = examples.len();
-        let d: Vec<f64> = examples.iter().map(|&e| engine.eval(e, e)).collect();
+        let d = engine.diagonal(&examples);
         let slot: Vec<usize> = (0..2 * l).map(|v| v % l).collect();
         let diag = slot.iter().map(|&s| d[s]).collect();
         PairedQ {

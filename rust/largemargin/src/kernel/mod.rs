@@ -2,18 +2,26 @@
 //! time (in parallel with rayon when the segment is long) and counted.
 //!
 //! Every kernel is a transform of one "base" quantity between two rows — a dot product or a
-//! squared distance — so the per-format loops are written once and the kernels once.
+//! squared distance — so the per-format loops are written once and the kernels once. Composed
+//! kernels (`composite`) are several transforms of the same base; external kernels (`external`)
+//! are computed elsewhere, a row segment per call.
+
+pub mod composite;
+pub mod external;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
 use crate::data::{CsrMatrix, CsrView, Matrix, Real};
 use crate::error::{Error, Result};
+pub use composite::{Composite, Term};
+pub use external::ExternalKernel;
 
 /// Which kernel, with its parameters (LIBSVM's conventions).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum KernelSpec {
     /// <x, x'>
     Linear,
@@ -25,6 +33,26 @@ pub enum KernelSpec {
     Sigmoid { gamma: f64, coef0: f64 },
     /// The data is the kernel matrix itself: K(i, j) = X[i, j].
     Precomputed,
+    /// A weighted sum of products of the kernels above.
+    Composite(Arc<Composite>),
+    /// Computed outside the engine on the training examples, which it knows by index; the data
+    /// matrix given to the engine only fixes their number.
+    External(Arc<dyn ExternalKernel>),
+}
+
+impl PartialEq for KernelSpec {
+    fn eq(&self, other: &Self) -> bool {
+        use KernelSpec::*;
+        match (self, other) {
+            (Linear, Linear) | (Precomputed, Precomputed) => true,
+            (Poly { degree: a, gamma: b, coef0: c }, Poly { degree: x, gamma: y, coef0: z }) => (a, b, c) == (x, y, z),
+            (Rbf { gamma: a }, Rbf { gamma: b }) => a == b,
+            (Sigmoid { gamma: a, coef0: b }, Sigmoid { gamma: x, coef0: y }) => (a, b) == (x, y),
+            (Composite(a), Composite(b)) => a == b,
+            (External(a), External(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 impl KernelSpec {
@@ -37,20 +65,49 @@ impl KernelSpec {
             {
                 bad("gamma must be positive and coef0 finite")
             }
+            KernelSpec::Composite(ref c) => c.validate(),
             _ => Ok(()),
         }
     }
+    /// Whether the kernel is a transform of the squared distance (rather than the dot product).
     fn uses_distance(&self) -> bool {
         matches!(self, KernelSpec::Rbf { .. })
     }
-    /// LIBSVM's name for the kernel_type field of a model file.
-    pub fn libsvm_name(&self) -> &'static str {
+    /// Whether computing the kernel needs the squared norms of the rows.
+    pub fn needs_norms(&self) -> bool {
+        match self {
+            KernelSpec::Composite(c) => c.uses_distance(),
+            k => k.uses_distance(),
+        }
+    }
+    /// Whether the engine computes from the features (not from a given matrix or an outside party).
+    fn reads_features(&self) -> bool {
+        !matches!(self, KernelSpec::Precomputed | KernelSpec::External(_))
+    }
+    pub fn is_precomputed(&self) -> bool {
+        matches!(self, KernelSpec::Precomputed)
+    }
+    /// A short name for messages.
+    pub fn name(&self) -> &'static str {
         match self {
             KernelSpec::Linear => "linear",
-            KernelSpec::Poly { .. } => "polynomial",
+            KernelSpec::Poly { .. } => "poly",
             KernelSpec::Rbf { .. } => "rbf",
             KernelSpec::Sigmoid { .. } => "sigmoid",
             KernelSpec::Precomputed => "precomputed",
+            KernelSpec::Composite(_) => "composite",
+            KernelSpec::External(_) => "external",
+        }
+    }
+    /// LIBSVM's name for the kernel_type field of a model file; composed and external kernels have none.
+    pub fn libsvm_name(&self) -> Option<&'static str> {
+        match self {
+            KernelSpec::Linear => Some("linear"),
+            KernelSpec::Poly { .. } => Some("polynomial"),
+            KernelSpec::Rbf { .. } => Some("rbf"),
+            KernelSpec::Sigmoid { .. } => Some("sigmoid"),
+            KernelSpec::Precomputed => Some("precomputed"),
+            KernelSpec::Composite(_) | KernelSpec::External(_) => None,
         }
     }
 }
@@ -119,7 +176,7 @@ impl Store for f64 {
     }
 }
 
-const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 256;
 
 /// Partial sums kept in flight by the dense loops: four vector registers' worth, so that the
 /// additions of one step do not wait on those of the previous one.
@@ -506,6 +563,8 @@ fn dense_dots_fast(c: &DenseColumns, q: &Query, lo: usize, hi: usize, acc: &mut 
 /// of them in memory order, then gathered; smaller requests visit their targets directly (a pass
 /// over all targets to use a few of them, as in a one-vs-one class pair, costs more than it saves).
 const FULL_PASS_FRACTION: usize = 2;
+/// The same for external kernels, for which gathering the requested rows is the dearer part.
+const EXTERNAL_WHOLE_FRACTION: usize = 4;
 
 /// Dense data at most this dense (and at least this wide) is held internally in sparse form.
 const SPARSE_DENSITY: f64 = 0.3;
@@ -531,12 +590,16 @@ pub struct KernelEngine<'a> {
     dense_columns: Option<DenseColumns>,
     sqnorms: Vec<f64>,
     evals: AtomicU64,
+    /// The first failure of an external kernel; later requests are answered with zeros.
+    failure: Mutex<Option<String>>,
+    /// An external kernel's diagonal, asked for once (every solver over the engine needs it).
+    external_diagonal: OnceLock<Vec<f64>>,
 }
 
 impl<'a> KernelEngine<'a> {
     /// An engine over training data: a precomputed kernel must be square.
     pub fn new(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
-        if spec == KernelSpec::Precomputed && x.rows() != x.cols() {
+        if spec.is_precomputed() && x.rows() != x.cols() {
             return Err(Error::InvalidData(format!(
                 "a precomputed kernel must be a square matrix, got {} x {}",
                 x.rows(),
@@ -546,11 +609,22 @@ impl<'a> KernelEngine<'a> {
         Self::over(x, spec)
     }
 
-    /// An engine over any target rows (for a precomputed kernel the targets are only indices).
+    /// An engine over any target rows (for a precomputed or external kernel the targets are only
+    /// indices).
     pub fn over(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
         spec.validate()?;
+        if let KernelSpec::External(k) = &spec {
+            if k.len() != x.rows() {
+                return Err(Error::InvalidData(format!(
+                    "the external kernel {} is defined on {} examples, the data has {}",
+                    k.name(),
+                    k.len(),
+                    x.rows()
+                )));
+            }
+        }
         let mut sparse_copy = None;
-        if spec != KernelSpec::Precomputed && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
+        if spec.reads_features() && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
             let nnz: usize = (0..x.rows()).map(|i| Query::row(&x, i)).map(|q| {
                 let mut c = 0;
                 q.for_each_nonzero(|_, _| c += 1);
@@ -562,15 +636,24 @@ impl<'a> KernelEngine<'a> {
             }
         }
         let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
-        let columns = match (&spec, &targets) {
-            (KernelSpec::Precomputed, _) => None,
-            (_, Matrix::Csr64(m)) => Some(Columns::build(m)),
-            (_, Matrix::Csr32(m)) => Some(Columns::build(m)),
+        let columns = match (spec.reads_features(), &targets) {
+            (true, Matrix::Csr64(m)) => Some(Columns::build(m)),
+            (true, Matrix::Csr32(m)) => Some(Columns::build(m)),
             _ => None,
         };
-        let dense_columns = if spec == KernelSpec::Precomputed { None } else { DenseColumns::build(&targets) };
-        let sqnorms = if spec.uses_distance() { targets.squared_norms() } else { Vec::new() };
-        Ok(KernelEngine { x, spec, sparse_copy, columns, dense_columns, sqnorms, evals: AtomicU64::new(0) })
+        let dense_columns = if spec.reads_features() { DenseColumns::build(&targets) } else { None };
+        let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
+        Ok(KernelEngine {
+            x,
+            spec,
+            sparse_copy,
+            columns,
+            dense_columns,
+            sqnorms,
+            evals: AtomicU64::new(0),
+            failure: Mutex::new(None),
+            external_diagonal: OnceLock::new(),
+        })
     }
 
     pub fn spec(&self) -> &KernelSpec {
@@ -590,23 +673,93 @@ impl<'a> KernelEngine<'a> {
             + self.dense_columns.as_ref().map_or(0, |c| c.value.len() * 8)
             + self.sqnorms.len() * 8
     }
+    /// Whether each request costs about the same whatever its length (an external kernel's
+    /// foreign call), so that callers had better ask for whole rows.
+    pub fn prefers_whole_rows(&self) -> bool {
+        matches!(self.spec, KernelSpec::External(_))
+    }
     /// Kernel evaluations performed so far.
     pub fn evals(&self) -> u64 {
         self.evals.load(Ordering::Relaxed)
     }
 
+    /// The first failure of an external kernel, if any: the values computed since are not
+    /// meaningful, and callers return this error instead of a result.
+    pub fn failure(&self) -> Option<Error> {
+        let f = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        f.as_ref().map(|m| Error::Kernel(m.clone()))
+    }
+
+    fn fail(&self, message: String) {
+        let mut f = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        if f.is_none() {
+            *f = Some(message);
+        }
+    }
+
+    /// K(x_e, x_e) for the given target rows.
+    pub fn diagonal(&self, rows: &[usize]) -> Vec<f64> {
+        if let KernelSpec::External(k) = &self.spec {
+            let d = self.external_diagonal.get_or_init(|| {
+                self.evals.fetch_add(k.len() as u64, Ordering::Relaxed);
+                let d = match k.diagonal() {
+                    Ok(d) if d.len() == k.len() => d,
+                    Ok(d) => {
+                        self.fail(format!("{}: diagonal of length {}, expected {}", k.name(), d.len(), k.len()));
+                        vec![0.0; k.len()]
+                    }
+                    Err(m) => {
+                        self.fail(m);
+                        vec![0.0; k.len()]
+                    }
+                };
+                if let Some(p) = d.iter().position(|v| !v.is_finite()) {
+                    self.fail(format!("{}: K({p}, {p}) is {}", k.name(), d[p]));
+                }
+                d
+            });
+            return rows.iter().map(|&e| d[e]).collect();
+        }
+        rows.iter().map(|&e| self.eval(e, e)).collect()
+    }
+
     /// out[k] = K(x_i, x_cols[k]) for a target row i.
     pub fn row<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S]) {
+        if let KernelSpec::External(k) = &self.spec {
+            return self.external_row(k.as_ref(), i, cols, out);
+        }
         let t = self.targets();
-        let q = if self.spec == KernelSpec::Precomputed { Query::row(&self.x, i) } else { Query::row(&t, i) };
+        let q = if self.spec.is_precomputed() { Query::row(&self.x, i) } else { Query::row(&t, i) };
         let sq = self.sqnorms.get(i).copied().unwrap_or(0.0);
         self.compute(&q, sq, cols, out, true);
     }
 
     /// out[k] = K(q, x_cols[k]) for an outside query (its squared norm given for RBF), on the
-    /// calling thread.
+    /// calling thread. An external kernel knows no outside rows.
     pub fn query<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) {
+        if let KernelSpec::External(k) = &self.spec {
+            self.fail(format!("{}: an external kernel is evaluated on its own examples only", k.name()));
+            out.fill(S::default());
+            return;
+        }
         self.compute(q, q_sqnorm, cols, out, false);
+    }
+
+    /// The kernel matrix of outside rows against all targets, row-major (q.rows() x rows()), rows
+    /// in parallel.
+    pub fn cross(&self, q: &Matrix) -> Vec<f64> {
+        let n = self.rows();
+        let all: Vec<usize> = (0..n).collect();
+        let mut out = vec![0.0f64; q.rows() * n];
+        if n == 0 {
+            return out;
+        }
+        out.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+            let qi = Query::row(q, i);
+            let sq = if self.spec.needs_norms() { qi.squared_norm() } else { 0.0 };
+            self.query(&qi, sq, &all, row);
+        });
+        out
     }
 
     pub fn eval(&self, i: usize, j: usize) -> f64 {
@@ -615,15 +768,50 @@ impl<'a> KernelEngine<'a> {
         v[0]
     }
 
+    /// One foreign call per request: the whole row when a good part of it is wanted (the callee
+    /// then sees the same full target set every time, and gathering rows on its side costs more
+    /// than computing them), else the requested columns.
+    fn external_row<S: Store>(&self, k: &dyn ExternalKernel, i: usize, cols: &[usize], out: &mut [S]) {
+        self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
+        if self.failure.lock().map_or(true, |f| f.is_some()) {
+            out.fill(S::default());
+            return;
+        }
+        let n = self.x.rows();
+        let whole = cols.len() * EXTERNAL_WHOLE_FRACTION >= n;
+        let len = if whole { n } else { cols.len() };
+        let outcome = with_scratch(&FULL_PASS, len, |buf| {
+            let buf = &mut buf[..len];
+            k.row(i, if whole { None } else { Some(cols) }, buf)?;
+            if let Some(p) = buf.iter().position(|v| !v.is_finite()) {
+                return Err(format!("{}: K({i}, {}) is {}", k.name(), if whole { p } else { cols[p] }, buf[p]));
+            }
+            if whole {
+                for (o, &c) in out.iter_mut().zip(cols) {
+                    *o = S::from_f64(buf[c]);
+                }
+            } else {
+                for (o, &v) in out.iter_mut().zip(buf.iter()) {
+                    *o = S::from_f64(v);
+                }
+            }
+            Ok(())
+        });
+        if let Err(m) = outcome {
+            self.fail(m);
+            out.fill(S::default());
+        }
+    }
+
     fn full_pass_pays(&self, requested: usize) -> bool {
         let n = self.x.rows();
-        self.spec != KernelSpec::Precomputed && requested * FULL_PASS_FRACTION >= n
+        self.spec.reads_features() && requested * FULL_PASS_FRACTION >= n
     }
 
     fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
         debug_assert_eq!(cols.len(), out.len());
         self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
-        if self.spec == KernelSpec::Precomputed {
+        if self.spec.is_precomputed() {
             for (o, &c) in out.iter_mut().zip(cols) {
                 *o = S::from_f64(q.get(c));
             }
@@ -652,9 +840,24 @@ impl<'a> KernelEngine<'a> {
     ) {
         let run = |o: &mut [S], c: &[usize]| {
             let mut tmp = [0.0f64; BLOCK];
+            let mut dist = [0.0f64; BLOCK];
+            let mut value = [0.0f64; BLOCK];
             for (ob, cb) in o.chunks_mut(BLOCK).zip(c.chunks(BLOCK)) {
                 let t = &mut tmp[..cb.len()];
                 bases(cb, t);
+                if let KernelSpec::Composite(comp) = &self.spec {
+                    // the bases are dot products; distances come from them and the norms
+                    let d = if self.sqnorms.is_empty() { &mut dist[..0] } else { &mut dist[..cb.len()] };
+                    for ((v, &e), &dot) in d.iter_mut().zip(cb).zip(t.iter()) {
+                        *v = (q_sqnorm + self.sqnorms[e] - 2.0 * dot).max(0.0);
+                    }
+                    let v = &mut value[..cb.len()];
+                    comp.block(t, d, v);
+                    for (o, &x) in ob.iter_mut().zip(v.iter()) {
+                        *o = S::from_f64(x);
+                    }
+                    continue;
+                }
                 if with_norms {
                     for (v, &e) in t.iter_mut().zip(cb) {
                         *v = q_sqnorm + self.sqnorms[e] - 2.0 * *v;
@@ -748,11 +951,12 @@ fn apply_transform<S: Store, const FMA: bool>(spec: &KernelSpec, base: &[f64], o
                 *o = S::from_f64((gamma * v + coef0).tanh());
             }
         }
+        KernelSpec::Composite(_) | KernelSpec::External(_) => unreachable!("not a transform of one base"),
     }
 }
 
 /// `apply_transform` with the AVX2+FMA build when the processor has it.
-fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
+pub(crate) fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2,fma")]
@@ -792,7 +996,25 @@ mod tests {
             KernelSpec::Rbf { gamma } => (-gamma * d2).exp(),
             KernelSpec::Poly { degree, gamma, coef0 } => (gamma * dot + coef0).powi(degree as i32),
             KernelSpec::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+            KernelSpec::Composite(ref c) => {
+                c.terms().iter().map(|t| t.weight * t.factors.iter().map(|f| reference(f, a, b)).product::<f64>()).sum()
+            }
+            KernelSpec::External(_) => unreachable!(),
         }
+    }
+
+    fn rbf_plus_half_linear_times_poly() -> KernelSpec {
+        KernelSpec::Composite(Arc::new(
+            Composite::new(vec![
+                Term { weight: 1.0, factors: vec![KernelSpec::Rbf { gamma: 0.1 }] },
+                Term {
+                    weight: 0.5,
+                    factors: vec![KernelSpec::Linear, KernelSpec::Poly { degree: 2, gamma: 0.3, coef0: 1.0 }],
+                },
+                Term { weight: 0.25, factors: vec![] },
+            ])
+            .unwrap(),
+        ))
     }
 
     /// Every layout (dense, sparse, dense held sparse), every path (direct, full pass, threads)
@@ -827,8 +1049,9 @@ mod tests {
                     KernelSpec::Linear,
                     KernelSpec::Poly { degree: 2, gamma: 0.3, coef0: 1.0 },
                     KernelSpec::Sigmoid { gamma: 0.01, coef0: -0.2 },
+                    rbf_plus_half_linear_times_poly(),
                 ] {
-                    let e = KernelEngine::new(m, spec).unwrap();
+                    let e = KernelEngine::new(m, spec.clone()).unwrap();
                     for i in [0, 17, 4999] {
                         let xi = &dense[i * d..(i + 1) * d];
                         for take in [n, 40] {
@@ -850,6 +1073,89 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn composed_kernels_take_only_builtin_factors() {
+        let bad = Composite::new(vec![Term { weight: 1.0, factors: vec![KernelSpec::Precomputed] }]);
+        assert!(matches!(bad, Err(Error::InvalidParameter(_))));
+        let nan = Composite::new(vec![Term { weight: f64::NAN, factors: vec![KernelSpec::Linear] }]);
+        assert!(nan.is_err());
+        let bad_gamma = Composite::new(vec![Term { weight: 1.0, factors: vec![KernelSpec::Rbf { gamma: -1.0 }] }]);
+        assert!(bad_gamma.is_err());
+        assert!(Composite::new(vec![]).is_err());
+    }
+
+    /// An external RBF over dense rows, failing (or returning NaN) on demand.
+    struct OutsideRbf {
+        x: Vec<f64>,
+        d: usize,
+        nan_at: Option<usize>,
+        calls: AtomicU64,
+    }
+
+    impl ExternalKernel for OutsideRbf {
+        fn name(&self) -> String {
+            "outside-rbf".into()
+        }
+        fn len(&self) -> usize {
+            self.x.len() / self.d
+        }
+        fn row(&self, i: usize, cols: Option<&[usize]>, out: &mut [f64]) -> std::result::Result<(), String> {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            let all: Vec<usize> = (0..self.len()).collect();
+            let cols = cols.unwrap_or(&all);
+            let xi = &self.x[i * self.d..(i + 1) * self.d];
+            for (o, &c) in out.iter_mut().zip(cols) {
+                *o = if Some(c) == self.nan_at {
+                    f64::NAN
+                } else {
+                    reference(&KernelSpec::Rbf { gamma: 0.5 }, xi, &self.x[c * self.d..(c + 1) * self.d])
+                };
+            }
+            Ok(())
+        }
+        fn diagonal(&self) -> std::result::Result<Vec<f64>, String> {
+            Ok(vec![1.0; self.len()])
+        }
+    }
+
+    #[test]
+    fn external_kernels_are_asked_for_segments_and_their_failures_kept() {
+        let (n, d) = (300, 3);
+        let mut rng = crate::rng::Rng::new(5);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.below(100) as f64 / 50.0).collect();
+        let placeholder: Vec<f64> = Vec::new();
+        let m = Matrix::Dense64(DenseView::new(&placeholder, n, 0).unwrap());
+        let ext = Arc::new(OutsideRbf { x: x.clone(), d, nan_at: None, calls: AtomicU64::new(0) });
+        let e = KernelEngine::new(m, KernelSpec::External(ext.clone())).unwrap();
+        let cols: Vec<usize> = (0..n).rev().step_by(3).collect();
+        for take in [cols.len(), 10] {
+            let mut out = vec![0.0f32; take];
+            e.row(7, &cols[..take], &mut out);
+            for (k, &c) in cols[..take].iter().enumerate() {
+                let want = reference(&KernelSpec::Rbf { gamma: 0.5 }, &x[21..24], &x[c * d..(c + 1) * d]);
+                assert!((out[k] as f64 - want).abs() < 1e-6);
+            }
+        }
+        assert_eq!(ext.calls.load(Ordering::Relaxed), 2, "one call per row segment");
+        assert_eq!(e.diagonal(&[0, 5]), vec![1.0, 1.0]);
+        assert!(e.failure().is_none());
+
+        let bad = Arc::new(OutsideRbf { x, d, nan_at: Some(4), calls: AtomicU64::new(0) });
+        let e = KernelEngine::new(m, KernelSpec::External(bad.clone())).unwrap();
+        let mut out = vec![0.0f64; n];
+        let all: Vec<usize> = (0..n).collect();
+        e.row(0, &all, &mut out);
+        assert!(out.iter().all(|&v| v == 0.0));
+        match e.failure() {
+            Some(Error::Kernel(m)) => assert!(m.contains("outside-rbf") && m.contains("NaN"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        e.row(1, &all, &mut out);
+        assert_eq!(bad.calls.load(Ordering::Relaxed), 1, "a failed kernel is not called again");
+        let wrong = Matrix::Dense64(DenseView::new(&placeholder, n + 1, 0).unwrap());
+        assert!(KernelEngine::new(wrong, KernelSpec::External(bad)).is_err());
     }
 
     #[test]
