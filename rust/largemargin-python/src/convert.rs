@@ -1,8 +1,14 @@
 //! All conversions between Python objects and core types live here: matrices, kernel
 //! specifications and errors. The rest of the binding crate never touches raw Python data.
 
+use std::sync::Arc;
+
 use largemargin::data::{CsrView, DenseView, Matrix};
+use largemargin::kernel::{Composite, Term};
 use largemargin::{Error, KernelSpec};
+use pyo3::types::{PyList, PyString};
+
+use crate::adapters::PyKernel;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -93,6 +99,37 @@ pub fn kernel_spec(name: &str, gamma: f64, coef0: f64, degree: i64) -> PyResult<
     };
     spec.validate().map_err(to_py)?;
     Ok(spec)
+}
+
+/// The kernel argument of the fitting functions: a built-in kernel's name (with gamma, coef0 and
+/// degree), a composed kernel as a list of terms `(weight, [(name, gamma, coef0, degree), ...])`,
+/// or an object computing rows itself (`largemargin.plugins.TrainingKernel`), returned as well so
+/// its failures can be collected.
+pub fn kernel_from_py(
+    kernel: &Bound<'_, PyAny>,
+    gamma: f64,
+    coef0: f64,
+    degree: i64,
+) -> PyResult<(KernelSpec, Option<Arc<PyKernel>>)> {
+    if let Ok(name) = kernel.cast::<PyString>() {
+        return Ok((kernel_spec(&name.to_cow()?, gamma, coef0, degree)?, None));
+    }
+    if let Ok(terms) = kernel.cast::<PyList>() {
+        let mut out = Vec::with_capacity(terms.len());
+        for term in terms.iter() {
+            let (weight, factors): (f64, Vec<(String, f64, f64, i64)>) = term.extract().map_err(|_| {
+                PyValueError::new_err("a composed kernel is a list of (weight, [(name, gamma, coef0, degree), ...])")
+            })?;
+            let factors = factors
+                .iter()
+                .map(|(n, g, c, d)| kernel_spec(n, *g, *c, *d))
+                .collect::<PyResult<Vec<_>>>()?;
+            out.push(Term { weight, factors });
+        }
+        return Ok((KernelSpec::Composite(Arc::new(Composite::new(out).map_err(to_py)?)), None));
+    }
+    let k = PyKernel::new(kernel)?;
+    Ok((KernelSpec::External(k.clone()), Some(k)))
 }
 
 /// Core errors as Python exceptions: data and parameter problems are ValueError.

@@ -1,13 +1,16 @@
 //! largemargin._native: the thin PyO3 layer over the core crate. Conversions live in `convert`,
 //! running detached from the GIL in `run`; this module only declares the exported functions.
 
+mod adapters;
 mod convert;
 mod run;
+
+use std::sync::Arc;
 
 use largemargin::data::CsrMatrix;
 use largemargin::libsvm_format::{IndexBase, LibsvmParser};
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::KernelSpec;
+use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
 use largemargin::solver::smo::Selection;
@@ -17,8 +20,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use convert::{kernel_spec, to_py, PyMatrix};
-use run::{run_detached, threads_for};
+use adapters::PyKernel;
+use convert::{kernel_from_py, kernel_spec, to_py, PyMatrix};
+use run::{run_detached, run_detached_with, threads_for};
 
 fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
     PyArray1::from_vec(py, v.iter().map(|&x| x as i64).collect())
@@ -28,10 +32,30 @@ fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> 
     Ok(v.into_pyarray(py).reshape([rows, cols])?.into_any())
 }
 
+/// Runs a fit detached from the GIL; an exception raised by a Python kernel during the run is
+/// what the caller gets, whatever the solver made of it.
+fn run_fit<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<i64>,
+    progress: Option<&str>,
+    external: Option<Arc<PyKernel>>,
+    work: impl FnOnce(&Control) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let control = Arc::new(Control::new());
+    if let Some(k) = &external {
+        k.failure.watch(control.clone());
+    }
+    let outcome = run_detached_with(py, threads_for(n_jobs)?, progress, &control, work);
+    if let Some(e) = external.and_then(|k| k.failure.take()) {
+        return Err(e);
+    }
+    outcome
+}
+
 #[allow(clippy::too_many_arguments)]
 fn params(
-    kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool, cache_size: f64,
-    max_iter: i64, probability: bool, seed: u64, selection: &str,
+    kernel: KernelSpec, tol: f64, shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64,
+    selection: &str,
 ) -> PyResult<SvmParams> {
     if !(cache_size > 0.0 && cache_size.is_finite()) {
         return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
@@ -42,7 +66,7 @@ fn params(
         s => return Err(PyValueError::new_err(format!("selection must be 'second_order' or 'first_order', got '{s}'"))),
     };
     Ok(SvmParams {
-        kernel: kernel_spec(kernel, gamma, coef0, degree)?,
+        kernel,
         tol,
         shrinking,
         cache_bytes: (cache_size * 1048576.0) as usize,
@@ -66,16 +90,17 @@ fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 #[allow(clippy::too_many_arguments)]
 fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
-    sample_c: PyReadonlyArray1<'py, f64>, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64,
+    sample_c: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64,
     shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, selection: &str,
     n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection)?;
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let p = params(spec, tol, shrinking, cache_size, max_iter, probability, seed, selection)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let yv = index_vec(&y)?;
     let c = sample_c.as_slice()?;
-    let fit = run_detached(py, threads_for(n_jobs)?, verbose.then_some("SVC fit"), |ctl| {
+    let fit = run_fit(py, n_jobs, verbose.then_some("SVC fit"), external, |ctl| {
         train_svc(&xv, &yv, n_classes, c, &p, ctl)
     })?;
     let d = PyDict::new(py);
@@ -99,14 +124,15 @@ fn fit_svc<'py>(
 #[allow(clippy::too_many_arguments)]
 fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
-    epsilon: f64, kernel: &str, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
+    epsilon: f64, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
     cache_size: f64, max_iter: i64, selection: &str, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let p = params(kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, false, 0, selection)?;
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let p = params(spec, tol, shrinking, cache_size, max_iter, false, 0, selection)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);
-    let fit = run_detached(py, threads_for(n_jobs)?, verbose.then_some("SVR fit"), |ctl| {
+    let fit = run_fit(py, n_jobs, verbose.then_some("SVR fit"), external, |ctl| {
         train_svr(&xv, yv, c, epsilon, &p, ctl)
     })?;
     let d = PyDict::new(py);
@@ -128,9 +154,12 @@ fn fit_svr<'py>(
 fn decision_function<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, sv: &Bound<'py, PyAny>, sv_columns: PyReadonlyArray1<'py, i64>,
     n_support: PyReadonlyArray1<'py, i64>, coef: PyReadonlyArray2<'py, f64>, intercept: PyReadonlyArray1<'py, f64>,
-    kernel: &str, gamma: f64, coef0: f64, degree: i64, n_jobs: Option<i64>,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let spec = kernel_spec(kernel, gamma, coef0, degree)?;
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    if external.is_some() {
+        return Err(PyValueError::new_err("decision values of a Python kernel are computed from its kernel matrix"));
+    }
     let (xm, svm) = (PyMatrix::extract(x)?, PyMatrix::extract(sv)?);
     let (xv, svv) = (xm.view()?, svm.view()?);
     let cols = index_vec(&sv_columns)?;
@@ -142,6 +171,36 @@ fn decision_function<'py>(
     let m = xv.rows();
     let dec = run_detached(py, threads_for(n_jobs)?, None, |_| exp.decision(&xv))?;
     matrix_array(py, dec, m, nout)
+}
+
+/// The kernel matrix K(a_i, b_j), m x n, of a built-in or composed kernel.
+#[pyfunction]
+#[pyo3(signature = (a, b, kernel, gamma, coef0, degree, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+fn kernel_matrix<'py>(
+    py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, kernel: &Bound<'py, PyAny>, gamma: f64,
+    coef0: f64, degree: i64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    if external.is_some() || spec.is_precomputed() {
+        return Err(PyValueError::new_err("kernel_matrix computes built-in and composed kernels only"));
+    }
+    let (am, bm) = (PyMatrix::extract(a)?, PyMatrix::extract(b)?);
+    let (av, bv) = (am.view()?, bm.view()?);
+    if av.cols() != bv.cols() {
+        return Err(PyValueError::new_err(format!(
+            "the two matrices have {} and {} features",
+            av.cols(),
+            bv.cols()
+        )));
+    }
+    let (m, n) = (av.rows(), bv.rows());
+    let k = run_detached(py, threads_for(n_jobs)?, None, |_| {
+        av.check_finite()?;
+        bv.check_finite()?;
+        KernelEngine::over(bv, spec).map(|e| e.cross(&av))
+    })?;
+    matrix_array(py, k, m, n)
 }
 
 /// Class probabilities from one-vs-one decision values (LIBSVM sign: > 0 favours the first class).
@@ -265,6 +324,7 @@ fn read_libsvm_model<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, Py
         KernelSpec::Rbf { gamma } => ("rbf", gamma, 0.0, 3),
         KernelSpec::Sigmoid { gamma, coef0 } => ("sigmoid", gamma, coef0, 3),
         KernelSpec::Precomputed => ("precomputed", 0.0, 0.0, 3),
+        KernelSpec::Composite(_) | KernelSpec::External(_) => unreachable!("model files hold built-in kernels"),
     };
     let nsv = m.n_sv();
     let rows = m.sv_coef.len() / nsv.max(1);
@@ -297,6 +357,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
     m.add_function(wrap_pyfunction!(write_libsvm_model, m)?)?;
     m.add_function(wrap_pyfunction!(read_libsvm_model, m)?)?;

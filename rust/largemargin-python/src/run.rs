@@ -58,13 +58,26 @@ where
     T: Send,
     F: FnOnce(&Control) -> Result<T, Error> + Send,
 {
+    run_detached_with(py, threads, progress, &Control::new(), work)
+}
+
+/// `run_detached` with a control the caller also hands to others (adapters that stop the run).
+pub fn run_detached_with<T, F>(
+    py: Python<'_>,
+    threads: usize,
+    progress: Option<&str>,
+    control: &Control,
+    work: F,
+) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(&Control) -> Result<T, Error> + Send,
+{
     let pool = pool(threads)?;
-    let control = Control::new();
     let mut interrupted: Option<PyErr> = None;
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
             let (tx, rx) = mpsc::channel();
-            let control = &control;
             let pool = &pool;
             scope.spawn(move || {
                 let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| work(control))));
