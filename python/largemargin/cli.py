@@ -131,8 +131,9 @@ def _plugins(args):
     from .plugins import get_registry
 
     registry = get_registry()
+    plural = {"kernel": "kernels", "loss": "losses", "expert": "experts", "selection_strategy": "selection strategies"}
     for name, provided in registry.plugins():
-        what = "; ".join(f"{kind.replace('_', ' ')}s: {', '.join(names)}" for kind, names in provided.items() if names)
+        what = "; ".join(f"{plural[kind]}: {', '.join(names)}" for kind, names in provided.items() if names)
         print(f"{name}: {what or 'nothing'}")
     for failure in registry.failures:
         print(f"{failure.plugin}: FAILED to load ({failure.reason})")

@@ -14,8 +14,10 @@ def save_libsvm_model(model, path):
     """Write a fitted `SVC` or `SVR` to `path` in LIBSVM's format. Class labels must be integers,
     as LIBSVM stores them."""
     check_is_fitted(model)
-    if model._python_kernel is not None:
-        raise ValueError("a model with a Python kernel cannot be written in LIBSVM's format")
+    if model._native_kernel is None:
+        raise ValueError(
+            f"LIBSVM's format holds the built-in kernels only, not {model.kernel!r}; use pickle for this model"
+        )
     if isinstance(model, SVC):
         classes = np.asarray(model.classes_)
         if classes.dtype.kind not in "iuf" or not np.all(np.equal(np.mod(classes.astype(float), 1), 0)):
@@ -27,12 +29,12 @@ def save_libsvm_model(model, path):
         prob_a = prob_b = np.zeros(0)
     else:
         raise TypeError(f"expected a largemargin SVC or SVR, got {type(model).__name__}")
-    if model.kernel == "precomputed":
+    if model._native_kernel == "precomputed":
         sv = np.zeros((0, 0))
     else:
         sv = model.support_vectors_
     _native.write_libsvm_model(
-        str(path), svm_type, model.kernel, float(model._gamma), float(model.coef0), int(model.degree),
+        str(path), svm_type, model._native_kernel, float(model._gamma), float(model.coef0), int(model.degree),
         labels, n_support, -np.asarray(model._intercept_, float), prob_a, prob_b,
         np.ascontiguousarray(model._dual_coef_, dtype=np.float64), to_native(sv),
         model.support_.astype(np.int64),

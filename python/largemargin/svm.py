@@ -16,7 +16,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import is_sparse, to_native, variance
-from .plugins import NativeKernel, get_registry
+from .kernels import Kernel
+from .plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
+from .plugins.python_kernels import blocks_of_rows
 
 
 def _ovr_from_ovo(dec, n_classes):
@@ -69,20 +71,24 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
 
     def _resolve_kernel(self):
-        """A kernel name goes through the plugin registry: the native engine computes a
-        ``NativeKernel``; any other implementation, like a callable kernel, is called from Python."""
-        if callable(self.kernel):
-            self._python_kernel, self._native_kernel = self.kernel, "precomputed"
-            return
-        if not isinstance(self.kernel, str):
-            raise ValueError(f"kernel must be a name or a callable, got {self.kernel!r}")
-        impl = get_registry().resolve("kernel", self.kernel)
-        if isinstance(impl, NativeKernel):
-            self._python_kernel, self._native_kernel = None, impl.name
-        elif callable(impl):
-            self._python_kernel, self._native_kernel = impl, "precomputed"
+        """Three kinds of kernel: a built-in one (``"rbf"``), which the native engine computes; a
+        composed one (``RBF(0.1) + Linear()``, or a name a plugin registered it under), computed
+        natively too; and a Python callable ``k(A, B)`` (or a plugin's), called on blocks of rows.
+        Names go through the plugin registry."""
+        self._native_kernel = self._composed_kernel = self._python_kernel = None
+        kernel = self.kernel
+        if isinstance(kernel, str):
+            kernel = get_registry().resolve("kernel", kernel)
+        if isinstance(kernel, NativeKernel):
+            self._native_kernel = kernel.name
+        elif isinstance(kernel, Kernel):
+            self._composed_kernel = kernel
+        elif isinstance(kernel, CheckedKernel):
+            self._python_kernel = kernel
+        elif callable(kernel):
+            self._python_kernel = CheckedKernel(getattr(kernel, "__name__", repr(kernel)), None, kernel)
         else:
-            raise ValueError(f"kernel {self.kernel!r} is registered as {impl!r}, which is neither native nor callable")
+            raise ValueError(f"kernel must be a name, a largemargin.kernels.Kernel or a callable, got {self.kernel!r}")
 
     def _validate_X(self, X, reset):
         if self._python_kernel is not None:
@@ -100,21 +106,29 @@ class _BaseSVM(BaseEstimator):
             return 1.0 / X.shape[1]
         return float(self.gamma)
 
-    def _kernel_args(self):
-        name = self._native_kernel
+    def _kernel_args(self, training_set=None):
+        """The kernel as the native functions take it: a built-in's name, a composed kernel's
+        terms, or (to fit with a Python kernel) the training set's `TrainingKernel`."""
+        if self._composed_kernel is not None:
+            kernel = self._composed_kernel.terms()
+        elif self._python_kernel is not None:
+            kernel = None if training_set is None else TrainingKernel(self._python_kernel, training_set)
+        else:
+            kernel = self._native_kernel
         gamma = self._gamma if self._gamma > 0 else 1.0
-        return name, gamma, float(self.coef0), int(self.degree)
+        return kernel, gamma, float(self.coef0), int(self.degree)
 
     def _prepare_fit(self, X, y, sample_weight):
         self._check_params()
         if self._python_kernel is not None:
-            # A Python kernel sees the raw input; the native solver sees its Gram matrix.
+            # A Python kernel sees the raw input, which the native solver knows only by index: it
+            # is given an n x 0 placeholder and asks the kernel for rows.
             y = np.asarray(y)
             n = X.shape[0] if hasattr(X, "shape") else len(X)
             if len(y) != n:
                 raise ValueError(f"X has {n} samples but y has {len(y)}")
             self._X_fit = X
-            Xk = np.ascontiguousarray(self._python_kernel(X, X), dtype=np.float64)
+            Xk = np.empty((n, 0))
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
@@ -124,13 +138,13 @@ class _BaseSVM(BaseEstimator):
                 X = X.tocsr()
                 X.sort_indices()
             Xk = X
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+        if self._native_kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
         sample_weight = _check_sample_weight(sample_weight, Xk, dtype=np.float64, ensure_non_negative=True)
         self._sparse = is_sparse(Xk) and self._python_kernel is None
-        self._gamma = self._resolve_gamma(Xk) if self.kernel in ("rbf", "poly", "sigmoid") else 0.0
+        self._gamma = self._resolve_gamma(Xk) if self._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
         self.shape_fit_ = Xk.shape
         return X, Xk, y, sample_weight
 
@@ -152,7 +166,7 @@ class _BaseSVM(BaseEstimator):
             Xf = self._X_fit
             del self._X_fit
             self.support_vectors_ = Xf[self.support_] if hasattr(Xf, "shape") else [Xf[i] for i in self.support_]
-        elif self.kernel == "precomputed":
+        elif self._native_kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = Xk[self.support_]
@@ -162,31 +176,38 @@ class _BaseSVM(BaseEstimator):
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
         check_is_fitted(self)
-        name, gamma, coef0, degree = self._kernel_args()
+        kernel, gamma, coef0, degree = self._kernel_args()
+        n_support = self._n_support_groups()
+        coef = np.ascontiguousarray(self._dual_coef_, dtype=np.float64)
+        intercept = np.ascontiguousarray(self._intercept_, dtype=np.float64)
+
+        def decide(Xn, svn, cols, kernel):
+            return _native.decision_function(
+                Xn, svn, cols, n_support, coef, intercept, kernel, gamma, coef0, degree, self.n_jobs,
+            )
+
         if self._python_kernel is not None:
-            K = np.ascontiguousarray(self._python_kernel(X, self.support_vectors_), dtype=np.float64)
-            Xn, svn = K, K
+            # The kernel's matrix against the support vectors, a block of rows at a time.
             cols = np.arange(len(self.support_), dtype=np.int64)
-        elif self.kernel == "precomputed":
-            X = self._validate_X(X, reset=False)
+            parts = [
+                decide(K, K, cols, "precomputed")
+                for K in (
+                    np.ascontiguousarray(self._python_kernel(block, self.support_vectors_), dtype=np.float64)
+                    for _, block in blocks_of_rows(X)
+                )
+            ]
+            return np.vstack(parts) if parts else np.empty((0, max(len(intercept), 1)))
+        X = self._validate_X(X, reset=False)
+        if self._native_kernel == "precomputed":
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, the number of samples at training time"
                 )
             Xn = to_native(X)
-            svn = Xn
-            cols = self.support_.astype(np.int64)
-        else:
-            # Any layout and float type: the native engine adapts the query rows to the model's.
-            X = self._validate_X(X, reset=False)
-            Xn = to_native(X)
-            svn = to_native(self.support_vectors_)
-            cols = np.arange(self.support_vectors_.shape[0], dtype=np.int64)
-        n_support = self._n_support_groups()
-        return _native.decision_function(
-            Xn, svn, cols, n_support, np.ascontiguousarray(self._dual_coef_, dtype=np.float64),
-            np.ascontiguousarray(self._intercept_, dtype=np.float64), name, gamma, coef0, degree, self.n_jobs,
-        )
+            return decide(Xn, Xn, self.support_.astype(np.int64), kernel)
+        # Any layout and float type: the native engine adapts the query rows to the model's.
+        cols = np.arange(self.support_vectors_.shape[0], dtype=np.int64)
+        return decide(to_native(X), to_native(self.support_vectors_), cols, kernel)
 
     def _public_coef(self, coef):
         # As in scikit-learn, a model fitted on sparse data exposes sparse coefficients.
@@ -195,7 +216,7 @@ class _BaseSVM(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
 
@@ -253,10 +274,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         if len(present) < 2:
             raise ValueError("Invalid input - all samples with positive weights belong to the same class")
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        name, gamma, coef0, degree = self._kernel_args()
+        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svc(
             to_native(Xk), y_idx.astype(np.int64), len(self.classes_), np.ascontiguousarray(sample_c),
-            name, gamma, coef0, degree, float(self.tol), bool(self.shrinking), float(self.cache_size),
+            kernel, gamma, coef0, degree, float(self.tol), bool(self.shrinking), float(self.cache_size),
             int(self.max_iter), bool(self.probability), int(seed), self.selection, self.n_jobs, bool(self.verbose),
         )
         self._finish_fit(fit, Xk, started)
@@ -354,9 +375,9 @@ class SVR(RegressorMixin, _BaseSVM):
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         y = np.ascontiguousarray(y, dtype=np.float64)
         sample_c = np.ascontiguousarray(float(self.C) * sample_weight)
-        name, gamma, coef0, degree = self._kernel_args()
+        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svr(
-            to_native(Xk), y, sample_c, float(self.epsilon), name, gamma, coef0, degree, float(self.tol),
+            to_native(Xk), y, sample_c, float(self.epsilon), kernel, gamma, coef0, degree, float(self.tol),
             bool(self.shrinking), float(self.cache_size), int(self.max_iter), self.selection, self.n_jobs,
             bool(self.verbose),
         )

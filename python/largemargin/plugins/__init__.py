@@ -9,6 +9,10 @@ A plugin is a module (or object) with functions marked by ``hookimpl`` implement
 """
 
 from .hookspecs import hookimpl, hookspec
-from .registry import CheckedKernel, NativeKernel, PluginError, Registry, get_registry
+from .python_kernels import BlockKernel, CheckedKernel, PluginError, TrainingKernel
+from .registry import NativeKernel, Registry, get_registry
 
-__all__ = ["hookimpl", "hookspec", "CheckedKernel", "NativeKernel", "PluginError", "Registry", "get_registry"]
+__all__ = [
+    "hookimpl", "hookspec", "BlockKernel", "CheckedKernel", "NativeKernel", "PluginError", "Registry", "TrainingKernel",
+    "get_registry",
+]

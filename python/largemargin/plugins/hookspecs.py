@@ -1,7 +1,29 @@
 """The hook specifications of largemargin: the four places where packages extend the library.
 
-Each hook returns a mapping from a public name to an implementation; the registry collects them.
-The built-in kernels come through these same hooks (``largemargin.plugins.builtin``)."""
+Each hook returns a dict from a public name to an implementation; the registry collects them, and
+estimators resolve names through it (``SVC(kernel="chi2")``). The built-ins come through these same
+hooks (``largemargin.plugins.builtin``). What an implementation is, per hook:
+
+kernels
+    - a ``largemargin.kernels.Kernel`` (a composed kernel such as ``RBF(0.1) + 0.5 * Linear()``),
+      computed natively: the fast way to ship a kernel without native code;
+    - or a callable ``k(A, B) -> ndarray (len(A), len(B))``, called on blocks of rows, never on
+      single pairs. During a fit ``A`` is one training row and ``B`` is mostly the whole training
+      set, the same object on every call (so per-``B`` work can be kept: see
+      ``largemargin.plugins.BlockKernel``). Results are checked for shape, dtype and NaN.
+losses
+    for the linear SGD solvers: an object with vectorised ``loss(z, y)`` and ``dloss(z, y)``
+    (derivative in z), z the decision value and y in {-1, +1}.
+experts
+    for the mixture of SVM experts: a factory ``make(**params)`` returning a scikit-learn
+    compatible estimator (``fit``, ``decision_function`` or ``predict``).
+selection_strategies
+    for LaSVM's example selection: a factory ``make(random_state: int)`` returning an object
+    with ``n_candidates`` (how many random unprocessed examples LaSVM scores before each step)
+    and ``choose(decision, labels) -> int | None``, which gets the candidates' decision values
+    f(x) and labels (NaN where unknown, as in active learning) and returns the position of the
+    example to process next, or None to process none of them.
+"""
 
 import pluggy
 
@@ -11,10 +33,7 @@ hookimpl = pluggy.HookimplMarker("largemargin")
 
 @hookspec
 def largemargin_kernels():
-    """Kernels by name: ``{"chi2": implementation}``.
-
-    An implementation is a ``NativeKernel`` (a kernel computed in Rust) or a callable
-    ``k(A, B) -> ndarray`` of shape (len(A), len(B)) called on blocks of rows."""
+    """Kernels by name: ``{"chi2": implementation}`` (a ``Kernel`` or a callable ``k(A, B)``)."""
 
 
 @hookspec
@@ -24,9 +43,9 @@ def largemargin_losses():
 
 @hookspec
 def largemargin_experts():
-    """Experts for the mixture of SVMs, by name: scikit-learn compatible estimator factories."""
+    """Expert factories for the mixture of SVMs, by name."""
 
 
 @hookspec
 def largemargin_selection_strategies():
-    """Example-selection strategies for LaSVM, by name."""
+    """Example-selection strategy factories for LaSVM, by name."""

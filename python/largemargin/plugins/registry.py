@@ -4,10 +4,10 @@ plugins that fail to load out (with the reason), and resolves names to implement
 from dataclasses import dataclass
 from importlib import metadata
 
-import numpy as np
 import pluggy
 
 from . import hookspecs
+from .python_kernels import CheckedKernel
 
 ENTRY_POINT_GROUP = "largemargin"
 KINDS = {
@@ -23,38 +23,6 @@ class NativeKernel:
     """A kernel the Rust engine computes itself, by its engine name."""
 
     name: str
-
-
-class PluginError(RuntimeError):
-    """A plugin failed or broke its contract; the message names the plugin, the cause is chained."""
-
-
-class CheckedKernel:
-    """A plugin's Python kernel, called on blocks, with its result checked: shape (len(A), len(B)),
-    real numbers, no NaN or infinity. Failures name the plugin and keep the original traceback."""
-
-    def __init__(self, name, plugin, function):
-        self.name, self.plugin, self.function = name, plugin, function
-
-    def __call__(self, A, B):
-        try:
-            K = self.function(A, B)
-        except Exception as e:
-            raise PluginError(f"kernel {self.name!r} of plugin {self.plugin!r} raised {type(e).__name__}: {e}") from e
-        K = np.asarray(K)
-        rows = A.shape[0] if hasattr(A, "shape") else len(A)
-        cols = B.shape[0] if hasattr(B, "shape") else len(B)
-        where = f"kernel {self.name!r} of plugin {self.plugin!r}"
-        if K.shape != (rows, cols):
-            raise PluginError(f"{where} returned shape {K.shape}, expected ({rows}, {cols})")
-        if K.dtype.kind not in "fiu":
-            raise PluginError(f"{where} returned dtype {K.dtype}, expected real numbers")
-        if not np.all(np.isfinite(K)):
-            raise PluginError(f"{where} returned NaN or infinite values")
-        return K
-
-    def __reduce__(self):
-        return (CheckedKernel, (self.name, self.plugin, self.function))
 
 
 @dataclass
@@ -134,13 +102,16 @@ class Registry:
 
     def resolve(self, kind, name):
         """The implementation registered under `name`, or a ValueError listing what exists. A
-        Python kernel comes wrapped in a `CheckedKernel`."""
+        Python kernel comes wrapped in a `CheckedKernel`; native and composed kernels
+        (``largemargin.kernels``) come as they are."""
         found = self.available(kind)
         if name not in found:
             known = ", ".join(sorted(found)) or "none"
             raise ValueError(f"unknown {kind.replace('_', ' ')} {name!r}; registered: {known}")
         impl, plugin = found[name]
-        if kind == "kernel" and callable(impl) and not isinstance(impl, NativeKernel):
+        from ..kernels import Kernel
+
+        if kind == "kernel" and callable(impl) and not isinstance(impl, (NativeKernel, Kernel)):
             return CheckedKernel(name, plugin, impl)
         return impl
 

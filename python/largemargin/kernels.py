@@ -1,0 +1,190 @@
+"""Kernels built from the native ones by sums, products and positive scalings, computed entirely
+in Rust::
+
+    from largemargin.kernels import RBF, Linear
+    SVC(kernel=RBF(0.1) + 0.5 * Linear())
+
+A composed kernel costs one pass over the data like a built-in kernel (every factor is a function
+of the same dot product), plus a cheap transform per factor. Calling a kernel, ``k(A, B)``, gives
+its matrix; a plugin can register a composed kernel under a name (see ``largemargin.plugins``).
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Kernel", "Linear", "RBF", "Poly", "Sigmoid", "Constant"]
+
+
+def _positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+class Kernel:
+    """A kernel the native engine computes: a weighted sum of products of built-in kernels."""
+
+    def terms(self):
+        """[(weight, [(name, gamma, coef0, degree), ...]), ...]: the expanded sum of products."""
+        raise NotImplementedError
+
+    def __add__(self, other):
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            if other == 0:
+                return self  # so that sum(kernels) works
+            other = Constant(other)
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return _Sum(self, other)
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+            return _Scaled(_positive("a kernel's scale", other), self)
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return _Product(self, other)
+
+    __rmul__ = __mul__
+
+    def __eq__(self, other):
+        return isinstance(other, Kernel) and self.terms() == other.terms()
+
+    def __hash__(self):
+        return hash(repr(self.terms()))
+
+    def __call__(self, A, B=None, n_jobs=None):
+        """The kernel matrix K[i, j] = k(A[i], B[j]) (B defaults to A), dense or sparse input."""
+        from . import _native
+        from ._arrays import to_native
+
+        A = _matrix(A)
+        B = A if B is None else _matrix(B)
+        return _native.kernel_matrix(to_native(A), to_native(B), self.terms(), 0.0, 0.0, 0, n_jobs)
+
+
+def _matrix(X):
+    if sp.issparse(X):
+        return X.tocsr()
+    X = np.asarray(X, dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
+    if X.ndim != 2:
+        raise ValueError(f"expected a 2-D array, got shape {X.shape}")
+    return X
+
+
+class _Builtin(Kernel):
+    _name = None
+
+    def _factor(self):
+        raise NotImplementedError
+
+    def terms(self):
+        return [(1.0, [self._factor()])]
+
+
+class Linear(_Builtin):
+    """<x, x'>"""
+
+    def _factor(self):
+        return ("linear", 1.0, 0.0, 1)
+
+    def __repr__(self):
+        return "Linear()"
+
+
+class RBF(_Builtin):
+    """exp(-gamma ||x - x'||^2)"""
+
+    def __init__(self, gamma=1.0):
+        self.gamma = _positive("gamma", gamma)
+
+    def _factor(self):
+        return ("rbf", self.gamma, 0.0, 3)
+
+    def __repr__(self):
+        return f"RBF({self.gamma!r})"
+
+
+class Poly(_Builtin):
+    """(gamma <x, x'> + coef0)^degree"""
+
+    def __init__(self, degree=3, gamma=1.0, coef0=0.0):
+        if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
+            raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+            raise ValueError(f"coef0 must be a finite number, got {coef0!r}")
+        self.degree, self.gamma, self.coef0 = int(degree), _positive("gamma", gamma), float(coef0)
+
+    def _factor(self):
+        return ("poly", self.gamma, self.coef0, self.degree)
+
+    def __repr__(self):
+        return f"Poly(degree={self.degree}, gamma={self.gamma!r}, coef0={self.coef0!r})"
+
+
+class Sigmoid(_Builtin):
+    """tanh(gamma <x, x'> + coef0)"""
+
+    def __init__(self, gamma=1.0, coef0=0.0):
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+            raise ValueError(f"coef0 must be a finite number, got {coef0!r}")
+        self.gamma, self.coef0 = _positive("gamma", gamma), float(coef0)
+
+    def _factor(self):
+        return ("sigmoid", self.gamma, self.coef0, 3)
+
+    def __repr__(self):
+        return f"Sigmoid(gamma={self.gamma!r}, coef0={self.coef0!r})"
+
+
+class Constant(Kernel):
+    """k(x, x') = c: with a sum, the offset that an unregularised bias would be."""
+
+    def __init__(self, c=1.0):
+        self.c = _positive("a constant kernel", c)
+
+    def terms(self):
+        return [(self.c, [])]
+
+    def __repr__(self):
+        return f"Constant({self.c!r})"
+
+
+class _Sum(Kernel):
+    def __init__(self, *parts):
+        self.parts = parts
+
+    def terms(self):
+        return [t for p in self.parts for t in p.terms()]
+
+    def __repr__(self):
+        return " + ".join(repr(p) for p in self.parts)
+
+
+class _Product(Kernel):
+    def __init__(self, *parts):
+        self.parts = parts
+
+    def terms(self):
+        out = [(1.0, [])]
+        for p in self.parts:  # distribute the product over the sums
+            out = [(w1 * w2, f1 + f2) for w1, f1 in out for w2, f2 in p.terms()]
+        return out
+
+    def __repr__(self):
+        return " * ".join(f"({p!r})" if isinstance(p, _Sum) else repr(p) for p in self.parts)
+
+
+class _Scaled(Kernel):
+    def __init__(self, weight, kernel):
+        self.weight, self.kernel = weight, kernel
+
+    def terms(self):
+        return [(self.weight * w, f) for w, f in self.kernel.terms()]
+
+    def __repr__(self):
+        inner = f"({self.kernel!r})" if isinstance(self.kernel, _Sum) else repr(self.kernel)
+        return f"{self.weight!r} * {inner}"
