@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import largemargin as lm
-from largemargin.plugins import NativeKernel, Registry, get_registry, hookimpl
+from largemargin.plugins import BlockKernel, NativeKernel, Registry, get_registry, hookimpl
 
 
 def chi2(A, B, gamma=0.5):
@@ -129,3 +129,225 @@ def test_a_misbehaving_plugin_kernel_gets_a_clear_error(name, message):
             assert isinstance(info.value.__cause__, ZeroDivisionError)  # the original traceback is kept
     finally:
         registry.unregister("misbehaving")
+
+
+# ------------------------------------------------------------------ composed kernels
+
+def _reference_composed(A, B):
+    """RBF(0.02) + 0.5 * Linear() * Poly(2, 0.01, 1) + Constant(0.3), written out with scikit-learn."""
+    from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+    return (rbf_kernel(A, B, gamma=0.02) + 0.5 * linear_kernel(A, B) * polynomial_kernel(A, B, degree=2, gamma=0.01, coef0=1)
+            + 0.3)
+
+
+def _composed():
+    from largemargin.kernels import RBF, Constant, Linear, Poly
+
+    return RBF(0.02) + 0.5 * Linear() * Poly(2, gamma=0.01, coef0=1) + Constant(0.3)
+
+
+def test_a_composed_kernel_computes_its_definition(digits):
+    import scipy.sparse as sp
+
+    Xtr, _, Xte, _ = digits
+    k = _composed()
+    want = _reference_composed(Xte[:50], Xtr[:300])
+    np.testing.assert_allclose(k(Xte[:50], Xtr[:300]), want, rtol=1e-12)
+    np.testing.assert_allclose(k(sp.csr_matrix(Xte[:50]), Xtr[:300]), want, rtol=1e-12)
+    np.testing.assert_allclose(k(Xte[:50].astype(np.float32), sp.csr_matrix(Xtr[:300])), want, rtol=1e-5)
+
+
+def test_svc_with_a_composed_kernel_equals_its_precomputed_gram_matrix(digits):
+    import scipy.sparse as sp
+
+    Xtr, ytr, Xte, _ = digits
+    Xtr, ytr, Xte = Xtr[:400], ytr[:400], Xte[:100]
+    ref = lm.SVC(kernel="precomputed", C=0.01).fit(_reference_composed(Xtr, Xtr), ytr)
+    for X in (Xtr, sp.csr_matrix(Xtr)):
+        ours = lm.SVC(kernel=_composed(), C=0.01).fit(X, ytr)
+        assert ours._composed_kernel is not None
+        np.testing.assert_array_equal(ours.support_, ref.support_)
+        np.testing.assert_allclose(ours.dual_coef_.toarray() if sp.issparse(ours.dual_coef_) else ours.dual_coef_,
+                                   ref.dual_coef_, atol=1e-6)
+        np.testing.assert_allclose(ours.decision_function(Xte), ref.decision_function(_reference_composed(Xte, Xtr)),
+                                   atol=1e-5)
+
+
+def test_svr_with_a_composed_kernel():
+    from largemargin.kernels import RBF, Linear
+
+    rng = np.random.RandomState(1)
+    X = rng.rand(200, 3)
+    y = np.sin(3 * X[:, 0]) + X[:, 1]
+    k = RBF(2.0) + 0.1 * Linear()
+    ours = lm.SVR(kernel=k, C=10, epsilon=0.05).fit(X, y)
+    ref = lm.SVR(kernel="precomputed", C=10, epsilon=0.05).fit(k(X, X), y)
+    np.testing.assert_array_equal(ours.support_, ref.support_)
+    np.testing.assert_allclose(ours.predict(X[:20]), ref.predict(k(X[:20], X)), atol=1e-6)
+
+
+def test_kernel_algebra():
+    from largemargin.kernels import RBF, Constant, Linear, Poly
+
+    assert RBF(1.0) + 0 == RBF(1.0)
+    assert sum([RBF(1.0), Linear()]) == RBF(1.0) + Linear()
+    assert (2 * (RBF(1.0) + Linear())).terms() == [(2.0, [("rbf", 1.0, 0.0, 3)]), (2.0, [("linear", 1.0, 0.0, 1)])]
+    prod = (RBF(1.0) + Linear()) * (Poly(2) + Constant(3.0))
+    assert len(prod.terms()) == 4 and (3.0, [("rbf", 1.0, 0.0, 3)]) in prod.terms()
+    assert "RBF(1.0) + Linear()" in repr(RBF(1.0) + Linear())
+    for bad in (lambda: -0.5 * Linear(), lambda: RBF(0), lambda: RBF(float("nan")), lambda: Poly(-1), lambda: 0 * RBF(1.0)):
+        with pytest.raises(ValueError):
+            bad()
+    with pytest.raises(TypeError):
+        RBF(1.0) + "rbf"
+
+
+class ComposedPlugin:
+    @hookimpl
+    def largemargin_kernels(self):
+        from largemargin.kernels import RBF, Linear
+
+        return {"rbf_plus_linear": RBF(0.02) + 0.5 * Linear()}
+
+
+def test_a_plugin_can_register_a_composed_kernel(digits, tmp_path):
+    from largemargin.kernels import RBF, Linear
+    from largemargin.model_io import save_libsvm_model
+
+    registry = get_registry()
+    registry.register(ComposedPlugin(), name="composed-test")
+    try:
+        Xtr, ytr, Xte, _ = digits
+        by_name = lm.SVC(kernel="rbf_plus_linear").fit(Xtr[:300], ytr[:300])
+        assert by_name._composed_kernel == RBF(0.02) + 0.5 * Linear()  # computed natively, not called from Python
+        direct = lm.SVC(kernel=RBF(0.02) + 0.5 * Linear()).fit(Xtr[:300], ytr[:300])
+        np.testing.assert_array_equal(by_name.decision_function(Xte), direct.decision_function(Xte))
+        with pytest.raises(ValueError, match="built-in kernels only.*rbf_plus_linear.*pickle"):
+            save_libsvm_model(by_name, tmp_path / "m.model")
+    finally:
+        registry.unregister("composed-test")
+
+
+# ------------------------------------------------------------------ Python kernels through the adapter
+
+class Recorder:
+    """A linear kernel that records the shape of every block it is asked for, and can fail on call k."""
+
+    def __init__(self, fail_at=None, result=None):
+        self.shapes, self.fail_at, self.result = [], fail_at, result
+
+    def __call__(self, A, B):
+        self.shapes.append((len(A), len(B)))
+        if self.fail_at is not None and len(self.shapes) >= self.fail_at:
+            if self.result is not None:
+                return self.result(A, B)
+            raise KeyError("lost the vocabulary")
+        return np.asarray(A) @ np.asarray(B).T
+
+
+def test_a_python_kernel_is_called_on_row_segments(digits):
+    Xtr, ytr, _, _ = digits
+    Xtr, ytr = Xtr[:600] / 16, ytr[:600]
+    k = Recorder()
+    model = lm.SVC(kernel=k, C=1).fit(Xtr, ytr)
+    ref = lm.SVC(kernel="linear", C=1).fit(Xtr, ytr)
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    training = k.shapes[: len(k.shapes)]
+    rows = [s for s in training if s[0] == 1]
+    assert len(rows) > 0 and all(s[0] == 1 or s[0] == s[1] for s in training)  # rows, or diagonal blocks
+    assert sum(a * b for a, b in training) >= model.n_kernel_evals_
+    assert len(training) < model.n_kernel_evals_ / 50  # segments, not single values
+
+
+@pytest.mark.parametrize(
+    "result, error, message",
+    [
+        (None, KeyError, "kernel Recorder raised KeyError: 'lost the vocabulary'"),
+        (lambda A, B: np.zeros((len(A), len(B) - 1)), None, r"kernel Recorder returned shape \(1, \d+\), expected \(1, \d+\)"),
+        (lambda A, B: np.full((len(A), len(B)), np.inf), None, "kernel Recorder returned NaN or infinite values"),
+    ],
+)
+def test_a_python_kernel_failing_during_the_fit_stops_it_with_its_error(digits, result, error, message):
+    from largemargin.plugins import PluginError
+
+    Xtr, ytr, _, _ = digits
+    k = Recorder(fail_at=40, result=result)
+    k.__name__ = "Recorder"
+    with pytest.raises(PluginError, match=message) as info:
+        lm.SVC(kernel=k, C=1, n_jobs=2).fit(Xtr[:600] / 16, ytr[:600])
+    if error is not None:
+        assert isinstance(info.value.__cause__, error)
+    # the first failure stops the run: the pairs running in parallel make at most one call each
+    assert len(k.shapes) <= 40 + 2
+
+
+def test_the_gil_is_free_while_a_python_kernel_fit_runs(digits):
+    import threading
+
+    Xtr, ytr, _, _ = digits
+    ticks, done = [0], threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks[0] += 1
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        lm.SVC(kernel=lambda A, B: np.asarray(A) @ np.asarray(B).T, C=1).fit(Xtr[:800] / 16, ytr[:800])
+    finally:
+        done.set()
+        t.join()
+    assert ticks[0] > 1000
+
+
+def test_the_readme_plugin_example_works(digits):
+    """The guide's example, run as written: registered, listed, and equal to its Gram matrix."""
+    import pathlib
+    import re
+    import types
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    code = re.search(r"```python\n(# my_kernels/plugin.py\n.*?)```", readme, re.S).group(1)
+    module = types.ModuleType("my_kernels_plugin")
+    exec(compile(code, "README.md", "exec"), module.__dict__)
+    registry = get_registry()
+    registry.register(module, name="my-kernels")
+    try:
+        provided = dict(registry.plugins())["my-kernels"]
+        assert provided == {"kernel": ["cosine", "rbf_plus_linear"], "selection_strategy": ["most_uncertain"]}
+        Xtr, ytr, Xte, _ = digits
+        Xtr, ytr, Xte = Xtr[:300], ytr[:300], Xte[:50]
+        cosine = module.Cosine()
+        ours = lm.SVC(kernel="cosine", C=10).fit(Xtr, ytr)
+        ref = lm.SVC(kernel="precomputed", C=10).fit(cosine(Xtr, Xtr), ytr)
+        np.testing.assert_array_equal(ours.support_, ref.support_)
+        np.testing.assert_allclose(ours.decision_function(Xte), ref.decision_function(cosine(Xte, Xtr)), atol=1e-6)
+        strategy = registry.resolve("selection_strategy", "most_uncertain")(random_state=0)
+        assert strategy.choose(np.array([2.0, -0.1, 0.5]), np.full(3, np.nan)) == 1
+    finally:
+        registry.unregister("my-kernels")
+
+
+class BlockLinear(BlockKernel):
+    """A linear kernel with the squared norms of B prepared (unused: to exercise the cache)."""
+
+    def prepare(self, B):
+        return np.einsum("ij,ij->i", B, B)
+
+    def block(self, A, B, prepared):
+        assert prepared.shape == (len(B),)
+        return np.asarray(A) @ np.asarray(B).T
+
+
+def test_models_with_composed_and_python_kernels_pickle(digits):
+    import pickle
+
+    from largemargin.kernels import RBF, Linear
+
+    Xtr, ytr, Xte, _ = digits
+    for kernel in (RBF(0.02) + 0.5 * Linear(), BlockLinear()):
+        model = lm.SVC(kernel=kernel).fit(Xtr[:300] / 16, ytr[:300])
+        again = pickle.loads(pickle.dumps(model))
+        np.testing.assert_array_equal(again.decision_function(Xte / 16), model.decision_function(Xte / 16))
