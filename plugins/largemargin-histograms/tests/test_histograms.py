@@ -49,3 +49,25 @@ def test_svc_by_name_equals_the_precomputed_gram_matrix(histograms, name, fn):
     np.testing.assert_array_equal(ours.support_, ref.support_)
     np.testing.assert_allclose(ours.decision_function(Xte), ref.decision_function(fn(Xte, Xtr)), atol=1e-9)
     assert (ours.predict(Xte) == yte).mean() > 0.8
+
+
+def test_the_selection_strategy_is_registered_and_prefers_the_boundary():
+    from largemargin_histograms import BoltzmannSelection
+
+    factory = get_registry().resolve("selection_strategy", "boltzmann")
+    assert factory is BoltzmannSelection
+    s = factory(random_state=7)
+    assert s.n_candidates == 50
+    decision = np.r_[np.full(49, 3.0), 0.01]  # one candidate on the boundary, the rest far away
+    picks = [s.choose(decision, np.full(50, np.nan)) for _ in range(200)]
+    assert all(0 <= p < 50 for p in picks)
+    assert picks.count(49) > 150  # exp(-3/0.5) makes the far ones 400x less likely each
+    # seeded: the same draws again
+    again = factory(random_state=7)
+    assert [again.choose(decision, None) for _ in range(200)] == picks
+    # a high temperature is close to uniform
+    hot = BoltzmannSelection(random_state=1, temperature=1e6)
+    assert picks.count(49) > 5 * [hot.choose(decision, None) for _ in range(200)].count(49)
+    assert s.choose(np.array([]), np.array([])) is None
+    with pytest.raises(ValueError, match="temperature"):
+        BoltzmannSelection(temperature=0)

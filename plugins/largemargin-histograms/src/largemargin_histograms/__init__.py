@@ -1,5 +1,6 @@
 """Histogram kernels for largemargin (see the package README)."""
 
 from .kernels import additive_chi2, chi2, intersection
+from .selection import BoltzmannSelection
 
-__all__ = ["additive_chi2", "chi2", "intersection"]
+__all__ = ["BoltzmannSelection", "additive_chi2", "chi2", "intersection"]
