@@ -122,7 +122,7 @@ fn train(args: &[String]) -> Result<(), String> {
         return Err("-c: C must be positive".into());
     }
     let params = SvmParams {
-        kernel,
+        kernel: kernel.clone(),
         tol: a.tol,
         shrinking: a.shrinking,
         cache_bytes: (a.cache_mb * 1048576.0) as usize,
