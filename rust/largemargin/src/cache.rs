@@ -119,7 +119,9 @@ impl KernelCache {
     }
 
     /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
-    /// entries i and j trade places. A row long enough to hold only one of them is cut short.
+    /// entries i and j trade places. The matrix is symmetric, so a row long enough to hold entry i
+    /// but not entry j gets its new entry i from the row now at i, when that one holds it;
+    /// otherwise it is cut short.
     pub fn swap_index(&mut self, i: usize, j: usize) {
         if i == j {
             return;
@@ -138,11 +140,17 @@ impl KernelCache {
             if len > j {
                 self.rows[r].swap(i, j);
             } else if len > i {
-                // Holds i but not j: the value for the new i is unknown, keep the prefix before it
-                // (and the capacity, so the row can grow back in place).
-                self.rows[r].truncate(i);
-                if i == 0 {
-                    self.drop_row(r);
+                // The new entry i is K(r, what is now at i) = entry r of the row now at i.
+                let patch = if r != i && r != j && self.rows[i].len() > r { Some(self.rows[i][r]) } else { None };
+                match patch {
+                    Some(v) => self.rows[r][i] = v,
+                    None => {
+                        // keep the prefix before i (and the capacity, so the row can grow back)
+                        self.rows[r].truncate(i);
+                        if i == 0 {
+                            self.drop_row(r);
+                        }
+                    }
                 }
             }
             r = next;
@@ -215,5 +223,28 @@ mod tests {
         assert_eq!(c.len_of(0), 0);
         c.discard(3);
         assert_eq!(c.used_bytes(), 16); // one row of four entries
+    }
+
+    /// Entries of a row missing only position j are taken from the symmetric entry of the row
+    /// that moved into position i.
+    #[test]
+    fn swap_patches_from_the_symmetric_row() {
+        let k = |a: usize, b: usize| ((a + 1) * (b + 1)) as f32; // a symmetric "kernel" on examples
+        let mut c = KernelCache::new(4, 1 << 20);
+        let mut example = [0usize, 1, 2, 3];
+        for (r, len) in [(3, 4), (1, 2)] {
+            let (row, _) = c.request(r, len);
+            for (p, v) in row.iter_mut().enumerate() {
+                *v = k(example[r], example[p]);
+            }
+        }
+        c.swap_index(0, 3);
+        example.swap(0, 3);
+        assert_eq!(c.len_of(1), 2, "row 1 kept its length");
+        for (r, len) in [(0, 4), (1, 2)] {
+            for p in 0..len {
+                assert_eq!(c.row(r)[p], k(example[r], example[p]), "row {r} position {p}");
+            }
+        }
     }
 }
