@@ -36,16 +36,59 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         let cache = KernelCache::new(examples.len(), cache_bytes);
         ExampleQ { engine, cache, examples, diag }
     }
+    /// The example at position i.
+    pub fn example(&self, i: usize) -> usize {
+        self.examples[i]
+    }
+    /// Marks the row at position i as the first to evict (a row computed once, for a rejected
+    /// candidate, say).
+    pub fn discard(&mut self, i: usize) {
+        self.cache.discard(i);
+    }
     fn ensure(&mut self, i: usize, len: usize) {
         // Where each request is dear whatever its length, the whole row is kept: the active set
         // growing back then finds it in the cache.
         let len = if self.engine.prefers_whole_rows() { self.examples.len() } else { len };
+        let have = self.cache.len_of(i);
+        if have < len && len - have <= SYMMETRIC_FILL_MAX {
+            return self.extend_from_symmetric(i, have, len);
+        }
         let (buf, start) = self.cache.request(i, len);
         if start < len {
             self.engine.row(self.examples[i], &self.examples[start..len], &mut buf[start..len]);
         }
     }
+
+    /// A short extension of row i (as an online solver's expansion set grows by one): entries
+    /// whose symmetric entry is cached are copied, only the others are computed.
+    fn extend_from_symmetric(&mut self, i: usize, have: usize, len: usize) {
+        let mut known = [0.0f32; SYMMETRIC_FILL_MAX];
+        let mut missing: Vec<usize> = Vec::new();
+        for (k, p) in (have..len).enumerate() {
+            let r = self.cache.row(p);
+            if p != i && r.len() > i {
+                known[k] = r[i];
+            } else {
+                missing.push(p);
+            }
+        }
+        let cols: Vec<usize> = missing.iter().map(|&p| self.examples[p]).collect();
+        let mut computed = vec![0.0f32; cols.len()];
+        if !cols.is_empty() {
+            self.engine.row(self.examples[i], &cols, &mut computed);
+        }
+        let (buf, _) = self.cache.request(i, len);
+        for (k, p) in (have..len).enumerate() {
+            buf[p] = known[k];
+        }
+        for (&p, &v) in missing.iter().zip(&computed) {
+            buf[p] = v;
+        }
+    }
 }
+
+/// Row extensions up to this long look for symmetric entries first.
+const SYMMETRIC_FILL_MAX: usize = 64;
 
 impl QMatrix for ExampleQ<'_, '_> {
     fn size(&self) -> usize {
@@ -68,6 +111,41 @@ impl QMatrix for ExampleQ<'_, '_> {
         self.cache.swap_index(i, j);
         self.examples.swap(i, j);
         self.diag.swap(i, j);
+    }
+}
+
+/// The first `len` variables of another matrix, as a problem of their own (the positions beyond
+/// are left alone: swaps stay within the prefix). `origin[t]` is the position, before any swap,
+/// of what is now at position t.
+pub struct Prefix<'q, Q: QMatrix> {
+    inner: &'q mut Q,
+    len: usize,
+    pub origin: Vec<usize>,
+}
+
+impl<'q, Q: QMatrix> Prefix<'q, Q> {
+    pub fn new(inner: &'q mut Q, len: usize) -> Self {
+        assert!(len <= inner.size());
+        Prefix { inner, len, origin: (0..len).collect() }
+    }
+}
+
+impl<Q: QMatrix> QMatrix for Prefix<'_, Q> {
+    fn size(&self) -> usize {
+        self.len
+    }
+    fn diag(&self, i: usize) -> f64 {
+        self.inner.diag(i)
+    }
+    fn row(&mut self, i: usize, len: usize) -> &[f32] {
+        self.inner.row(i, len)
+    }
+    fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.inner.two_rows(i, j, len)
+    }
+    fn swap(&mut self, i: usize, j: usize) {
+        self.inner.swap(i, j);
+        self.origin.swap(i, j);
     }
 }
 

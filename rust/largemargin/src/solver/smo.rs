@@ -52,6 +52,8 @@ pub struct SmoSolution {
     pub converged: bool,
     /// Final maximal violation max_up g - min_low g.
     pub gap: f64,
+    /// Final gradient p - Q alpha, in the caller's variable order.
+    pub gradient: Vec<f64>,
 }
 
 struct Smo<'q> {
@@ -369,10 +371,12 @@ impl<'q> Smo<'q> {
         };
         let (up, down) = self.extremes();
         let mut alpha = vec![0.0; self.l];
+        let mut gradient = vec![0.0; self.l];
         for t in 0..self.l {
             alpha[self.index[t]] = self.alpha[t];
+            gradient[self.index[t]] = self.g[t];
         }
-        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0) }
+        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0), gradient }
     }
 }
 
