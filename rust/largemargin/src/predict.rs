@@ -11,16 +11,18 @@ use crate::kernel::{KernelEngine, KernelSpec, Query};
 /// Test rows per parallel task.
 const TILE: usize = 16;
 
-/// A fitted expansion f(x) = sum_s coef_s K(x, sv_s) + b, single-output or one-vs-one.
+/// A fitted expansion f(x) = sum_s coef_s K(x, sv_s) + b: one-vs-one (LIBSVM's layout), or
+/// independent outputs sharing the support vectors (one output, or one per one-vs-rest problem).
 pub struct Expansion<'a> {
     pub kernel: KernelSpec,
     /// Support vectors; for a precomputed kernel, unused (`sv_columns` index the test matrix).
     pub sv: Matrix<'a>,
     /// Which columns of the kernel the vectors are: 0..n_sv, or training indices if precomputed.
     pub sv_columns: &'a [usize],
-    /// Per-class counts of support vectors (one-vs-one); empty or two entries means one output.
+    /// Per-class counts of support vectors (one-vs-one); empty (or two entries) means independent
+    /// outputs, as many as intercepts.
     pub n_support: &'a [usize],
-    /// Single output: n_sv values. One-vs-one: (n_classes - 1) x n_sv, LIBSVM layout.
+    /// Independent outputs: outputs x n_sv. One-vs-one: (n_classes - 1) x n_sv, LIBSVM layout.
     pub coef: &'a [f64],
     pub intercept: &'a [f64],
 }
@@ -29,15 +31,18 @@ impl Expansion<'_> {
     fn n_classes(&self) -> usize {
         self.n_support.len()
     }
+    fn one_vs_one(&self) -> bool {
+        self.n_classes() > 2
+    }
     pub fn n_outputs(&self) -> usize {
         let k = self.n_classes();
-        if k <= 2 { 1 } else { k * (k - 1) / 2 }
+        if self.one_vs_one() { k * (k - 1) / 2 } else { self.intercept.len().max(1) }
     }
 
     fn check(&self, x: &Matrix) -> Result<()> {
         let nsv = self.sv_columns.len();
         let k = self.n_classes();
-        let rows = if k <= 2 { 1 } else { k - 1 };
+        let rows = if self.one_vs_one() { k - 1 } else { self.n_outputs() };
         if self.coef.len() != rows * nsv || self.intercept.len() != self.n_outputs() {
             return Err(Error::InvalidData("model coefficients have inconsistent sizes".into()));
         }
@@ -92,8 +97,10 @@ impl Expansion<'_> {
                 let q = Query::row(x, t);
                 let qs = if dist { q.squared_norm() } else { 0.0 };
                 engine.query(&q, qs, self.sv_columns, &mut kv);
-                if nout == 1 {
-                    orow[0] = dot(self.coef, &kv) + self.intercept[0];
+                if !self.one_vs_one() {
+                    for (o, v) in orow.iter_mut().enumerate() {
+                        *v = dot(&self.coef[o * nsv..(o + 1) * nsv], &kv) + self.intercept[o];
+                    }
                     continue;
                 }
                 let mut p = 0;

@@ -1,4 +1,5 @@
 //! Solvers. Each one is a module; they share the kernel engine and the kernel cache.
 
+pub mod lasvm;
 pub mod qmatrix;
 pub mod smo;

@@ -1,0 +1,521 @@
+//! LaSVM (spec/bordes.md sections 1.6-1.7): an online solver of the signed SVM dual with bias.
+//!
+//! The state is a set S of potential support vectors with their coefficients and gradients
+//! (g_s = y_s - sum_t alpha_t K_st, kept for s in S only). PROCESS tries to insert a fresh example,
+//! REPROCESS optimises among S and evicts what cannot become a support vector; the finishing step
+//! runs SMO on S until no tau-violating pair is left.
+//!
+//! Kernel rows live in an `ExampleQ` whose positions are LaSVM's ranks: S occupies positions
+//! 0..|S|, so a row request of length |S| is exactly K(x_k, S), and inserting or evicting an
+//! example is a swap of positions, which the cache follows.
+
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::kernel::KernelEngine;
+use crate::rng::Rng;
+use crate::solver::qmatrix::{ExampleQ, Prefix, QMatrix};
+use crate::solver::smo::{self, Selection, SmoParams};
+
+/// Below this curvature a step goes to the edge of the feasible box (as for a linear objective).
+const MIN_CURVATURE: f64 = f32::EPSILON as f64;
+
+/// What a selection strategy decides after seeing its candidates' decision values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Choice {
+    /// Process the candidate at this position of the list.
+    Take(usize),
+    /// Process none of them; they stay in the pool.
+    Skip,
+    /// End the online pass now.
+    Stop,
+}
+
+/// Picks the next example for PROCESS among random unprocessed candidates.
+pub trait SelectionStrategy: Send {
+    /// Most candidates to score per step; 1 means "take the next random example" (no scoring is
+    /// wasted: its kernel row is the one PROCESS needs).
+    fn n_candidates(&self) -> usize;
+    /// Whether the candidates scored so far suffice (AUTOACTIVE stops drawing early).
+    fn enough(&self, _decision: &[f64], _gap: f64) -> bool {
+        false
+    }
+    /// The choice among the candidates, given f(x) and the labels (NaN where unknown).
+    fn choose(&mut self, decision: &[f64], labels: &[f64], gap: f64) -> Choice;
+}
+
+/// RANDOM: the next example of a random order.
+pub struct RandomSelection;
+impl SelectionStrategy for RandomSelection {
+    fn n_candidates(&self) -> usize {
+        1
+    }
+    fn choose(&mut self, decision: &[f64], _: &[f64], _: f64) -> Choice {
+        if decision.is_empty() { Choice::Stop } else { Choice::Take(0) }
+    }
+}
+
+/// GRADIENT: of M random candidates, the most misclassified (argmin y f(x)).
+pub struct GradientSelection {
+    pub candidates: usize,
+}
+impl SelectionStrategy for GradientSelection {
+    fn n_candidates(&self) -> usize {
+        self.candidates
+    }
+    fn choose(&mut self, decision: &[f64], labels: &[f64], _: f64) -> Choice {
+        argmin(decision.iter().zip(labels).map(|(f, y)| if y.is_nan() { f.abs() } else { y * f }))
+    }
+}
+
+/// ACTIVE: of M random candidates, the closest to the boundary (argmin |f(x)|); needs no labels.
+pub struct ActiveSelection {
+    pub candidates: usize,
+}
+impl SelectionStrategy for ActiveSelection {
+    fn n_candidates(&self) -> usize {
+        self.candidates
+    }
+    fn choose(&mut self, decision: &[f64], _: &[f64], _: f64) -> Choice {
+        argmin(decision.iter().map(|f| f.abs()))
+    }
+}
+
+/// AUTOACTIVE: draws candidates until `wanted` of them lie inside the margin band
+/// |f(x)| < 1 + gap/2 (at most `candidates`) and takes the closest to the boundary; when none of
+/// them is inside the band, the online pass stops (nothing informative is left to learn from).
+pub struct AutoActiveSelection {
+    pub candidates: usize,
+    pub wanted: usize,
+}
+impl SelectionStrategy for AutoActiveSelection {
+    fn n_candidates(&self) -> usize {
+        self.candidates
+    }
+    fn enough(&self, decision: &[f64], gap: f64) -> bool {
+        decision.iter().filter(|f| f.abs() < 1.0 + gap / 2.0).count() >= self.wanted
+    }
+    fn choose(&mut self, decision: &[f64], _: &[f64], gap: f64) -> Choice {
+        if !decision.iter().any(|f| f.abs() < 1.0 + gap / 2.0) {
+            return Choice::Stop;
+        }
+        argmin(decision.iter().map(|f| f.abs()))
+    }
+}
+
+fn argmin(values: impl Iterator<Item = f64>) -> Choice {
+    let mut best: Option<(usize, f64)> = None;
+    for (k, v) in values.enumerate() {
+        if best.is_none_or(|(_, b)| v < b) {
+            best = Some((k, v));
+        }
+    }
+    best.map_or(Choice::Stop, |(k, _)| Choice::Take(k))
+}
+
+/// Asks for the label of an example chosen without one (active learning).
+pub trait Oracle {
+    /// The label (+1 or -1) of example `e`.
+    fn label(&mut self, e: usize) -> Result<f64>;
+}
+
+#[derive(Clone, Debug)]
+pub struct LaSvmParams {
+    /// tau: REPROCESS's violation threshold and the finishing step's stopping gap.
+    pub tol: f64,
+    /// Seed examples PROCESSed per class before the online pass.
+    pub seed_per_class: usize,
+    pub cache_bytes: usize,
+    pub seed: u64,
+}
+
+impl Default for LaSvmParams {
+    fn default() -> Self {
+        LaSvmParams { tol: 1e-3, seed_per_class: 5, cache_bytes: 200 << 20, seed: 0 }
+    }
+}
+
+/// Counters a caller may report.
+#[derive(Clone, Debug, Default)]
+pub struct LaSvmStats {
+    pub processed: u64,
+    pub inserted: u64,
+    pub evicted: u64,
+    pub reprocess_steps: u64,
+    pub finishing_iterations: u64,
+}
+
+/// A binary LaSVM problem over some examples of an engine's data. Labels are +1/-1 (NaN: not
+/// known yet); `c[e]` is example e's box (class weight x sample weight x C).
+pub struct LaSvm<'e, 'a> {
+    q: ExampleQ<'e, 'a>,
+    /// Number of examples in S (positions 0..n_sv).
+    n_sv: usize,
+    // By position:
+    alpha: Vec<f64>,
+    grad: Vec<f64>,
+    y: Vec<f64>,
+    c: Vec<f64>,
+    /// Problem index (into the `examples` given to `new`) at each position, and its inverse.
+    at: Vec<usize>,
+    pos_of: Vec<usize>,
+    params: LaSvmParams,
+    bias: f64,
+    gap: f64,
+    pub stats: LaSvmStats,
+}
+
+impl<'e, 'a> LaSvm<'e, 'a> {
+    /// `examples` are the engine rows of the problem, `y[k]` and `c[k]` those of `examples[k]`.
+    pub fn new(
+        engine: &'e KernelEngine<'a>,
+        examples: Vec<usize>,
+        y: &[f64],
+        c: &[f64],
+        params: LaSvmParams,
+    ) -> Result<Self> {
+        let n = examples.len();
+        if y.len() != n || c.len() != n {
+            return Err(Error::InvalidData("LaSVM labels and bounds differ in length from the examples".into()));
+        }
+        if let Some(k) = y.iter().position(|&v| !(v == 1.0 || v == -1.0 || v.is_nan())) {
+            return Err(Error::InvalidData(format!("label {} of example {k} is not +1 or -1", y[k])));
+        }
+        if let Some(k) = c.iter().position(|&v| !(v >= 0.0 && v.is_finite())) {
+            return Err(Error::InvalidData(format!("the bound C of example {k} is {}", c[k])));
+        }
+        if !(params.tol > 0.0 && params.tol.is_finite()) {
+            return Err(Error::InvalidParameter("tol must be positive".into()));
+        }
+        let q = ExampleQ::new(engine, examples, params.cache_bytes);
+        Ok(LaSvm {
+            q,
+            n_sv: 0,
+            alpha: vec![0.0; n],
+            grad: vec![0.0; n],
+            y: y.to_vec(),
+            c: c.to_vec(),
+            at: (0..n).collect(),
+            pos_of: (0..n).collect(),
+            params,
+            bias: 0.0,
+            gap: f64::INFINITY,
+            stats: LaSvmStats::default(),
+        })
+    }
+
+    /// Starts from a previous solution: `alpha[k]` for the problem's first `support` examples,
+    /// which form S (their gradients are recomputed from the kernel).
+    pub fn warm_start(&mut self, support: usize, alpha: &[f64]) -> Result<()> {
+        if self.n_sv != 0 || support > self.y.len() || alpha.len() != support {
+            return Err(Error::InvalidData("a warm start needs a fresh problem and one coefficient per support vector".into()));
+        }
+        for (k, &a) in alpha.iter().enumerate() {
+            let (lo, hi) = self.bounds(k);
+            if !(a >= lo - 1e-9 * self.c[k].max(1.0) && a <= hi + 1e-9 * self.c[k].max(1.0)) || self.y[k].is_nan() {
+                return Err(Error::InvalidData(format!("coefficient {a} of support vector {k} is outside its box")));
+            }
+            self.alpha[k] = a.clamp(lo, hi);
+        }
+        self.n_sv = support;
+        for s in 0..support {
+            let row = self.q.row(s, support);
+            let f: f64 = row.iter().zip(&self.alpha[..support]).map(|(&k, &a)| a * k as f64).sum();
+            self.grad[s] = self.y[s] - f;
+        }
+        self.update_bias();
+        Ok(())
+    }
+
+    fn bounds(&self, pos: usize) -> (f64, f64) {
+        let cy = self.c[pos] * self.y[pos];
+        (cy.min(0.0), cy.max(0.0))
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        if i != j {
+            self.q.swap(i, j);
+            self.alpha.swap(i, j);
+            self.grad.swap(i, j);
+            self.y.swap(i, j);
+            self.c.swap(i, j);
+            self.at.swap(i, j);
+            self.pos_of[self.at[i]] = i;
+            self.pos_of[self.at[j]] = j;
+        }
+    }
+
+    /// (g_max, i) over s in S with alpha_s < B_s and (g_min, j) over those with alpha_s > A_s.
+    fn extremes(&self) -> ((f64, usize), (f64, usize)) {
+        let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
+        for s in 0..self.n_sv {
+            let (lo, hi) = self.bounds(s);
+            let (a, g) = (self.alpha[s], self.grad[s]);
+            if a < hi && g > up.0 {
+                up = (g, s);
+            }
+            if a > lo && g < down.0 {
+                down = (g, s);
+            }
+        }
+        (up, down)
+    }
+
+    /// f(x) of the example at position `pos` (not in S), from its kernel row over S, which stays
+    /// cached for PROCESS.
+    fn decision_at(&mut self, pos: usize) -> f64 {
+        let n = self.n_sv;
+        let row = self.q.row(pos, n);
+        let f: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
+        f + self.bias
+    }
+
+    /// The SMO step on the pair (i up, j down) and the gradient update over S.
+    fn step(&mut self, i: usize, j: usize) -> Result<()> {
+        let n = self.n_sv;
+        let ((lo_j, _), (_, hi_i)) = (self.bounds(j), self.bounds(i));
+        let (kii, kjj) = (self.q.diag(i), self.q.diag(j));
+        let (ri, rj) = self.q.two_rows(i, j, n);
+        let curvature = kii + kjj - 2.0 * ri[j] as f64;
+        let room = (hi_i - self.alpha[i]).min(self.alpha[j] - lo_j);
+        let lambda = if curvature >= MIN_CURVATURE {
+            ((self.grad[i] - self.grad[j]) / curvature).min(room)
+        } else if curvature > -1e-6 * (kii + kjj).abs().max(1.0) {
+            room
+        } else {
+            return Err(Error::InvalidParameter(format!(
+                "the kernel is not positive semi-definite (K_ii + K_jj - 2 K_ij = {curvature})"
+            )));
+        };
+        for ((g, &ki), &kj) in self.grad[..n].iter_mut().zip(ri).zip(rj) {
+            *g -= lambda * (ki as f64 - kj as f64);
+        }
+        self.alpha[i] = if lambda == hi_i - self.alpha[i] { hi_i } else { self.alpha[i] + lambda };
+        self.alpha[j] = if lambda == self.alpha[j] - lo_j { lo_j } else { self.alpha[j] - lambda };
+        Ok(())
+    }
+
+    /// PROCESS: tries to insert the example at position `pos` (>= |S|). Returns whether it was.
+    pub fn process(&mut self, pos: usize) -> Result<bool> {
+        if pos < self.n_sv {
+            return Ok(false);
+        }
+        self.stats.processed += 1;
+        let n = self.n_sv;
+        let yk = self.y[pos];
+        let row = self.q.row(pos, n);
+        let fk: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
+        let gk = yk - fk;
+        let ((gmax, _), (gmin, _)) = self.extremes();
+        // With the equality constraint, an example whose gradient lies beyond the extremes on its
+        // side cannot move: it would stay at zero (tolerance 0, as the reference code).
+        if n > 0 && gmin < gmax && ((yk > 0.0 && gk < gmin) || (yk < 0.0 && gk > gmax)) {
+            self.q.discard(pos);
+            return Ok(false);
+        }
+        self.swap(pos, n);
+        self.alpha[n] = 0.0;
+        self.grad[n] = gk;
+        self.n_sv += 1;
+        self.stats.inserted += 1;
+        let ((_, imax), (_, jmin)) = self.extremes();
+        let (i, j) = if yk > 0.0 { (n, jmin) } else { (imax, n) };
+        if i == usize::MAX || j == usize::MAX || i == j {
+            return Ok(true);
+        }
+        if self.grad[i] - self.grad[j] > 0.0 {
+            self.step(i, j)?;
+        }
+        Ok(true)
+    }
+
+    /// REPROCESS: one step on the maximal violating pair of S (if tau-violating), then evicts the
+    /// examples that cannot become support vectors, and updates bias and gap.
+    pub fn reprocess(&mut self) -> Result<()> {
+        let ((gmax, i), (gmin, j)) = self.extremes();
+        if i != usize::MAX && j != usize::MAX && i != j && gmax - gmin > self.params.tol {
+            self.step(i, j)?;
+            self.stats.reprocess_steps += 1;
+        }
+        self.evict();
+        Ok(())
+    }
+
+    fn evict(&mut self) {
+        let ((gmax, _), (gmin, _)) = self.extremes();
+        let mut s = self.n_sv;
+        while s > 0 {
+            s -= 1;
+            let (y, g) = (self.y[s], self.grad[s]);
+            if self.alpha[s] == 0.0 && ((y < 0.0 && g >= gmax) || (y > 0.0 && g <= gmin)) {
+                self.n_sv -= 1;
+                self.swap(s, self.n_sv);
+                self.stats.evicted += 1;
+            }
+        }
+        self.update_bias();
+    }
+
+    fn update_bias(&mut self) {
+        let ((gmax, _), (gmin, _)) = self.extremes();
+        (self.bias, self.gap) = match (gmax.is_finite(), gmin.is_finite()) {
+            (true, true) => ((gmax + gmin) / 2.0, gmax - gmin),
+            (true, false) => (gmax, 0.0),
+            (false, true) => (gmin, 0.0),
+            (false, false) => (0.0, 0.0),
+        };
+    }
+
+    /// PROCESS of a few examples of each class (problem indices, in the given order) to start from.
+    pub fn seed(&mut self, order: &[usize]) -> Result<()> {
+        let want = self.params.seed_per_class;
+        let (mut pos, mut neg) = (0, 0);
+        for &k in order {
+            if pos >= want && neg >= want {
+                break;
+            }
+            let p = self.pos_of[k];
+            match self.y[p] {
+                y if y > 0.0 && pos < want => pos += 1,
+                y if y < 0.0 && neg < want => neg += 1,
+                _ => continue,
+            }
+            self.process(p)?;
+        }
+        self.reprocess()
+    }
+
+    /// One online pass over `order` (problem indices, typically a random permutation): each step
+    /// the strategy picks an example among random unprocessed candidates, which is PROCESSed,
+    /// followed by one REPROCESS. An example chosen without a label gets one from `oracle`.
+    pub fn online_pass(
+        &mut self,
+        order: &[usize],
+        strategy: &mut dyn SelectionStrategy,
+        rng: &mut Rng,
+        mut oracle: Option<&mut dyn Oracle>,
+        control: &Control,
+    ) -> Result<()> {
+        let mut pool: Vec<usize> = order.to_vec();
+        let m = strategy.n_candidates().max(1);
+        let mut steps = 0u64;
+        let (mut picks, mut decisions, mut labels) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
+        while !pool.is_empty() {
+            steps += 1;
+            if steps % 256 == 0 {
+                control.add_iterations(256);
+                if control.should_stop() {
+                    return Err(Error::Interrupted);
+                }
+            }
+            let chosen = if m == 1 {
+                // the next of the (already random) order: no scoring needed
+                pool.len() - 1
+            } else {
+                picks.clear();
+                decisions.clear();
+                labels.clear();
+                while picks.len() < m {
+                    let slot = rng.below(pool.len());
+                    let p = self.pos_of[pool[slot]];
+                    picks.push(slot);
+                    decisions.push(if p < self.n_sv { self.bias - self.grad[p] + self.y[p] } else { self.decision_at(p) });
+                    labels.push(self.y[p]);
+                    if strategy.enough(&decisions, self.gap) {
+                        break;
+                    }
+                }
+                let choice = strategy.choose(&decisions, &labels, self.gap);
+                for (k, &slot) in picks.iter().enumerate() {
+                    if choice != Choice::Take(k) {
+                        let p = self.pos_of[pool[slot]];
+                        if p >= self.n_sv {
+                            self.q.discard(p);
+                        }
+                    }
+                }
+                match choice {
+                    Choice::Take(k) if k < picks.len() => picks[k],
+                    Choice::Take(k) => {
+                        return Err(Error::InvalidParameter(format!(
+                            "the selection strategy chose candidate {k} of {}",
+                            picks.len()
+                        )))
+                    }
+                    Choice::Skip => continue,
+                    Choice::Stop => break,
+                }
+            };
+            let k = pool.swap_remove(chosen);
+            let p = self.pos_of[k];
+            if self.y[p].is_nan() {
+                let label = match oracle.as_mut() {
+                    Some(o) => o.label(k)?,
+                    None => return Err(Error::InvalidData(format!("example {k} has no label and no oracle was given"))),
+                };
+                if !(label == 1.0 || label == -1.0) {
+                    return Err(Error::InvalidData(format!("the oracle labelled example {k} {label}, not +1 or -1")));
+                }
+                self.y[p] = label;
+            }
+            self.process(p)?;
+            self.reprocess()?;
+        }
+        control.add_iterations(steps % 256);
+        Ok(())
+    }
+
+    /// The finishing step: SMO on S (warm-started, with shrinking) until no tau-violating pair is
+    /// left, then eviction.
+    pub fn finish(&mut self, selection: Selection, control: &Control) -> Result<()> {
+        let n = self.n_sv;
+        if n < 2 {
+            return Ok(());
+        }
+        let (lo, hi): (Vec<f64>, Vec<f64>) = (0..n).map(|s| self.bounds(s)).unzip();
+        let params = SmoParams { tol: self.params.tol, shrinking: true, max_iter: None, selection };
+        let mut prefix = Prefix::new(&mut self.q, n);
+        let sol = smo::solve(&mut prefix, &self.y[..n], &lo, &hi, &self.alpha[..n], &params, control)?;
+        let origin = prefix.origin;
+        // The solver reordered positions 0..n: make every per-position array follow.
+        let (at, y, c): (Vec<usize>, Vec<f64>, Vec<f64>) =
+            (origin.iter().map(|&o| self.at[o]).collect(), origin.iter().map(|&o| self.y[o]).collect(), origin.iter().map(|&o| self.c[o]).collect());
+        for (t, &o) in origin.iter().enumerate() {
+            self.at[t] = at[t];
+            self.pos_of[at[t]] = t;
+            self.y[t] = y[t];
+            self.c[t] = c[t];
+            self.alpha[t] = sol.alpha[o];
+            self.grad[t] = sol.gradient[o];
+        }
+        self.stats.finishing_iterations += sol.iterations;
+        self.evict();
+        Ok(())
+    }
+
+    pub fn bias(&self) -> f64 {
+        self.bias
+    }
+    /// g_max - g_min over S: the uncertainty on the bias, and the stopping criterion.
+    pub fn gap(&self) -> f64 {
+        self.gap
+    }
+    /// |S|, examples with a zero coefficient included.
+    pub fn expansion_size(&self) -> usize {
+        self.n_sv
+    }
+    /// D(alpha) = 1/2 sum_{s in S} alpha_s (y_s + g_s).
+    pub fn objective(&self) -> f64 {
+        (0..self.n_sv).map(|s| 0.5 * self.alpha[s] * (self.y[s] + self.grad[s])).sum()
+    }
+    /// (problem index, coefficient) of every support vector (nonzero coefficient), by problem index.
+    pub fn support(&self) -> Vec<(usize, f64)> {
+        let mut out: Vec<(usize, f64)> =
+            (0..self.n_sv).filter(|&s| self.alpha[s] != 0.0).map(|s| (self.at[s], self.alpha[s])).collect();
+        out.sort_unstable_by_key(|&(k, _)| k);
+        out
+    }
+    /// The label now known for a problem index (NaN if never asked).
+    pub fn label(&self, k: usize) -> f64 {
+        self.y[self.pos_of[k]]
+    }
+}
