@@ -1,4 +1,5 @@
-//! Python objects standing in for core traits: a plugin's kernel as an `ExternalKernel`.
+//! Python objects standing in for core traits: a plugin's kernel as an `ExternalKernel`, a
+//! plugin's example-selection strategy as a `SelectionStrategy`.
 //!
 //! The core calls an adapter from its worker threads with the GIL released; the adapter takes the
 //! GIL only around the Python call. The first Python exception is kept whole (type, message,
@@ -7,6 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use largemargin::kernel::ExternalKernel;
+use largemargin::solver::lasvm::{Choice, SelectionStrategy};
 use largemargin::Control;
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -46,14 +48,14 @@ pub struct PyKernel {
     object: Py<PyAny>,
     name: String,
     len: usize,
-    pub failure: Failure,
+    pub failure: Arc<Failure>,
 }
 
 impl PyKernel {
     pub fn new(object: &Bound<'_, PyAny>) -> PyResult<Arc<Self>> {
         let len = object.len()?;
         let name = object.repr()?.to_string();
-        Ok(Arc::new(PyKernel { object: object.clone().unbind(), name, len, failure: Failure::default() }))
+        Ok(Arc::new(PyKernel { object: object.clone().unbind(), name, len, failure: Arc::default() }))
     }
 
     /// Copies a returned 1-D array into `out`, checking its type and length.
@@ -106,6 +108,59 @@ impl ExternalKernel for PyKernel {
                 .and_then(|v| self.read(v, "diagonal()", &mut out))
                 .map_err(|e| self.failure.record(e))?;
             Ok(out)
+        })
+    }
+}
+
+/// A Python strategy object: `n_candidates` and `choose(decision, labels) -> int | None`
+/// (None: process none of these candidates). An exception ends the pass and is re-raised.
+pub struct PyStrategy {
+    object: Py<PyAny>,
+    name: String,
+    n_candidates: usize,
+    failure: Arc<Failure>,
+}
+
+impl PyStrategy {
+    pub fn new(object: &Bound<'_, PyAny>, failure: Arc<Failure>) -> PyResult<Self> {
+        let name = object.repr()?.to_string();
+        let n_candidates: usize = object.getattr("n_candidates")?.extract().map_err(|_| {
+            pyo3::exceptions::PyValueError::new_err(format!("{name}.n_candidates must be a positive integer"))
+        })?;
+        if n_candidates == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!("{name}.n_candidates must be positive")));
+        }
+        Ok(PyStrategy { object: object.clone().unbind(), name, n_candidates, failure })
+    }
+}
+
+impl SelectionStrategy for PyStrategy {
+    fn n_candidates(&self) -> usize {
+        self.n_candidates
+    }
+    fn choose(&mut self, decision: &[f64], labels: &[f64], _gap: f64) -> Choice {
+        Python::attach(|py| {
+            let args = (PyArray1::from_slice(py, decision), PyArray1::from_slice(py, labels));
+            let outcome = self.object.bind(py).call_method1("choose", args).and_then(|v| {
+                if v.is_none() {
+                    return Ok(Choice::Skip);
+                }
+                let k: usize = v.extract().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!("{}.choose must return an int or None", self.name))
+                })?;
+                if k >= decision.len() {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "{}.choose returned {k} for {} candidates",
+                        self.name,
+                        decision.len()
+                    )));
+                }
+                Ok(Choice::Take(k))
+            });
+            outcome.unwrap_or_else(|e| {
+                self.failure.record(e);
+                Choice::Stop
+            })
         })
     }
 }

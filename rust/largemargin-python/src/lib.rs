@@ -14,13 +14,17 @@ use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
 use largemargin::solver::smo::Selection;
+use largemargin::online::{train_lasvm, LaSvmConfig};
+use largemargin::solver::lasvm::{
+    ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection, SelectionStrategy,
+};
 use largemargin::svm::{train_svc, train_svr, SvmParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use adapters::PyKernel;
+use adapters::{Failure, PyKernel, PyStrategy};
 use convert::{kernel_from_py, kernel_spec, to_py, PyMatrix};
 use run::{run_detached, run_detached_with, threads_for};
 
@@ -41,12 +45,23 @@ fn run_fit<T: Send>(
     external: Option<Arc<PyKernel>>,
     work: impl FnOnce(&Control) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
+    run_fit_watching(py, n_jobs, progress, external.map(|k| k.failure.clone()).into_iter().collect(), work)
+}
+
+/// `run_fit` for any set of adapters' failure slots.
+fn run_fit_watching<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<i64>,
+    progress: Option<&str>,
+    failures: Vec<Arc<Failure>>,
+    work: impl FnOnce(&Control) -> Result<T, Error> + Send,
+) -> PyResult<T> {
     let control = Arc::new(Control::new());
-    if let Some(k) = &external {
-        k.failure.watch(control.clone());
+    for f in &failures {
+        f.watch(control.clone());
     }
     let outcome = run_detached_with(py, threads_for(n_jobs)?, progress, &control, work);
-    if let Some(e) = external.and_then(|k| k.failure.take()) {
+    if let Some(e) = failures.iter().find_map(|f| f.take()) {
         return Err(e);
     }
     outcome
@@ -145,6 +160,86 @@ fn fit_svr<'py>(
     d.set_item("converged", vec![fit.converged])?;
     d.set_item("kernel_evals", fit.kernel_evals)?;
     Ok(d)
+}
+
+type StrategyMaker = Box<dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync>;
+
+/// A built-in selection strategy by name.
+fn builtin_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
+    Ok(match name {
+        "random" => Box::new(|_| Box::new(RandomSelection) as Box<dyn SelectionStrategy>),
+        "gradient" => Box::new(move |_| Box::new(GradientSelection { candidates }) as Box<dyn SelectionStrategy>),
+        "active" => Box::new(move |_| Box::new(ActiveSelection { candidates }) as Box<dyn SelectionStrategy>),
+        "autoactive" => Box::new(move |_| {
+            Box::new(AutoActiveSelection { candidates: 2 * candidates, wanted: 5 }) as Box<dyn SelectionStrategy>
+        }),
+        other => return Err(PyValueError::new_err(format!("unknown built-in selection strategy '{other}'"))),
+    })
+}
+
+/// LaSVM on one binary problem per row of `labels` (+1/-1), in parallel. `warm` (optional) holds,
+/// per problem, the coefficients of the data's first rows, which start as the expansion set.
+#[pyfunction]
+#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, finishing, selection, candidates, cache_size, seed, warm, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+fn fit_lasvm<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, epochs: usize, finishing: bool,
+    selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64, warm: Option<Vec<Vec<f64>>>,
+    n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !(cache_size > 0.0 && cache_size.is_finite()) {
+        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
+    }
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let config = LaSvmConfig {
+        kernel: spec,
+        tol,
+        epochs,
+        finishing,
+        cache_bytes: (cache_size * 1048576.0) as usize,
+        seed,
+        ..Default::default()
+    };
+    // A built-in strategy by name, or one Python strategy object per problem.
+    let mut failures: Vec<Arc<Failure>> = external.iter().map(|k| k.failure.clone()).collect();
+    let strategy: StrategyMaker = if let Ok(name) = selection.extract::<String>() {
+        builtin_strategy(&name, candidates.max(1))?
+    } else {
+        let failure = Arc::new(Failure::default());
+        failures.push(failure.clone());
+        let objects: Vec<Bound<'py, PyAny>> = selection.extract()?;
+        let made = objects
+            .iter()
+            .map(|o| PyStrategy::new(o, failure.clone()).map(|s| std::sync::Mutex::new(Some(s))))
+            .collect::<PyResult<Vec<_>>>()?;
+        Box::new(move |p| {
+            let s = made[p].lock().unwrap_or_else(|e| e.into_inner()).take().expect("one strategy per problem");
+            Box::new(s) as Box<dyn SelectionStrategy>
+        })
+    };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let lab: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
+    let c = sample_c.as_slice()?;
+    let fit = run_fit_watching(py, n_jobs, verbose.then_some("LaSVM fit"), failures, |ctl| {
+        train_lasvm(&xv, &lab, c, &config, warm.as_deref(), strategy.as_ref(), ctl)
+    })?;
+    let out = pyo3::types::PyList::empty(py);
+    for p in &fit.problems {
+        let d = PyDict::new(py);
+        d.set_item("support", usize_array(py, &p.support))?;
+        d.set_item("coef", PyArray1::from_vec(py, p.coef.clone()))?;
+        d.set_item("bias", p.bias)?;
+        d.set_item("gap", p.gap)?;
+        d.set_item("objective", p.objective)?;
+        d.set_item("processed", p.stats.processed)?;
+        d.set_item("inserted", p.stats.inserted)?;
+        d.set_item("evicted", p.stats.evicted)?;
+        d.set_item("finishing_iterations", p.stats.finishing_iterations)?;
+        out.append(d)?;
+    }
+    Ok((out, fit.kernel_evals).into_pyobject(py)?.into_any())
 }
 
 /// Decision values (m x outputs) of a kernel expansion; `n_support` empty for one output.
@@ -356,6 +451,7 @@ fn read_libsvm_model<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, Py
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
