@@ -45,6 +45,15 @@ class _BaseSVM(BaseEstimator):
     _task = None
 
     def _check_params(self):
+        self._check_common_params()
+        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
+            raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
+        if self.selection not in ("second_order", "first_order"):
+            raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
+
+    def _check_common_params(self):
+        """What every kernel machine checks: C, tol, cache_size, the kernel and its parameters, n_jobs."""
+
         def positive(name, value, allow_zero=False):
             ok = isinstance(value, numbers.Real) and np.isfinite(value) and (value > 0 or (allow_zero and value == 0))
             if not ok:
@@ -63,10 +72,6 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
-        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
-            raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
-        if self.selection not in ("second_order", "first_order"):
-            raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
         if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
 

@@ -25,6 +25,13 @@ class NativeKernel:
     name: str
 
 
+@dataclass(frozen=True)
+class NativeStrategy:
+    """An example-selection strategy implemented in Rust, by its engine name."""
+
+    name: str
+
+
 @dataclass
 class LoadFailure:
     plugin: str

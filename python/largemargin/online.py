@@ -1,0 +1,143 @@
+"""Online kernel SVMs: `LaSVM`, solved in Rust, with example-selection strategies from the plugin
+registry (built in: random, gradient, active, autoactive)."""
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+
+from . import _native
+from ._arrays import to_native
+from .plugins import NativeStrategy, get_registry
+from .svm import _BaseSVM
+
+
+class LaSVM(ClassifierMixin, _BaseSVM):
+    """LaSVM (Bordes, Ertekin, Weston, Bottou 2005): an online SVM solver that needs one pass over
+    the data (``epochs=1``) and a finishing step to come close to the batch SVM, with far fewer
+    kernel evaluations. Multiclass problems are one-vs-rest, the binary problems solved in parallel.
+
+    Parameters as in `SVC` (C, kernel, degree, gamma, coef0, tol, cache_size, class_weight,
+    random_state, n_jobs, verbose), plus:
+
+    epochs : int, default 1
+        Online passes over the data (the thesis' LaSVM x1, x2).
+    finishing : bool, default True
+        After the passes, run SMO on the expansion set until no tol-violating pair is left.
+    selection : str or factory, default "random"
+        How the next example is picked: ``"random"``; ``"gradient"`` (of ``candidates`` random
+        examples, the most misclassified); ``"active"`` (the closest to the boundary);
+        ``"autoactive"`` (draws candidates until 5 lie inside the margin band, at most
+        2 x ``candidates``, and stops the pass when none does); or any strategy a plugin registers,
+        by name, or a factory ``make(random_state)`` (see ``largemargin.plugins.hookspecs``).
+    candidates : int, default 50
+        Candidates scored per step by the built-in gradient / active strategies.
+
+    Fitted attributes as in `SVC` (``support_``, ``support_vectors_``, ``dual_coef_`` with one row
+    per binary problem, ``intercept_``, ``n_support_``, ``classes_``), plus ``n_kernel_evals_``,
+    ``objective_`` (dual objective per problem), ``gap_`` (g_max - g_min per problem),
+    ``n_processed_`` (PROCESS calls per problem) and ``fit_time_``.
+    """
+
+    _task = "classification"
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, epochs=1,
+                 finishing=True, selection="random", candidates=50, cache_size=200, class_weight=None,
+                 verbose=False, random_state=None, n_jobs=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.epochs = epochs
+        self.finishing = finishing
+        self.selection = selection
+        self.candidates = candidates
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        self._check_common_params()
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
+            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+        if not isinstance(self.finishing, (bool, np.bool_)):
+            raise ValueError(f"finishing must be True or False, got {self.finishing!r}")
+        if isinstance(self.candidates, bool) or not isinstance(self.candidates, numbers.Integral) or self.candidates < 1:
+            raise ValueError(f"candidates must be a positive integer, got {self.candidates!r}")
+        selection = self.selection
+        if isinstance(selection, str):
+            selection = get_registry().resolve("selection_strategy", selection)
+        if not (isinstance(selection, NativeStrategy) or callable(selection)):
+            raise ValueError(f"selection must be a strategy name or a factory, got {self.selection!r}")
+        self._selection = selection
+
+    def _strategy_arg(self, n_problems, seed):
+        """The native argument: a built-in strategy's name, or one Python strategy per problem."""
+        if isinstance(self._selection, NativeStrategy):
+            return self._selection.name
+        strategies = []
+        for p in range(n_problems):
+            s = self._selection(random_state=seed + p)
+            if not hasattr(s, "choose") or not hasattr(s, "n_candidates"):
+                raise ValueError(f"selection strategy {self.selection!r} made {s!r}, which lacks n_candidates or choose")
+            strategies.append(s)
+        return strategies
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
+        started = time.perf_counter()
+        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        k = len(self.classes_)
+        if k < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {k} class")
+        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        sample_c = np.ascontiguousarray(float(self.C) * self.class_weight_[y_idx] * sample_weight)
+        # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
+        targets = [1] if k == 2 else list(range(k))
+        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
+        problems, evals = _native.fit_lasvm(
+            to_native(Xk), labels, sample_c, kernel, gamma, coef0, degree, float(self.tol), int(self.epochs),
+            bool(self.finishing), self._strategy_arg(len(targets), seed), int(self.candidates), float(self.cache_size),
+            seed, None, self.n_jobs, bool(self.verbose),
+        )
+        support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
+        coef = np.zeros((len(problems), len(support)))
+        for row, p in enumerate(problems):
+            coef[row, np.searchsorted(support, p["support"])] = p["coef"]
+        self._finish_fit(dict(
+            support=support, kernel_evals=evals, objective=np.array([p["objective"] for p in problems]),
+            n_iter=np.array([p["processed"] for p in problems]),
+            converged=[not self.finishing or p["gap"] <= self.tol for p in problems],
+            intercept=np.array([p["bias"] for p in problems]), dual_coef=coef,
+        ), Xk, started)
+        self.gap_ = np.array([p["gap"] for p in problems])
+        self.n_processed_ = self.n_iter_
+        self.n_support_ = np.bincount(y_idx[support], minlength=k).astype(np.int32)
+        self.intercept_ = self._intercept_
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
+        return self
+
+    def _n_support_groups(self):
+        return np.zeros(0, dtype=np.int64)  # independent outputs, one per binary problem
+
+    def decision_function(self, X):
+        """f(x) for two classes (positive: classes_[1]), else (n, n_classes) one-vs-rest scores."""
+        dec = self._native_decision(X)
+        return dec.ravel() if len(self.classes_) == 2 else dec
+
+    def predict(self, X):
+        dec = self._native_decision(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(dec.ravel() > 0).astype(int)]
+        return self.classes_[np.argmax(dec, axis=1)]

@@ -1,0 +1,122 @@
+"""LaSVM: the online solver against SMO on the same data, its strategies, and plugin strategies."""
+
+import numpy as np
+import pytest
+
+import largemargin as lm
+from largemargin.plugins import get_registry, hookimpl
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    rng = np.random.RandomState(0)
+    n = 1200
+    y = rng.randint(0, 2, n)
+    X = rng.normal(size=(n, 2)) * 0.9 + np.where(y[:, None] == 1, 0.8, -0.8)
+    return X[:800], y[:800], X[800:], y[800:]
+
+
+def test_lasvm_with_finishing_matches_smo(blobs):
+    Xtr, ytr, Xte, yte = blobs
+    smo = lm.SVC(C=10, gamma=0.5, tol=1e-4).fit(Xtr, ytr)
+    las = lm.LaSVM(C=10, gamma=0.5, tol=1e-4, epochs=3, random_state=0).fit(Xtr, ytr)
+    assert abs(las.objective_[0] - smo.objective_[0]) <= 1e-4 * smo.objective_[0]
+    assert las.gap_[0] <= 1e-4
+    assert np.mean(las.predict(Xte) == smo.predict(Xte)) > 0.99
+    # the decision function is the expansion: sum coef K(x, sv) + b
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    manual = rbf_kernel(Xte, las.support_vectors_, gamma=0.5) @ las.dual_coef_[0] + las.intercept_[0]
+    np.testing.assert_allclose(las.decision_function(Xte), manual, atol=1e-8)
+
+
+def test_one_pass_is_close_and_needs_fewer_kernel_values(blobs):
+    Xtr, ytr, Xte, yte = blobs
+    smo = lm.SVC(C=1, gamma=0.5, cache_size=1).fit(Xtr, ytr)
+    las = lm.LaSVM(C=1, gamma=0.5, cache_size=1, random_state=0).fit(Xtr, ytr)
+    assert las.objective_[0] <= smo.objective_[0] * (1 + 1e-9)
+    assert las.objective_[0] > 0.97 * smo.objective_[0]
+    assert abs(np.mean(las.predict(Xte) != yte) - np.mean(smo.predict(Xte) != yte)) < 0.02
+    assert len(las.support_) <= len(smo.support_) + 5
+
+
+@pytest.mark.parametrize("selection", ["random", "gradient", "active", "autoactive"])
+def test_every_builtin_strategy_learns(blobs, selection):
+    Xtr, ytr, Xte, yte = blobs
+    las = lm.LaSVM(C=1, gamma=0.5, selection=selection, random_state=1).fit(Xtr, ytr)
+    assert np.mean(las.predict(Xte) == yte) > 0.8
+    assert las.n_processed_[0] <= len(ytr) + 10  # the 5 + 5 seed examples are processed first
+
+
+def test_multiclass_is_one_vs_rest(digits):
+    Xtr, ytr, Xte, yte = digits
+    las = lm.LaSVM(C=10, gamma=0.02, random_state=0).fit(Xtr, ytr)
+    assert las.dual_coef_.shape == (10, len(las.support_))
+    assert las.decision_function(Xte).shape == (len(Xte), 10)
+    svc = lm.SVC(C=10, gamma=0.02).fit(Xtr, ytr)
+    assert np.mean(las.predict(Xte) == yte) >= np.mean(svc.predict(Xte) == yte) - 0.02
+
+
+class FarthestFirst:
+    """A deliberately odd third-party strategy: of 10 candidates, the one farthest from the
+    boundary; it counts its calls."""
+
+    calls = 0
+
+    def __init__(self, random_state=0):
+        self.n_candidates = 10
+
+    def choose(self, decision, labels):
+        FarthestFirst.calls += 1
+        assert len(decision) == len(labels) <= 10
+        return int(np.argmax(np.abs(decision)))
+
+
+class StrategyPlugin:
+    @hookimpl
+    def largemargin_selection_strategies(self):
+        return {"farthest_first": FarthestFirst}
+
+
+def test_a_plugin_strategy_is_used_by_lasvm(blobs):
+    Xtr, ytr, _, _ = blobs
+    registry = get_registry()
+    registry.register(StrategyPlugin(), name="strategy-test")
+    try:
+        FarthestFirst.calls = 0
+        las = lm.LaSVM(C=1, gamma=0.5, selection="farthest_first", finishing=False, random_state=0).fit(Xtr, ytr)
+        assert FarthestFirst.calls == len(ytr)  # one choice per step, one step per example
+        random = lm.LaSVM(C=1, gamma=0.5, selection="random", finishing=False, random_state=0).fit(Xtr, ytr)
+        assert not np.array_equal(las.dual_coef_, random.dual_coef_)  # its order of processing, not random's
+        assert las.score(Xtr, ytr) > 0.8
+    finally:
+        registry.unregister("strategy-test")
+
+
+def test_a_failing_plugin_strategy_reaches_the_user(blobs):
+    from largemargin.plugins import PluginError  # noqa: F401 - raised errors keep their own type
+
+    class Broken:
+        n_candidates = 5
+
+        def __init__(self, random_state=0):
+            pass
+
+        def choose(self, decision, labels):
+            raise RuntimeError("strategy exploded")
+
+    Xtr, ytr, _, _ = blobs
+    with pytest.raises(RuntimeError, match="strategy exploded"):
+        lm.LaSVM(selection=Broken).fit(Xtr, ytr)
+
+
+def test_bad_parameters_are_named(blobs):
+    Xtr, ytr, _, _ = blobs
+    for kwargs, message in [
+        (dict(epochs=0), "epochs must be a positive integer"),
+        (dict(candidates=0), "candidates must be a positive integer"),
+        (dict(selection="nope"), "unknown selection strategy 'nope'"),
+        (dict(C=-1), "C must be a positive number"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            lm.LaSVM(**kwargs).fit(Xtr, ytr)
