@@ -481,6 +481,12 @@ impl Columns {
     fn bytes(&self) -> usize {
         self.start.len() * 8 + self.row.len() * 12
     }
+    fn column_len(&self, f: usize) -> usize {
+        if f + 1 < self.start.len() { self.start[f + 1] - self.start[f] } else { 0 }
+    }
+    fn entries(&self) -> usize {
+        self.row.len()
+    }
     /// acc[r - lo] += <q, x_r> for target rows r in lo..hi (acc zeroed by the caller);
     /// `whole` says lo..hi covers every row.
     #[inline(always)]
@@ -563,6 +569,8 @@ fn dense_dots_fast(c: &DenseColumns, q: &Query, lo: usize, hi: usize, acc: &mut 
 /// of them in memory order, then gathered; smaller requests visit their targets directly (a pass
 /// over all targets to use a few of them, as in a one-vs-one class pair, costs more than it saves).
 const FULL_PASS_FRACTION: usize = 2;
+/// Cost of a sparse row entry read at a random place, relative to one read in memory order.
+const DIRECT_VISIT_COST: f64 = 4.0;
 /// The same for external kernels, for which gathering the requested rows is the dearer part.
 const EXTERNAL_WHOLE_FRACTION: usize = 4;
 
@@ -803,9 +811,26 @@ impl<'a> KernelEngine<'a> {
         }
     }
 
-    fn full_pass_pays(&self, requested: usize) -> bool {
+    /// Whether one pass over all targets beats visiting the requested ones. Over sparse data the
+    /// pass reads only the columns of the query's features, in memory order, while a direct visit
+    /// reads each requested row at a random place: the pass pays far below half the rows.
+    fn full_pass_pays(&self, q: &Query, requested: usize) -> bool {
         let n = self.x.rows();
-        self.spec.reads_features() && requested * FULL_PASS_FRACTION >= n
+        if !self.spec.reads_features() {
+            return false;
+        }
+        if requested * FULL_PASS_FRACTION >= n {
+            return true;
+        }
+        match &self.columns {
+            Some(c) => {
+                let mut touched = 0usize;
+                q.for_each_nonzero(|f, _| touched += c.column_len(f));
+                let per_row = c.entries() as f64 / n.max(1) as f64;
+                ((touched + n / 2) as f64) < DIRECT_VISIT_COST * requested as f64 * per_row.max(1.0)
+            }
+            None => false,
+        }
     }
 
     fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
@@ -817,7 +842,7 @@ impl<'a> KernelEngine<'a> {
             }
             return;
         }
-        if self.full_pass_pays(cols.len()) {
+        if self.full_pass_pays(q, cols.len()) {
             return self.full_pass(q, q_sqnorm, cols, out, parallel);
         }
         let targets = self.targets();
