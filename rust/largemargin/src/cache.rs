@@ -22,6 +22,8 @@ pub struct KernelCache {
     /// Budget and allocated capacity of all rows, in f32 entries.
     budget: usize,
     used: usize,
+    /// Rows allocated at full length (false: at the length asked for, plus a quarter).
+    full_rows: bool,
 }
 
 impl KernelCache {
@@ -37,7 +39,14 @@ impl KernelCache {
             tail: NIL,
             budget,
             used: 0,
+            full_rows: true,
         }
+    }
+
+    /// A cache whose rows are allocated as long as they are asked for (plus a quarter, to grow):
+    /// for solvers whose rows stay much shorter than n, as LaSVM's rows over its expansion set.
+    pub fn with_short_rows(n: usize, bytes: usize) -> Self {
+        KernelCache { full_rows: false, ..Self::new(n, bytes) }
     }
 
     pub fn budget_bytes(&self) -> usize {
@@ -86,7 +95,7 @@ impl KernelCache {
         if have < len {
             let cap = self.rows[i].capacity();
             if len > cap {
-                let target = self.rows.len().max(len);
+                let target = if self.full_rows { self.rows.len().max(len) } else { (len + len / 4).min(self.rows.len()).max(len) };
                 while self.used + (target - cap) > self.budget && self.tail != NIL {
                     let victim = self.tail;
                     self.drop_row(victim);

@@ -36,6 +36,13 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         let cache = KernelCache::new(examples.len(), cache_bytes);
         ExampleQ { engine, cache, examples, diag }
     }
+
+    /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
+    pub fn with_short_rows(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let diag = engine.diagonal(&examples);
+        let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
+        ExampleQ { engine, cache, examples, diag }
+    }
     /// The example at position i.
     pub fn example(&self, i: usize) -> usize {
         self.examples[i]
