@@ -21,6 +21,8 @@ pub struct LaSvmConfig {
     pub finishing: bool,
     /// Working-set rule of the finishing step.
     pub finishing_selection: Selection,
+    /// Shrinking in the finishing step.
+    pub finishing_shrinking: bool,
     pub seed_per_class: usize,
     pub cache_bytes: usize,
     pub seed: u64,
@@ -33,7 +35,8 @@ impl Default for LaSvmConfig {
             tol: 1e-3,
             epochs: 1,
             finishing: true,
-            finishing_selection: Selection::FirstOrder,
+            finishing_selection: Selection::SecondOrder,
+            finishing_shrinking: false,
             seed_per_class: 5,
             cache_bytes: 200 << 20,
             seed: 0,
@@ -114,7 +117,7 @@ pub fn train_lasvm(
                 rng.shuffle(&mut order);
             }
             if config.finishing {
-                svm.finish(config.finishing_selection, control)?;
+                svm.finish(config.finishing_selection, config.finishing_shrinking, control)?;
             }
             control.problem_done();
             let (support, coef) = svm.support().into_iter().unzip();

@@ -186,7 +186,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         if !(params.tol > 0.0 && params.tol.is_finite()) {
             return Err(Error::InvalidParameter("tol must be positive".into()));
         }
-        let q = ExampleQ::new(engine, examples, params.cache_bytes);
+        let q = ExampleQ::with_short_rows(engine, examples, params.cache_bytes);
         Ok(LaSvm {
             q,
             n_sv: 0,
@@ -305,7 +305,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         let row = self.q.row(pos, n);
         let fk: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
         let gk = yk - fk;
-        let ((gmax, _), (gmin, _)) = self.extremes();
+        let ((gmax, imax), (gmin, jmin)) = self.extremes();
         // With the equality constraint, an example whose gradient lies beyond the extremes on its
         // side cannot move: it would stay at zero (tolerance 0, as the reference code).
         if n > 0 && gmin < gmax && ((yk > 0.0 && gk < gmin) || (yk < 0.0 && gk > gmax)) {
@@ -317,7 +317,8 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         self.grad[n] = gk;
         self.n_sv += 1;
         self.stats.inserted += 1;
-        let ((_, imax), (_, jmin)) = self.extremes();
+        // The newcomer sits at its lower bound if positive, at its upper bound if negative, so the
+        // partner's extreme over S is unchanged by its arrival (and S's positions did not move).
         let (i, j) = if yk > 0.0 { (n, jmin) } else { (imax, n) };
         if i == usize::MAX || j == usize::MAX || i == j {
             return Ok(true);
@@ -342,6 +343,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     fn evict(&mut self) {
         let ((gmax, _), (gmin, _)) = self.extremes();
+        let before = self.n_sv;
         let mut s = self.n_sv;
         while s > 0 {
             s -= 1;
@@ -352,11 +354,19 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 self.stats.evicted += 1;
             }
         }
-        self.update_bias();
+        if self.n_sv != before {
+            self.update_bias();
+        } else {
+            self.set_bias(gmax, gmin);
+        }
     }
 
     fn update_bias(&mut self) {
         let ((gmax, _), (gmin, _)) = self.extremes();
+        self.set_bias(gmax, gmin);
+    }
+
+    fn set_bias(&mut self, gmax: f64, gmin: f64) {
         (self.bias, self.gap) = match (gmax.is_finite(), gmin.is_finite()) {
             (true, true) => ((gmax + gmin) / 2.0, gmax - gmin),
             (true, false) => (gmax, 0.0),
@@ -464,17 +474,27 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         Ok(())
     }
 
-    /// The finishing step: SMO on S (warm-started, with shrinking) until no tau-violating pair is
-    /// left, then eviction.
-    pub fn finish(&mut self, selection: Selection, control: &Control) -> Result<()> {
+    /// The finishing step: SMO on S, started from LaSVM's own gradients, until no tau-violating
+    /// pair is left, then eviction. `shrinking` has SMO set aside variables stuck at a bound (it
+    /// then needs the rows of those at a bound once, to keep their part of the gradient).
+    pub fn finish(&mut self, selection: Selection, shrinking: bool, control: &Control) -> Result<()> {
         let n = self.n_sv;
         if n < 2 {
             return Ok(());
         }
         let (lo, hi): (Vec<f64>, Vec<f64>) = (0..n).map(|s| self.bounds(s)).unzip();
-        let params = SmoParams { tol: self.params.tol, shrinking: true, max_iter: None, selection };
+        let params = SmoParams { tol: self.params.tol, shrinking, max_iter: None, selection };
         let mut prefix = Prefix::new(&mut self.q, n);
-        let sol = smo::solve(&mut prefix, &self.y[..n], &lo, &hi, &self.alpha[..n], &params, control)?;
+        let sol = smo::solve_warm(
+            &mut prefix,
+            &self.y[..n],
+            &lo,
+            &hi,
+            &self.alpha[..n],
+            Some(&self.grad[..n]),
+            &params,
+            control,
+        )?;
         let origin = prefix.origin;
         // The solver reordered positions 0..n: make every per-position array follow.
         let (at, y, c): (Vec<usize>, Vec<f64>, Vec<f64>) =

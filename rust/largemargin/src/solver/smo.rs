@@ -89,8 +89,25 @@ pub fn solve(
     params: &SmoParams,
     control: &Control,
 ) -> Result<SmoSolution> {
+    solve_warm(q, p, lo, hi, alpha0, None, params, control)
+}
+
+/// `solve` from a starting point whose gradient p - Q alpha0 the caller already knows (an online
+/// solver's state): no kernel row is computed to start. With shrinking, the rows of the variables
+/// at a bound still are (the solver keeps their part of the gradient aside).
+#[allow(clippy::too_many_arguments)]
+pub fn solve_warm(
+    q: &mut dyn QMatrix,
+    p: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    alpha0: &[f64],
+    gradient0: Option<&[f64]>,
+    params: &SmoParams,
+    control: &Control,
+) -> Result<SmoSolution> {
     let l = q.size();
-    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l {
+    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || gradient0.is_some_and(|g| g.len() != l) {
         return Err(Error::InvalidData("SMO problem vectors differ in length".into()));
     }
     if !(params.tol > 0.0) {
@@ -115,7 +132,15 @@ pub fn solve(
     for t in 0..l {
         s.set_status(t);
     }
-    s.init_gradient();
+    match gradient0 {
+        Some(g) => {
+            s.g.copy_from_slice(g);
+            if params.shrinking {
+                s.init_gbar();
+            }
+        }
+        None => s.init_gradient(),
+    }
     s.run(params, control)
 }
 
@@ -136,6 +161,19 @@ impl<'q> Smo<'q> {
                     let k = row[t] as f64;
                     self.g[t] -= a * k;
                     self.gbar[t] += bv * k;
+                }
+            }
+        }
+    }
+
+    /// gbar alone, from the rows of the variables at a nonzero bound.
+    fn init_gbar(&mut self) {
+        for s in 0..self.l {
+            let bv = self.bound_value(s, self.alpha[s]);
+            if bv != 0.0 {
+                let row = self.q.row(s, self.l);
+                for (gb, &k) in self.gbar.iter_mut().zip(row) {
+                    *gb += bv * k as f64;
                 }
             }
         }
