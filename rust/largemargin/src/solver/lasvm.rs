@@ -5,15 +5,15 @@
 //! REPROCESS optimises among S and evicts what cannot become a support vector; the finishing step
 //! runs SMO on S until no tau-violating pair is left.
 //!
-//! Kernel rows live in an `ExampleQ` whose positions are LaSVM's ranks: S occupies positions
-//! 0..|S|, so a row request of length |S| is exactly K(x_k, S), and inserting or evicting an
-//! example is a swap of positions, which the cache follows.
+//! Kernel rows come from an `ExpansionSet`: S occupies positions 0..|S|, so a row request of
+//! length |S| is exactly K(x_k, S), and inserting or evicting an example is a swap of positions.
 
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
 use crate::rng::Rng;
-use crate::solver::qmatrix::{ExampleQ, Prefix, QMatrix};
+use crate::solver::expansion::ExpansionSet;
+use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, Selection, SmoParams};
 
 /// Below this curvature a step goes to the edge of the feasible box (as for a linear objective).
@@ -147,17 +147,12 @@ pub struct LaSvmStats {
 /// A binary LaSVM problem over some examples of an engine's data. Labels are +1/-1 (NaN: not
 /// known yet); `c[e]` is example e's box (class weight x sample weight x C).
 pub struct LaSvm<'e, 'a> {
-    q: ExampleQ<'e, 'a>,
-    /// Number of examples in S (positions 0..n_sv).
-    n_sv: usize,
+    set: ExpansionSet<'e, 'a>,
     // By position:
     alpha: Vec<f64>,
     grad: Vec<f64>,
     y: Vec<f64>,
     c: Vec<f64>,
-    /// Problem index (into the `examples` given to `new`) at each position, and its inverse.
-    at: Vec<usize>,
-    pos_of: Vec<usize>,
     params: LaSvmParams,
     bias: f64,
     gap: f64,
@@ -186,16 +181,12 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         if !(params.tol > 0.0 && params.tol.is_finite()) {
             return Err(Error::InvalidParameter("tol must be positive".into()));
         }
-        let q = ExampleQ::with_short_rows(engine, examples, params.cache_bytes);
         Ok(LaSvm {
-            q,
-            n_sv: 0,
+            set: ExpansionSet::new(engine, examples, params.cache_bytes),
             alpha: vec![0.0; n],
             grad: vec![0.0; n],
             y: y.to_vec(),
             c: c.to_vec(),
-            at: (0..n).collect(),
-            pos_of: (0..n).collect(),
             params,
             bias: 0.0,
             gap: f64::INFINITY,
@@ -206,7 +197,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// Starts from a previous solution: `alpha[k]` for the problem's first `support` examples,
     /// which form S (their gradients are recomputed from the kernel).
     pub fn warm_start(&mut self, support: usize, alpha: &[f64]) -> Result<()> {
-        if self.n_sv != 0 || support > self.y.len() || alpha.len() != support {
+        if self.set.len() != 0 || support > self.y.len() || alpha.len() != support {
             return Err(Error::InvalidData("a warm start needs a fresh problem and one coefficient per support vector".into()));
         }
         for (k, &a) in alpha.iter().enumerate() {
@@ -216,9 +207,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             }
             self.alpha[k] = a.clamp(lo, hi);
         }
-        self.n_sv = support;
+        self.set.set_len(support);
         for s in 0..support {
-            let row = self.q.row(s, support);
+            let row = self.set.row(s);
             let f: f64 = row.iter().zip(&self.alpha[..support]).map(|(&k, &a)| a * k as f64).sum();
             self.grad[s] = self.y[s] - f;
         }
@@ -233,21 +224,18 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     fn swap(&mut self, i: usize, j: usize) {
         if i != j {
-            self.q.swap(i, j);
+            self.set.swap(i, j);
             self.alpha.swap(i, j);
             self.grad.swap(i, j);
             self.y.swap(i, j);
             self.c.swap(i, j);
-            self.at.swap(i, j);
-            self.pos_of[self.at[i]] = i;
-            self.pos_of[self.at[j]] = j;
         }
     }
 
     /// (g_max, i) over s in S with alpha_s < B_s and (g_min, j) over those with alpha_s > A_s.
     fn extremes(&self) -> ((f64, usize), (f64, usize)) {
         let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
-        for s in 0..self.n_sv {
+        for s in 0..self.set.len() {
             let (lo, hi) = self.bounds(s);
             let (a, g) = (self.alpha[s], self.grad[s]);
             if a < hi && g > up.0 {
@@ -263,18 +251,18 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// f(x) of the example at position `pos` (not in S), from its kernel row over S, which stays
     /// cached for PROCESS.
     fn decision_at(&mut self, pos: usize) -> f64 {
-        let n = self.n_sv;
-        let row = self.q.row(pos, n);
+        let n = self.set.len();
+        let row = self.set.row(pos);
         let f: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
         f + self.bias
     }
 
     /// The SMO step on the pair (i up, j down) and the gradient update over S.
     fn step(&mut self, i: usize, j: usize) -> Result<()> {
-        let n = self.n_sv;
+        let n = self.set.len();
         let ((lo_j, _), (_, hi_i)) = (self.bounds(j), self.bounds(i));
-        let (kii, kjj) = (self.q.diag(i), self.q.diag(j));
-        let (ri, rj) = self.q.two_rows(i, j, n);
+        let (kii, kjj) = (self.set.diag(i), self.set.diag(j));
+        let (ri, rj) = self.set.two_rows(i, j);
         let curvature = kii + kjj - 2.0 * ri[j] as f64;
         let room = (hi_i - self.alpha[i]).min(self.alpha[j] - lo_j);
         let lambda = if curvature >= MIN_CURVATURE {
@@ -296,26 +284,26 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     /// PROCESS: tries to insert the example at position `pos` (>= |S|). Returns whether it was.
     pub fn process(&mut self, pos: usize) -> Result<bool> {
-        if pos < self.n_sv {
+        if pos < self.set.len() {
             return Ok(false);
         }
         self.stats.processed += 1;
-        let n = self.n_sv;
+        let n = self.set.len();
         let yk = self.y[pos];
-        let row = self.q.row(pos, n);
+        let row = self.set.row(pos);
         let fk: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
         let gk = yk - fk;
         let ((gmax, imax), (gmin, jmin)) = self.extremes();
         // With the equality constraint, an example whose gradient lies beyond the extremes on its
         // side cannot move: it would stay at zero (tolerance 0, as the reference code).
         if n > 0 && gmin < gmax && ((yk > 0.0 && gk < gmin) || (yk < 0.0 && gk > gmax)) {
-            self.q.discard(pos);
+            self.set.discard(pos);
             return Ok(false);
         }
         self.swap(pos, n);
         self.alpha[n] = 0.0;
         self.grad[n] = gk;
-        self.n_sv += 1;
+        self.set.set_len(n + 1);
         self.stats.inserted += 1;
         // The newcomer sits at its lower bound if positive, at its upper bound if negative, so the
         // partner's extreme over S is unchanged by its arrival (and S's positions did not move).
@@ -343,18 +331,19 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     fn evict(&mut self) {
         let ((gmax, _), (gmin, _)) = self.extremes();
-        let before = self.n_sv;
-        let mut s = self.n_sv;
+        let before = self.set.len();
+        let mut s = before;
         while s > 0 {
             s -= 1;
             let (y, g) = (self.y[s], self.grad[s]);
             if self.alpha[s] == 0.0 && ((y < 0.0 && g >= gmax) || (y > 0.0 && g <= gmin)) {
-                self.n_sv -= 1;
-                self.swap(s, self.n_sv);
+                let last = self.set.len() - 1;
+                self.swap(s, last);
+                self.set.set_len(last);
                 self.stats.evicted += 1;
             }
         }
-        if self.n_sv != before {
+        if self.set.len() != before {
             self.update_bias();
         } else {
             self.set_bias(gmax, gmin);
@@ -383,7 +372,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             if pos >= want && neg >= want {
                 break;
             }
-            let p = self.pos_of[k];
+            let p = self.set.position(k);
             match self.y[p] {
                 y if y > 0.0 && pos < want => pos += 1,
                 y if y < 0.0 && neg < want => neg += 1,
@@ -426,9 +415,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 labels.clear();
                 while picks.len() < m {
                     let slot = rng.below(pool.len());
-                    let p = self.pos_of[pool[slot]];
+                    let p = self.set.position(pool[slot]);
                     picks.push(slot);
-                    decisions.push(if p < self.n_sv { self.bias - self.grad[p] + self.y[p] } else { self.decision_at(p) });
+                    decisions.push(if p < self.set.len() { self.bias - self.grad[p] + self.y[p] } else { self.decision_at(p) });
                     labels.push(self.y[p]);
                     if strategy.enough(&decisions, self.gap) {
                         break;
@@ -437,9 +426,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 let choice = strategy.choose(&decisions, &labels, self.gap);
                 for (k, &slot) in picks.iter().enumerate() {
                     if choice != Choice::Take(k) {
-                        let p = self.pos_of[pool[slot]];
-                        if p >= self.n_sv {
-                            self.q.discard(p);
+                        let p = self.set.position(pool[slot]);
+                        if p >= self.set.len() {
+                            self.set.discard(p);
                         }
                     }
                 }
@@ -456,7 +445,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 }
             };
             let k = pool.swap_remove(chosen);
-            let p = self.pos_of[k];
+            let p = self.set.position(k);
             if self.y[p].is_nan() {
                 let label = match oracle.as_mut() {
                     Some(o) => o.label(k)?,
@@ -478,13 +467,13 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// pair is left, then eviction. `shrinking` has SMO set aside variables stuck at a bound (it
     /// then needs the rows of those at a bound once, to keep their part of the gradient).
     pub fn finish(&mut self, selection: Selection, shrinking: bool, control: &Control) -> Result<()> {
-        let n = self.n_sv;
+        let n = self.set.len();
         if n < 2 {
             return Ok(());
         }
         let (lo, hi): (Vec<f64>, Vec<f64>) = (0..n).map(|s| self.bounds(s)).unzip();
         let params = SmoParams { tol: self.params.tol, shrinking, max_iter: None, selection };
-        let mut prefix = Prefix::new(&mut self.q, n);
+        let mut prefix = Prefix::new(self.set.matrix(), n);
         let sol = smo::solve_warm(
             &mut prefix,
             &self.y[..n],
@@ -497,11 +486,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         )?;
         let origin = prefix.origin;
         // The solver reordered positions 0..n: make every per-position array follow.
-        let (at, y, c): (Vec<usize>, Vec<f64>, Vec<f64>) =
-            (origin.iter().map(|&o| self.at[o]).collect(), origin.iter().map(|&o| self.y[o]).collect(), origin.iter().map(|&o| self.c[o]).collect());
+        self.set.follow(&origin);
+        let (y, c): (Vec<f64>, Vec<f64>) = origin.iter().map(|&o| (self.y[o], self.c[o])).unzip();
         for (t, &o) in origin.iter().enumerate() {
-            self.at[t] = at[t];
-            self.pos_of[at[t]] = t;
             self.y[t] = y[t];
             self.c[t] = c[t];
             self.alpha[t] = sol.alpha[o];
@@ -521,21 +508,21 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     }
     /// |S|, examples with a zero coefficient included.
     pub fn expansion_size(&self) -> usize {
-        self.n_sv
+        self.set.len()
     }
     /// D(alpha) = 1/2 sum_{s in S} alpha_s (y_s + g_s).
     pub fn objective(&self) -> f64 {
-        (0..self.n_sv).map(|s| 0.5 * self.alpha[s] * (self.y[s] + self.grad[s])).sum()
+        (0..self.set.len()).map(|s| 0.5 * self.alpha[s] * (self.y[s] + self.grad[s])).sum()
     }
     /// (problem index, coefficient) of every support vector (nonzero coefficient), by problem index.
     pub fn support(&self) -> Vec<(usize, f64)> {
         let mut out: Vec<(usize, f64)> =
-            (0..self.n_sv).filter(|&s| self.alpha[s] != 0.0).map(|s| (self.at[s], self.alpha[s])).collect();
+            (0..self.set.len()).filter(|&s| self.alpha[s] != 0.0).map(|s| (self.set.index_at(s), self.alpha[s])).collect();
         out.sort_unstable_by_key(|&(k, _)| k);
         out
     }
     /// The label now known for a problem index (NaN if never asked).
     pub fn label(&self, k: usize) -> f64 {
-        self.y[self.pos_of[k]]
+        self.y[self.set.position(k)]
     }
 }

@@ -1,5 +1,6 @@
 //! Solvers. Each one is a module; they share the kernel engine and the kernel cache.
 
+pub mod expansion;
 pub mod lasvm;
 pub mod qmatrix;
 pub mod smo;

@@ -1,0 +1,88 @@
+//! The expansion set of the online kernel solvers (LaSVM, the Huller, kernel perceptrons): the
+//! examples that carry a coefficient, held at the front of a kernel-row matrix so that a row
+//! request of length |S| is exactly K(x, S). Entering or leaving the set is a swap of positions,
+//! which the kernel cache follows.
+
+use crate::kernel::KernelEngine;
+use crate::solver::qmatrix::{ExampleQ, QMatrix};
+
+pub struct ExpansionSet<'e, 'a> {
+    q: ExampleQ<'e, 'a>,
+    /// |S|: positions 0..len.
+    len: usize,
+    /// Problem index (into the examples given to `new`) at each position, and its inverse.
+    at: Vec<usize>,
+    pos_of: Vec<usize>,
+}
+
+impl<'e, 'a> ExpansionSet<'e, 'a> {
+    /// An empty set over `examples` (engine rows), with a cache of short rows.
+    pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let n = examples.len();
+        ExpansionSet {
+            q: ExampleQ::with_short_rows(engine, examples, cache_bytes),
+            len: 0,
+            at: (0..n).collect(),
+            pos_of: (0..n).collect(),
+        }
+    }
+    /// |S|.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Makes positions 0..len the set (after the caller swapped the right examples there).
+    pub fn set_len(&mut self, len: usize) {
+        debug_assert!(len <= self.at.len());
+        self.len = len;
+    }
+    /// Current position of problem index k.
+    pub fn position(&self, k: usize) -> usize {
+        self.pos_of[k]
+    }
+    /// Problem index at position p.
+    pub fn index_at(&self, p: usize) -> usize {
+        self.at[p]
+    }
+    pub fn diag(&self, p: usize) -> f64 {
+        self.q.diag(p)
+    }
+    /// K(x_p, S).
+    pub fn row(&mut self, p: usize) -> &[f32] {
+        let len = self.len;
+        self.q.row(p, len)
+    }
+    /// K(x_i, S) and K(x_j, S), i != j.
+    pub fn two_rows(&mut self, i: usize, j: usize) -> (&[f32], &[f32]) {
+        let len = self.len;
+        self.q.two_rows(i, j, len)
+    }
+    /// The row at p will not be needed again soon (a rejected candidate's).
+    pub fn discard(&mut self, p: usize) {
+        self.q.discard(p)
+    }
+    /// Exchanges the examples at positions i and j (the caller swaps its own per-position data).
+    pub fn swap(&mut self, i: usize, j: usize) {
+        if i != j {
+            self.q.swap(i, j);
+            self.at.swap(i, j);
+            self.pos_of[self.at[i]] = i;
+            self.pos_of[self.at[j]] = j;
+        }
+    }
+    /// The kernel-row matrix itself, for a solver run over the set's positions (the finishing
+    /// step); `follow` must then be told how that run reordered the first positions.
+    pub fn matrix(&mut self) -> &mut ExampleQ<'e, 'a> {
+        &mut self.q
+    }
+    /// After `matrix()` was permuted within 0..origin.len(): position t holds what was at origin[t].
+    pub fn follow(&mut self, origin: &[usize]) {
+        let moved: Vec<usize> = origin.iter().map(|&o| self.at[o]).collect();
+        for (t, &k) in moved.iter().enumerate() {
+            self.at[t] = k;
+            self.pos_of[k] = t;
+        }
+    }
+}
