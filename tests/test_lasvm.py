@@ -120,3 +120,50 @@ def test_bad_parameters_are_named(blobs):
     ]:
         with pytest.raises(ValueError, match=message):
             lm.LaSVM(**kwargs).fit(Xtr, ytr)
+
+
+def test_partial_fit_over_chunks_is_close_to_fit(blobs):
+    import pickle
+
+    Xtr, ytr, Xte, yte = blobs
+    whole = lm.LaSVM(C=1, gamma=0.5, random_state=0).fit(Xtr, ytr)
+    online = lm.LaSVM(C=1, gamma=0.5, random_state=0)
+    chunks = np.array_split(np.arange(len(ytr)), 8)
+    for k, idx in enumerate(chunks):
+        if k == 4:  # saved and reloaded halfway: it goes on learning
+            online = pickle.loads(pickle.dumps(online))
+        online.partial_fit(Xtr[idx], ytr[idx], classes=[0, 1])
+        if k > 0:
+            assert online.n_processed_[0] <= len(idx)  # only the new chunk is visited
+    err_whole = np.mean(whole.predict(Xte) != yte)
+    err_online = np.mean(online.predict(Xte) != yte)
+    assert abs(err_online - err_whole) <= 0.02
+    assert online.objective_[0] > 0.95 * whole.objective_[0]
+
+
+def test_partial_fit_multiclass_sparse_and_errors(digits):
+    import scipy.sparse as sp
+
+    Xtr, ytr, Xte, yte = digits
+    m = lm.LaSVM(C=10, gamma=0.02, random_state=0)
+    with pytest.raises(ValueError, match="classes must be given"):
+        m.partial_fit(Xtr[:100], ytr[:100])
+    for idx in np.array_split(np.arange(len(ytr)), 4):
+        m.partial_fit(sp.csr_matrix(Xtr[idx]), ytr[idx], classes=np.arange(10))
+    assert np.mean(m.predict(Xte) == yte) > 0.9
+    with pytest.raises(ValueError, match="features"):
+        m.partial_fit(Xtr[:10, :20], ytr[:10])
+    with pytest.raises(ValueError, match="not among the classes"):
+        m.partial_fit(Xtr[:10], np.full(10, 11))
+
+
+def test_a_rejected_chunk_leaves_the_model_unchanged(blobs):
+    Xtr, ytr, Xte, _ = blobs
+    m = lm.LaSVM(random_state=0).partial_fit(Xtr[:300], ytr[:300], classes=[0, 1])
+    before = m.decision_function(Xte)
+    gamma = m._gamma
+    with pytest.raises(ValueError):
+        m.partial_fit(Xtr[300:400] * 5, np.full(100, 7))
+    np.testing.assert_array_equal(m.decision_function(Xte), before)
+    m.partial_fit(Xtr[300:400] * 5, ytr[300:400])  # gamma='scale' keeps the first chunk's value
+    assert m._gamma == gamma

@@ -5,6 +5,7 @@ import numbers
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -13,6 +14,19 @@ from . import _native
 from ._arrays import to_native
 from .plugins import NativeStrategy, get_registry
 from .svm import _BaseSVM
+
+
+def _rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _stack(A, B):
+    """Rows of A then rows of B: sparse, dense or plain sequences."""
+    if sp.issparse(A) or sp.issparse(B):
+        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
+    if isinstance(A, np.ndarray) and isinstance(B, np.ndarray):
+        return np.vstack([A, B.astype(A.dtype, copy=False)]) if A.size else B
+    return list(A) + list(B)
 
 
 class LaSVM(ClassifierMixin, _BaseSVM):
@@ -96,20 +110,75 @@ class LaSVM(ClassifierMixin, _BaseSVM):
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        k = len(self.classes_)
-        if k < 2:
-            raise ValueError(f"The number of classes has to be greater than one; got {k} class")
+        if len(self.classes_) < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {len(self.classes_)} class")
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        sample_c = np.ascontiguousarray(float(self.C) * self.class_weight_[y_idx] * sample_weight)
+        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
+        self._solve(X, Xk, y_idx, sample_c, None, started)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One online pass over a new chunk (and the finishing step if enabled), continuing from
+        the current support vectors: old data is not revisited. ``classes`` is needed on the
+        first call. A fitted or unpickled model continues where it stopped."""
+        started = time.perf_counter()
+        first = not hasattr(self, "classes_")
+        if first:
+            if classes is None:
+                raise ValueError("classes must be given on the first call to partial_fit")
+            classes = np.unique(classes)
+            if len(classes) < 2:
+                raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes {classes!r} differ from those of the first call {self.classes_!r}")
+        kept = None if first else (self._gamma, self._sparse, self.shape_fit_)
+        try:
+            X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
+            check_classification_targets(y)
+            classes = classes if first else self.classes_
+            unknown = np.setdiff1d(np.unique(y), classes)
+            if len(unknown):
+                raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        except Exception:
+            if kept is not None:  # a rejected chunk leaves the model as it was
+                self._gamma, self._sparse, self.shape_fit_ = kept
+            raise
+        if kept is not None:
+            self._gamma = kept[0]  # the kernel of the first call: gamma="scale" is not re-estimated
+        y_idx = np.searchsorted(classes, y)
+        if first:
+            self.classes_ = classes
+            if self.class_weight not in (None, "balanced"):
+                self.class_weight_ = compute_class_weight(self.class_weight, classes=classes, y=classes)
+            else:
+                self.class_weight_ = np.ones(len(classes))  # 'balanced' needs all the data: not online
+        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
+        if first:
+            self._solve(X, Xk, y_idx, sample_c, None, started)
+            return self
+        # the current support vectors first (their coefficients start the expansion), then the chunk
+        stack = _stack(self.support_vectors_, X if self._python_kernel is not None else Xk)
+        raw = stack if self._python_kernel is not None else None
+        Xk_all = stack if self._python_kernel is None else np.empty((_rows(stack), 0))
+        y_all = np.concatenate([self._sv_class, y_idx])
+        c_all = np.concatenate([self._sv_c, sample_c])
+        self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
+        return self
+
+    def _solve(self, X, Xk, y_idx, sample_c, warm, started):
+        k = len(self.classes_)
         # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
         targets = [1] if k == 2 else list(range(k))
         labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        if self._python_kernel is not None:
+            self._X_fit = X
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         problems, evals = _native.fit_lasvm(
-            to_native(Xk), labels, sample_c, kernel, gamma, coef0, degree, float(self.tol), int(self.epochs),
-            bool(self.finishing), self._strategy_arg(len(targets), seed), int(self.candidates), float(self.cache_size),
-            seed, None, self.n_jobs, bool(self.verbose),
+            to_native(Xk), labels, np.ascontiguousarray(sample_c, dtype=np.float64), kernel, gamma, coef0, degree,
+            float(self.tol), int(self.epochs) if warm is None else 1, bool(self.finishing),
+            self._strategy_arg(len(targets), seed), int(self.candidates), float(self.cache_size), seed, warm,
+            self.n_jobs, bool(self.verbose),
         )
         support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
         coef = np.zeros((len(problems), len(support)))
@@ -123,10 +192,11 @@ class LaSVM(ClassifierMixin, _BaseSVM):
         ), Xk, started)
         self.gap_ = np.array([p["gap"] for p in problems])
         self.n_processed_ = self.n_iter_
-        self.n_support_ = np.bincount(y_idx[support], minlength=k).astype(np.int32)
+        self._sv_class = y_idx[support]
+        self._sv_c = np.asarray(sample_c, dtype=np.float64)[support]
+        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
         self.intercept_ = self._intercept_
         self.dual_coef_ = self._public_coef(self._dual_coef_)
-        return self
 
     def _n_support_groups(self):
         return np.zeros(0, dtype=np.int64)  # independent outputs, one per binary problem

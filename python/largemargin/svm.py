@@ -123,7 +123,9 @@ class _BaseSVM(BaseEstimator):
         gamma = self._gamma if self._gamma > 0 else 1.0
         return kernel, gamma, float(self.coef0), int(self.degree)
 
-    def _prepare_fit(self, X, y, sample_weight):
+    def _prepare_fit(self, X, y, sample_weight, reset=True):
+        """Checks parameters and data; `reset=False` (continued training) checks X against the
+        fitted feature count without changing the fitted state."""
         self._check_params()
         if self._python_kernel is not None:
             # A Python kernel sees the raw input, which the native solver knows only by index: it
@@ -137,7 +139,7 @@ class _BaseSVM(BaseEstimator):
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
-                accept_large_sparse=True, y_numeric=self._task == "regression",
+                accept_large_sparse=True, y_numeric=self._task == "regression", reset=reset,
             )
             if is_sparse(X):
                 X = X.tocsr()
