@@ -1,5 +1,6 @@
-//! Training online kernel SVMs over the shared kernel engine: binary problems (one-vs-rest for
-//! multiclass) solved in parallel by LaSVM, each with its share of the kernel-cache budget.
+//! Training online kernel classifiers over the shared kernel engine: binary problems (one-vs-rest
+//! for multiclass) solved in parallel, each with its share of the kernel-cache budget, by LaSVM or
+//! by a baseline (the Huller, the kernel perceptron family).
 
 use rayon::prelude::*;
 
@@ -8,7 +9,9 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
 use crate::rng::Rng;
+use crate::solver::huller::Huller;
 use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, SelectionStrategy};
+use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
 
 #[derive(Clone, Debug)]
@@ -80,50 +83,118 @@ pub fn train_lasvm(
     if sample_c.len() != n || labels.iter().any(|l| l.len() != n) {
         return Err(Error::InvalidData(format!("{n} examples but labels or weights of another length")));
     }
-    if n == 0 {
-        return Err(Error::InvalidData("no examples".into()));
-    }
     if warm.is_some_and(|w| w.len() != labels.len() || w.iter().any(|a| a.len() > n)) {
         return Err(Error::InvalidData("one warm start per problem, no longer than the data".into()));
     }
     if config.epochs == 0 && !config.finishing && warm.is_none() {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
-    x.check_finite()?;
-    let engine = KernelEngine::new(*x, config.kernel.clone())?;
-    let budget = config.cache_bytes.saturating_sub(engine.extra_bytes()) / labels.len().clamp(1, rayon::current_num_threads().max(1));
-    let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget, seed: config.seed };
-    let solved: Vec<Result<BinaryFit>> = labels
-        .par_iter()
-        .enumerate()
-        .map(|(p, y)| {
-            let mut svm = LaSvm::new(&engine, (0..n).collect(), y, sample_c, params.clone())?;
-            let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
-            let first_new = match warm {
-                Some(w) => {
-                    svm.warm_start(w[p].len(), &w[p])?;
-                    w[p].len()
-                }
-                None => 0,
-            };
-            let mut order: Vec<usize> = (first_new..n).collect();
+    let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: 0, seed: config.seed };
+    solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget| {
+        let y = &labels[p];
+        let mut svm = LaSvm::new(engine, (0..n).collect(), y, sample_c, LaSvmParams { cache_bytes: budget, ..params.clone() })?;
+        let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
+        let first_new = match warm {
+            Some(w) => {
+                svm.warm_start(w[p].len(), &w[p])?;
+                w[p].len()
+            }
+            None => 0,
+        };
+        let mut order: Vec<usize> = (first_new..n).collect();
+        rng.shuffle(&mut order);
+        if warm.is_none() {
+            svm.seed(&order)?;
+        }
+        let mut select = strategy(p);
+        for _ in 0..config.epochs {
+            svm.online_pass(&order, select.as_mut(), &mut rng, None, control)?;
             rng.shuffle(&mut order);
-            if warm.is_none() {
-                svm.seed(&order)?;
+        }
+        if config.finishing {
+            svm.finish(config.finishing_selection, config.finishing_shrinking, control)?;
+        }
+        control.problem_done();
+        let (support, coef) = svm.support().into_iter().unzip();
+        Ok(BinaryFit { support, coef, bias: svm.bias(), gap: svm.gap(), objective: svm.objective(), stats: svm.stats.clone() })
+    })
+}
+
+/// The online baselines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Baseline {
+    Huller,
+    Perceptron(PerceptronRule),
+}
+
+#[allow(clippy::too_many_arguments)]
+/// Solves one binary problem per label vector (+1/-1) with a baseline, `epochs` random-order
+/// passes each, in parallel.
+pub fn train_baseline(
+    x: &Matrix,
+    labels: &[Vec<f64>],
+    kernel: &KernelSpec,
+    baseline: Baseline,
+    epochs: usize,
+    cache_bytes: usize,
+    seed: u64,
+    control: &Control,
+) -> Result<OnlineFit> {
+    let n = x.rows();
+    if labels.iter().any(|l| l.len() != n) {
+        return Err(Error::InvalidData(format!("{n} examples but labels of another length")));
+    }
+    if epochs == 0 {
+        return Err(Error::InvalidParameter("epochs must be positive".into()));
+    }
+    solve_problems(x, labels.len(), kernel, cache_bytes, |engine, p, budget| {
+        let mut rng = Rng::new(seed.wrapping_add(p as u64));
+        let mut order: Vec<usize> = (0..n).collect();
+        rng.shuffle(&mut order);
+        let (expansion, bias, updates) = match baseline {
+            Baseline::Huller => {
+                let mut h = Huller::new(engine, (0..n).collect(), &labels[p], budget)?;
+                h.start(&order, 5)?;
+                for _ in 0..epochs {
+                    h.epoch(&order, &mut rng, control)?;
+                    rng.shuffle(&mut order);
+                }
+                let (e, b) = h.expansion();
+                (e, b, h.updates)
             }
-            let mut select = strategy(p);
-            for _ in 0..config.epochs {
-                svm.online_pass(&order, select.as_mut(), &mut rng, None, control)?;
-                rng.shuffle(&mut order);
+            Baseline::Perceptron(rule) => {
+                let mut k = KernelPerceptron::new(engine, (0..n).collect(), &labels[p], rule, budget)?;
+                for _ in 0..epochs {
+                    k.epoch(&order, control)?;
+                    rng.shuffle(&mut order);
+                }
+                (k.expansion(), 0.0, k.mistakes)
             }
-            if config.finishing {
-                svm.finish(config.finishing_selection, config.finishing_shrinking, control)?;
-            }
-            control.problem_done();
-            let (support, coef) = svm.support().into_iter().unzip();
-            Ok(BinaryFit { support, coef, bias: svm.bias(), gap: svm.gap(), objective: svm.objective(), stats: svm.stats.clone() })
-        })
-        .collect();
+        };
+        control.problem_done();
+        let (support, coef) = expansion.into_iter().unzip();
+        let stats = LaSvmStats { processed: (epochs * n) as u64, inserted: updates, ..Default::default() };
+        Ok(BinaryFit { support, coef, bias, gap: f64::NAN, objective: f64::NAN, stats })
+    })
+}
+
+/// The harness every online trainer shares: one engine over the data, the cache budget split
+/// between the problems solved at once, problems in parallel, an external kernel's failure first.
+fn solve_problems(
+    x: &Matrix,
+    problems: usize,
+    kernel: &KernelSpec,
+    cache_bytes: usize,
+    solve: impl Fn(&KernelEngine, usize, usize) -> Result<BinaryFit> + Sync,
+) -> Result<OnlineFit> {
+    if x.rows() == 0 {
+        return Err(Error::InvalidData("no examples".into()));
+    }
+    x.check_finite()?;
+    let engine = KernelEngine::new(*x, kernel.clone())?;
+    let at_once = problems.clamp(1, rayon::current_num_threads().max(1));
+    let budget = cache_bytes.saturating_sub(engine.extra_bytes()) / at_once;
+    let solved: Vec<Result<BinaryFit>> = (0..problems).into_par_iter().map(|p| solve(&engine, p, budget)).collect();
     if let Some(e) = engine.failure() {
         return Err(e);
     }
@@ -239,5 +310,68 @@ mod tests {
         let oc = cont.problems[0].objective;
         assert!(oc > 0.95 * of && oc <= of + 1e-9, "continued {oc} vs one-shot finished {of}");
         assert!(cont.problems[0].stats.processed <= 400, "only the new rows are visited");
+    }
+
+    fn separable(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let (xs, y) = blobs(n, seed);
+        // pull the two classes apart: centres at -2.1 and +2.1, spread about 0.5
+        let xs: Vec<f64> = xs.iter().enumerate().map(|(i, &v)| v + if y[i / 2] == 1 { 1.4 } else { -1.4 }).collect();
+        (xs, y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect())
+    }
+
+    fn decision(x: &Matrix, kernel: &KernelSpec, p: &BinaryFit, i: usize) -> f64 {
+        let engine = KernelEngine::new(*x, kernel.clone()).unwrap();
+        p.support.iter().zip(&p.coef).map(|(&s, &a)| a * engine.eval(i, s)).sum::<f64>() + p.bias
+    }
+
+    /// On separable data the Huller converges to the hard-margin SVM: its decision function is
+    /// SMO's (large C) up to a positive factor.
+    #[test]
+    fn the_huller_finds_the_hard_margin_svm() {
+        let (xs, y) = separable(400, 3);
+        let x = Matrix::Dense64(DenseView::new(&xs, 400, 2).unwrap());
+        let kernel = KernelSpec::Rbf { gamma: 0.2 };
+        let control = Control::new();
+        let classes: Vec<usize> = y.iter().map(|&v| (v > 0.0) as usize).collect();
+        let smo = train_svc(&x, &classes, 2, &vec![1e6; 400], &SvmParams { kernel: kernel.clone(), tol: 1e-6, ..Default::default() }, &control).unwrap();
+        let fit = train_baseline(&x, &[y.clone()], &kernel, Baseline::Huller, 20, 1 << 24, 1, &control).unwrap();
+        let h = &fit.problems[0];
+        // SMO's decision (LIBSVM sign: positive means class index 0, here y = -1)
+        let engine = KernelEngine::new(x, kernel.clone()).unwrap();
+        let smo_f = |i: usize| -(smo.support.iter().zip(&smo.dual_coef).map(|(&s, &a)| a * engine.eval(i, s)).sum::<f64>() + smo.intercept[0]);
+        let (mut fs, mut hs) = (Vec::new(), Vec::new());
+        for i in 0..400 {
+            fs.push(smo_f(i));
+            hs.push(decision(&x, &kernel, h, i));
+            assert!(y[i] * hs[i] > 0.0, "example {i} misclassified by the Huller");
+        }
+        let scale = fs.iter().zip(&hs).map(|(a, b)| a * b).sum::<f64>() / hs.iter().map(|b| b * b).sum::<f64>();
+        let worst = fs.iter().zip(&hs).map(|(a, b)| (a - scale * b).abs()).fold(0.0, f64::max);
+        assert!(scale > 0.0 && worst < 0.05, "scale {scale}, largest difference {worst}");
+    }
+
+    #[test]
+    fn the_perceptron_family_learns_separable_data() {
+        let (xs, y) = separable(400, 4);
+        let x = Matrix::Dense64(DenseView::new(&xs, 400, 2).unwrap());
+        let kernel = KernelSpec::Rbf { gamma: 0.2 };
+        let control = Control::new();
+        for rule in [
+            PerceptronRule::Perceptron,
+            PerceptronRule::Averaged,
+            PerceptronRule::PassiveAggressive { c: 1.0 },
+            PerceptronRule::Budget { beta: 0.0, size: 20 },
+        ] {
+            let fit = train_baseline(&x, &[y.clone()], &kernel, Baseline::Perceptron(rule), 3, 1 << 24, 2, &control).unwrap();
+            let p = &fit.problems[0];
+            let errors = (0..400).filter(|&i| y[i] * decision(&x, &kernel, p, i) <= 0.0).count();
+            assert!(errors <= 4, "{rule:?}: {errors} training errors");
+            if let PerceptronRule::Budget { size, .. } = rule {
+                assert!(p.support.len() <= size);
+            }
+            if rule == PerceptronRule::Perceptron {
+                assert!(p.coef.iter().all(|a| a.abs().fract() == 0.0), "perceptron coefficients are label sums");
+            }
+        }
     }
 }
