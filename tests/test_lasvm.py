@@ -167,3 +167,37 @@ def test_a_rejected_chunk_leaves_the_model_unchanged(blobs):
     np.testing.assert_array_equal(m.decision_function(Xte), before)
     m.partial_fit(Xtr[300:400] * 5, ytr[300:400])  # gamma='scale' keeps the first chunk's value
     assert m._gamma == gamma
+
+
+# ------------------------------------------------------------------ the online baselines
+
+def test_the_huller_and_the_perceptrons_learn(blobs, digits):
+    Xtr, ytr, Xte, yte = blobs
+    # hard margin: on separable data the Huller is as good as the SVM (on these overlapping blobs it is not)
+    far = np.where(ytr[:, None] == 1, 2.0, -2.0)
+    sep = lm.Huller(gamma=0.5, epochs=2, random_state=0).fit(Xtr + far, ytr)
+    assert sep.score(Xte + np.where(yte[:, None] == 1, 2.0, -2.0), yte) > 0.99
+    for rule in ("perceptron", "averaged", "pa", "budget"):
+        m = lm.KernelPerceptron(rule=rule, gamma=0.5, budget=200, random_state=0).fit(Xtr, ytr)
+        assert m.score(Xte, yte) > 0.85, rule
+        if rule == "budget":
+            assert len(m.support_) <= 200
+    # a budget far below what noisy data needs keeps mostly mislabeled points: a known weakness
+    tight = lm.KernelPerceptron(rule="budget", gamma=0.5, budget=20, random_state=0).fit(Xtr, ytr)
+    assert len(tight.support_) == 20
+    Xd, yd, Xdt, ydt = digits
+    h = lm.Huller(gamma=0.02, random_state=0).fit(Xd, yd)  # digits are separable: the Huller's case
+    assert h.dual_coef_.shape[0] == 10 and h.score(Xdt, ydt) > 0.9
+    avg = lm.KernelPerceptron(rule="averaged", gamma=0.02, epochs=2, random_state=0).fit(Xd, yd)
+    assert avg.score(Xdt, ydt) > 0.9
+
+
+def test_baseline_parameters_are_checked(blobs):
+    Xtr, ytr, _, _ = blobs
+    for est, message in [
+        (lm.KernelPerceptron(rule="winnow"), "rule must be one of"),
+        (lm.KernelPerceptron(budget=0), "budget must be a positive integer"),
+        (lm.Huller(epochs=0), "epochs must be a positive integer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            est.fit(Xtr, ytr)

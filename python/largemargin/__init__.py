@@ -1,12 +1,12 @@
 """largemargin: large-scale support vector machines with a Rust core.
 
-Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO), ``LaSVM`` (online).
+Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online).
 """
 
 from ._native import __version__
 from .datasets import load_adult, load_libsvm
 from .model_io import load_libsvm_model, save_libsvm_model
-from .online import LaSVM
+from .online import Huller, KernelPerceptron, LaSVM
 from .svm import SVC, SVR
 
-__all__ = ["LaSVM", "SVC", "SVR", "load_adult", "load_libsvm", "load_libsvm_model", "save_libsvm_model", "__version__"]
+__all__ = ["Huller", "KernelPerceptron", "LaSVM", "SVC", "SVR", "load_adult", "load_libsvm", "load_libsvm_model", "save_libsvm_model", "__version__"]

@@ -1,5 +1,7 @@
-"""Online kernel SVMs: `LaSVM`, solved in Rust, with example-selection strategies from the plugin
-registry (built in: random, gradient, active, autoactive)."""
+"""Online kernel classifiers, solved in Rust: `LaSVM` (with example-selection strategies from the
+plugin registry; built in: random, gradient, active, autoactive) and the baselines `Huller` and
+`KernelPerceptron` (perceptron, averaged perceptron, passive-aggressive, budget perceptron).
+Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 
 import numbers
 import time
@@ -29,7 +31,80 @@ def _stack(A, B):
     return list(A) + list(B)
 
 
-class LaSVM(ClassifierMixin, _BaseSVM):
+class _OnlineClassifier(ClassifierMixin, _BaseSVM):
+    """What the online classifiers share: one-vs-rest problems, the fitted expansion, prediction."""
+
+    _task = "classification"
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
+        started = time.perf_counter()
+        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {len(self.classes_)} class")
+        self.class_weight_ = compute_class_weight(getattr(self, "class_weight", None), classes=self.classes_, y=y)
+        sample_c = float(getattr(self, "C", 1.0)) * self.class_weight_[y_idx] * sample_weight
+        self._solve(X, Xk, y_idx, sample_c, None, started)
+        return self
+
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+        """The native fit: ([dict per problem], kernel evaluations)."""
+        raise NotImplementedError
+
+    def _solve(self, X, Xk, y_idx, sample_c, warm, started):
+        k = len(self.classes_)
+        # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
+        targets = [1] if k == 2 else list(range(k))
+        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        if self._python_kernel is not None:
+            self._X_fit = X
+        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
+        problems, evals = self._run(
+            to_native(Xk), labels, np.ascontiguousarray(sample_c, dtype=np.float64), kernel, gamma, coef0, degree,
+            seed, warm,
+        )
+        support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
+        coef = np.zeros((len(problems), len(support)))
+        for row, p in enumerate(problems):
+            coef[row, np.searchsorted(support, p["support"])] = p["coef"]
+        self._finish_fit(dict(
+            support=support, kernel_evals=evals, objective=np.array([p["objective"] for p in problems]),
+            n_iter=np.array([p["processed"] for p in problems]),
+            converged=[self._converged(p) for p in problems],
+            intercept=np.array([p["bias"] for p in problems]), dual_coef=coef,
+        ), Xk, started)
+        self._sv_class = y_idx[support]
+        self._sv_c = np.asarray(sample_c, dtype=np.float64)[support]
+        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
+        self.intercept_ = self._intercept_
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
+        self._after_fit(problems)
+
+    def _converged(self, problem):
+        return True
+
+    def _after_fit(self, problems):
+        pass
+
+    def _n_support_groups(self):
+        return np.zeros(0, dtype=np.int64)  # independent outputs, one per binary problem
+
+    def decision_function(self, X):
+        """f(x) for two classes (positive: classes_[1]), else (n, n_classes) one-vs-rest scores."""
+        dec = self._native_decision(X)
+        return dec.ravel() if len(self.classes_) == 2 else dec
+
+    def predict(self, X):
+        dec = self._native_decision(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(dec.ravel() > 0).astype(int)]
+        return self.classes_[np.argmax(dec, axis=1)]
+
+
+class LaSVM(_OnlineClassifier):
     """LaSVM (Bordes, Ertekin, Weston, Bottou 2005): an online SVM solver that needs one pass over
     the data (``epochs=1``) and a finishing step to come close to the batch SVM, with far fewer
     kernel evaluations. Multiclass problems are one-vs-rest, the binary problems solved in parallel.
@@ -55,8 +130,6 @@ class LaSVM(ClassifierMixin, _BaseSVM):
     ``objective_`` (dual objective per problem), ``gap_`` (g_max - g_min per problem),
     ``n_processed_`` (PROCESS calls per problem) and ``fit_time_``.
     """
-
-    _task = "classification"
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, epochs=1,
                  finishing=True, selection="random", candidates=50, cache_size=200, class_weight=None,
@@ -103,19 +176,6 @@ class LaSVM(ClassifierMixin, _BaseSVM):
                 raise ValueError(f"selection strategy {self.selection!r} made {s!r}, which lacks n_candidates or choose")
             strategies.append(s)
         return strategies
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
-        started = time.perf_counter()
-        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"The number of classes has to be greater than one; got {len(self.classes_)} class")
-        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
-        self._solve(X, Xk, y_idx, sample_c, None, started)
-        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over a new chunk (and the finishing step if enabled), continuing from
@@ -165,49 +225,118 @@ class LaSVM(ClassifierMixin, _BaseSVM):
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
         return self
 
-    def _solve(self, X, Xk, y_idx, sample_c, warm, started):
-        k = len(self.classes_)
-        # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
-        targets = [1] if k == 2 else list(range(k))
-        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        if self._python_kernel is not None:
-            self._X_fit = X
-        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
-        problems, evals = _native.fit_lasvm(
-            to_native(Xk), labels, np.ascontiguousarray(sample_c, dtype=np.float64), kernel, gamma, coef0, degree,
-            float(self.tol), int(self.epochs) if warm is None else 1, bool(self.finishing),
-            self._strategy_arg(len(targets), seed), int(self.candidates), float(self.cache_size), seed, warm,
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+        return _native.fit_lasvm(
+            Xk, labels, sample_c, kernel, gamma, coef0, degree, float(self.tol),
+            int(self.epochs) if warm is None else 1, bool(self.finishing),
+            self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm,
             self.n_jobs, bool(self.verbose),
         )
-        support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
-        coef = np.zeros((len(problems), len(support)))
-        for row, p in enumerate(problems):
-            coef[row, np.searchsorted(support, p["support"])] = p["coef"]
-        self._finish_fit(dict(
-            support=support, kernel_evals=evals, objective=np.array([p["objective"] for p in problems]),
-            n_iter=np.array([p["processed"] for p in problems]),
-            converged=[not self.finishing or p["gap"] <= self.tol for p in problems],
-            intercept=np.array([p["bias"] for p in problems]), dual_coef=coef,
-        ), Xk, started)
+
+    def _converged(self, problem):
+        return not self.finishing or problem["gap"] <= self.tol
+
+    def _after_fit(self, problems):
         self.gap_ = np.array([p["gap"] for p in problems])
         self.n_processed_ = self.n_iter_
-        self._sv_class = y_idx[support]
-        self._sv_c = np.asarray(sample_c, dtype=np.float64)[support]
-        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
-        self.intercept_ = self._intercept_
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
 
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)  # independent outputs, one per binary problem
 
-    def decision_function(self, X):
-        """f(x) for two classes (positive: classes_[1]), else (n, n_classes) one-vs-rest scores."""
-        dec = self._native_decision(X)
-        return dec.ravel() if len(self.classes_) == 2 else dec
+class _OnlineBaseline(_OnlineClassifier):
+    """The baselines' shared parameter checks and native call."""
 
-    def predict(self, X):
-        dec = self._native_decision(X)
-        if len(self.classes_) == 2:
-            return self.classes_[(dec.ravel() > 0).astype(int)]
-        return self.classes_[np.argmax(dec, axis=1)]
+    _algorithm = None
+
+    def _check_common_baseline(self):
+        self._check_common_params()
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
+            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+
+    def _native_algorithm(self):
+        return self._algorithm, 1.0, 0.0, 1
+
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+        algorithm, c, beta, budget = self._native_algorithm()
+        return _native.fit_online_baseline(
+            Xk, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, int(self.epochs),
+            float(self.cache_size), seed, self.n_jobs, bool(self.verbose),
+        )
+
+    def _after_fit(self, problems):
+        self.n_updates_ = np.array([p["inserted"] for p in problems])
+
+
+class Huller(_OnlineBaseline):
+    """The Huller (Bordes & Bottou 2005): an online hard-margin SVM that tracks the nearest points
+    of the two classes' convex hulls, with one insertion attempt and one update of a random support
+    vector per example. No C: it suits separable or nearly separable problems.
+
+    Parameters: kernel, degree, gamma, coef0, epochs (passes over the data), cache_size,
+    random_state, n_jobs, verbose. Fitted: as `LaSVM`, with ``n_updates_`` (hull updates per
+    problem) in place of gap and dual objective.
+    """
+
+    _algorithm = "huller"
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, epochs=1, cache_size=200,
+                 verbose=False, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.epochs = epochs
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    C = 1.0  # not a parameter: the hull weights need no box
+    tol = 1e-3
+
+    def _check_params(self):
+        self._check_common_baseline()
+
+
+class KernelPerceptron(_OnlineBaseline):
+    """The kernel perceptron family, online baselines without bias.
+
+    rule : "perceptron", "averaged" (predicts with the average of all intermediate expansions),
+        "pa" (passive-aggressive PA(C): steps of min(C, loss / K(x, x)) when y f(x) <= 1) or
+        "budget" (adds x when y f(x) <= beta; past ``budget`` support vectors, removes the one
+        that contributes least to its own margin; on noisy data a tight budget ends up keeping
+        mostly mislabeled examples, as is known of this rule).
+    C, beta, budget : the PA and budget rules' parameters.
+
+    Other parameters as `Huller`. Fitted: ``n_updates_`` counts the steps that changed the model.
+    """
+
+    _RULES = ("perceptron", "averaged", "pa", "budget")
+
+    def __init__(self, *, rule="perceptron", kernel="rbf", degree=3, gamma="scale", coef0=0.0, C=1.0, beta=0.0,
+                 budget=1000, epochs=1, cache_size=200, verbose=False, random_state=None, n_jobs=None):
+        self.rule = rule
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.C = C
+        self.beta = beta
+        self.budget = budget
+        self.epochs = epochs
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    tol = 1e-3
+
+    def _check_params(self):
+        self._check_common_baseline()
+        if self.rule not in self._RULES:
+            raise ValueError(f"rule must be one of {', '.join(self._RULES)}; got {self.rule!r}")
+        if not isinstance(self.beta, numbers.Real) or not np.isfinite(self.beta):
+            raise ValueError(f"beta must be a finite number, got {self.beta!r}")
+        if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Integral) or self.budget < 1:
+            raise ValueError(f"budget must be a positive integer, got {self.budget!r}")
+
+    def _native_algorithm(self):
+        return self.rule, float(self.C), float(self.beta), int(self.budget)

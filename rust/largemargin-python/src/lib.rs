@@ -14,7 +14,8 @@ use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
 use largemargin::solver::smo::Selection;
-use largemargin::online::{train_lasvm, LaSvmConfig};
+use largemargin::online::{train_baseline, train_lasvm, Baseline, LaSvmConfig, OnlineFit};
+use largemargin::solver::perceptron::PerceptronRule;
 use largemargin::solver::lasvm::{
     ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection, SelectionStrategy,
 };
@@ -225,6 +226,11 @@ fn fit_lasvm<'py>(
     let fit = run_fit_watching(py, n_jobs, verbose.then_some("LaSVM fit"), failures, |ctl| {
         train_lasvm(&xv, &lab, c, &config, warm.as_deref(), strategy.as_ref(), ctl)
     })?;
+    online_fit_to_py(py, &fit)
+}
+
+/// The solutions of online binary problems as ([dict per problem], kernel evaluations).
+fn online_fit_to_py<'py>(py: Python<'py>, fit: &OnlineFit) -> PyResult<Bound<'py, PyAny>> {
     let out = pyo3::types::PyList::empty(py);
     for p in &fit.problems {
         let d = PyDict::new(py);
@@ -240,6 +246,38 @@ fn fit_lasvm<'py>(
         out.append(d)?;
     }
     Ok((out, fit.kernel_evals).into_pyobject(py)?.into_any())
+}
+
+/// The online baselines on one binary problem per row of `labels`: "huller", "perceptron",
+/// "averaged", "pa" (with `c`) or "budget" (with `beta`, `budget`).
+#[pyfunction]
+#[pyo3(signature = (x, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, epochs, cache_size, seed, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+fn fit_online_baseline<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, kernel: &Bound<'py, PyAny>,
+    gamma: f64, coef0: f64, degree: i64, algorithm: &str, c: f64, beta: f64, budget: usize, epochs: usize,
+    cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !(cache_size > 0.0 && cache_size.is_finite()) {
+        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
+    }
+    let baseline = match algorithm {
+        "huller" => Baseline::Huller,
+        "perceptron" => Baseline::Perceptron(PerceptronRule::Perceptron),
+        "averaged" => Baseline::Perceptron(PerceptronRule::Averaged),
+        "pa" => Baseline::Perceptron(PerceptronRule::PassiveAggressive { c }),
+        "budget" => Baseline::Perceptron(PerceptronRule::Budget { beta, size: budget }),
+        other => return Err(PyValueError::new_err(format!("unknown online algorithm '{other}'"))),
+    };
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let lab: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
+    let bytes = (cache_size * 1048576.0) as usize;
+    let fit = run_fit(py, n_jobs, verbose.then_some("online fit"), external, |ctl| {
+        train_baseline(&xv, &lab, &spec, baseline, epochs, bytes, seed, ctl)
+    })?;
+    online_fit_to_py(py, &fit)
 }
 
 /// Decision values (m x outputs) of a kernel expansion; `n_support` empty for one output.
@@ -452,6 +490,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
