@@ -191,7 +191,7 @@ fn solve_problems(
         return Err(Error::InvalidData("no examples".into()));
     }
     x.check_finite()?;
-    let engine = KernelEngine::new(*x, kernel.clone())?;
+    let engine = KernelEngine::within(*x, kernel.clone(), cache_bytes)?;
     let at_once = problems.clamp(1, rayon::current_num_threads().max(1));
     let budget = cache_bytes.saturating_sub(engine.extra_bytes()) / at_once;
     let solved: Vec<Result<BinaryFit>> = (0..problems).into_par_iter().map(|p| solve(&engine, p, budget)).collect();

@@ -197,7 +197,7 @@ pub fn train_svc(
     if n_classes < 2 || members.iter().any(|m| m.is_empty()) {
         return Err(Error::InvalidData("classification needs at least two classes with examples".into()));
     }
-    let engine = KernelEngine::new(*x, params.kernel.clone())?;
+    let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     let pairs: Vec<(usize, usize)> =
         (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
     // The engine's internal copies count against the cache budget: memory stays within
@@ -283,7 +283,7 @@ pub fn train_svr(
         return Err(Error::InvalidData(format!("target of example {i} is NaN or infinite")));
     }
     let l = y.len();
-    let engine = KernelEngine::new(*x, params.kernel.clone())?;
+    let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes.saturating_sub(engine.extra_bytes()));
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();

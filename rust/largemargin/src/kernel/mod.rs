@@ -617,9 +617,25 @@ impl<'a> KernelEngine<'a> {
         Self::over(x, spec)
     }
 
+    /// An engine over training data whose internal copies take at most half of `budget` bytes
+    /// (the kernel-cache budget they are charged to): when they would take more, the engine works
+    /// on the data as given, and the cache keeps the memory.
+    pub fn within(x: Matrix<'a>, spec: KernelSpec, budget: usize) -> Result<Self> {
+        let engine = Self::new(x, spec.clone())?;
+        if engine.extra_bytes() <= budget / 2 {
+            return Ok(engine);
+        }
+        drop(engine);
+        Self::build(x, spec, false)
+    }
+
     /// An engine over any target rows (for a precomputed or external kernel the targets are only
     /// indices).
     pub fn over(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
+        Self::build(x, spec, true)
+    }
+
+    fn build(x: Matrix<'a>, spec: KernelSpec, copies: bool) -> Result<Self> {
         spec.validate()?;
         if let KernelSpec::External(k) = &spec {
             if k.len() != x.rows() {
@@ -632,7 +648,7 @@ impl<'a> KernelEngine<'a> {
             }
         }
         let mut sparse_copy = None;
-        if spec.reads_features() && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
+        if copies && spec.reads_features() && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
             let nnz: usize = (0..x.rows()).map(|i| Query::row(&x, i)).map(|q| {
                 let mut c = 0;
                 q.for_each_nonzero(|_, _| c += 1);
@@ -644,12 +660,12 @@ impl<'a> KernelEngine<'a> {
             }
         }
         let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
-        let columns = match (spec.reads_features(), &targets) {
+        let columns = match (copies && spec.reads_features(), &targets) {
             (true, Matrix::Csr64(m)) => Some(Columns::build(m)),
             (true, Matrix::Csr32(m)) => Some(Columns::build(m)),
             _ => None,
         };
-        let dense_columns = if spec.reads_features() { DenseColumns::build(&targets) } else { None };
+        let dense_columns = if copies && spec.reads_features() { DenseColumns::build(&targets) } else { None };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
         Ok(KernelEngine {
             x,
