@@ -201,3 +201,16 @@ def test_baseline_parameters_are_checked(blobs):
     ]:
         with pytest.raises(ValueError, match=message):
             est.fit(Xtr, ytr)
+
+
+def test_finish_after_a_stream(blobs):
+    Xtr, ytr, Xte, yte = blobs
+    m = lm.LaSVM(C=1, gamma=0.5, finishing=False, tol=1e-4, random_state=0)
+    for idx in np.array_split(np.arange(len(ytr)), 4):
+        m.partial_fit(Xtr[idx], ytr[idx], classes=[0, 1])
+    before = m.objective_[0]
+    assert m.gap_[0] > 1e-4
+    m.finish()
+    assert m.gap_[0] <= 1e-4 and m.objective_[0] >= before
+    whole = lm.LaSVM(C=1, gamma=0.5, tol=1e-4, random_state=0).fit(Xtr, ytr)
+    assert m.objective_[0] > 0.97 * whole.objective_[0]

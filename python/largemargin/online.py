@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
@@ -49,11 +50,11 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         self._solve(X, Xk, y_idx, sample_c, None, started)
         return self
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
         """The native fit: ([dict per problem], kernel evaluations)."""
         raise NotImplementedError
 
-    def _solve(self, X, Xk, y_idx, sample_c, warm, started):
+    def _solve(self, X, Xk, y_idx, sample_c, warm, started, finishing=None):
         k = len(self.classes_)
         # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
         targets = [1] if k == 2 else list(range(k))
@@ -64,7 +65,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         problems, evals = self._run(
             to_native(Xk), labels, np.ascontiguousarray(sample_c, dtype=np.float64), kernel, gamma, coef0, degree,
-            seed, warm,
+            seed, warm, finishing,
         )
         support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
         coef = np.zeros((len(problems), len(support)))
@@ -225,10 +226,23 @@ class LaSVM(_OnlineClassifier):
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
         return self
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+    def finish(self):
+        """The finishing step on the current expansion: SMO on the support vectors until no
+        tol-violating pair is left. For a model trained with ``finishing=False`` (over a stream,
+        with `partial_fit`) when a finished model is wanted."""
+        check_is_fitted(self)
+        started = time.perf_counter()
+        sv = self.support_vectors_
+        raw = sv if self._python_kernel is not None else None
+        Xk = sv if self._python_kernel is None else np.empty((_rows(sv), 0))
+        warm = [row for row in np.asarray(self._dual_coef_)]
+        self._solve(raw, Xk, self._sv_class, self._sv_c, warm, started, finishing=True)
+        return self
+
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
         return _native.fit_lasvm(
             Xk, labels, sample_c, kernel, gamma, coef0, degree, float(self.tol),
-            int(self.epochs) if warm is None else 1, bool(self.finishing),
+            int(self.epochs) if warm is None else 1, bool(self.finishing if finishing is None else finishing),
             self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm,
             self.n_jobs, bool(self.verbose),
         )
@@ -254,7 +268,7 @@ class _OnlineBaseline(_OnlineClassifier):
     def _native_algorithm(self):
         return self._algorithm, 1.0, 0.0, 1
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm):
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
         algorithm, c, beta, budget = self._native_algorithm()
         return _native.fit_online_baseline(
             Xk, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, int(self.epochs),
