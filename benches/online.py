@@ -6,14 +6,16 @@ problems, via scikit-learn's `OneVsRestClassifier`), LaSVM x1, LaSVM x2, LaSVM x
 with the same kernel, C and cache budget; mnist5k one-vs-rest for the online methods (one-vs-one
 for the two SMOs, as they are built). Each fit runs in its own subprocess (peak RSS is its own).
 
-    python benches/online.py [--datasets adult,ijcnn1,mnist5k] [--cache 200] [--n-jobs 1]
-                             [--out benches/results/online.json]
+    python benches/online.py [--datasets adult,ijcnn1,mnist5k] [--methods smo,lasvm-x1,...]
+                             [--cache 200] [--n-jobs 1] [--out benches/results/online.json]
     python benches/online.py --curves adult [--chunks 20]   # selection strategies, PNG plots
 
 The curves: the training set is fed to `LaSVM.partial_fit` in equal random chunks (one online pass
 each, no finishing step). After each chunk a copy of the model gets the finishing step (`finish()`)
 and is measured, as the thesis measured its curves on a saved state; the time and kernel
-evaluations plotted are the online ones so far plus that finishing step's.
+evaluations plotted are the online ones so far plus that finishing step's. GRADIENT and ACTIVE
+score 50 candidates per step (the thesis' M), so a whole pass costs them far more than RANDOM's:
+each strategy stops once its online time passes --time-factor times RANDOM's whole pass.
 """
 
 import argparse
@@ -85,8 +87,12 @@ def worker(args):
 
 def table(args):
     rows = []
+    methods = args.methods.split(",")
+    for needed in ("smo", "sklearn"):  # the references of the ratios
+        if needed not in methods:
+            methods.insert(0, needed)
     for dataset in args.datasets.split(","):
-        for method in METHODS:
+        for method in methods:
             cmd = [sys.executable, __file__, "--worker", method, "--dataset", dataset, "--cache", str(args.cache),
                    "--n-jobs", str(args.n_jobs)]
             r = subprocess.run(cmd, capture_output=True, text=True)
@@ -103,7 +109,7 @@ def table(args):
         sk = next(x for x in same if x["method"] == "sklearn")
         smo = next(x for x in same if x["method"] == "smo")
         if r["method"] not in ("smo", "sklearn"):  # the online methods against SMO one-vs-rest
-            smo = next(x for x in same if x["method"] == "smo-ovr")
+            smo = next((x for x in same if x["method"] == "smo-ovr"), smo)
         ev = f"{r['kernel_evals']:,}" if r["kernel_evals"] >= 0 else "—"
         evr = f"{r['kernel_evals'] / smo['kernel_evals']:.2f}" if r["kernel_evals"] >= 0 else "—"
         print(f"| {r['dataset']} | {r['method']} | {r['fit_s']:.2f} | {r['fit_s'] / sk['fit_s']:.2f} | "
@@ -120,11 +126,14 @@ def curves(args):
     gamma, C = SETTINGS[args.curves]
     chunks = np.array_split(np.random.RandomState(0).permutation(len(ytr)), args.chunks)
     out = {}
+    limit = None  # the other strategies stop after `time_factor` times RANDOM's whole pass
     for strategy in STRATEGIES:
         model = lm.LaSVM(gamma=gamma, C=C, selection=strategy, finishing=False, cache_size=args.cache,
                          random_state=0, n_jobs=args.n_jobs)
         spent, evals, points = 0.0, 0, []
         for idx in chunks:
+            if limit is not None and spent > limit:
+                break
             t = time.perf_counter()
             model.partial_fit(Xtr[idx], ytr[idx], classes=np.unique(ytr))
             spent += time.perf_counter() - t
@@ -138,6 +147,8 @@ def curves(args):
                 online_test_error=float(np.mean(model.predict(Xte) != yte)),
             ))
         out[strategy] = points
+        if limit is None:
+            limit = args.time_factor * spent
         print(f"  {strategy}: {spent:.1f} s, error {100 * points[-1]['test_error']:.2f}%, {points[-1]['n_sv']} SV",
               file=sys.stderr, flush=True)
     import matplotlib
@@ -172,10 +183,13 @@ def save(path, payload):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", default="adult,ijcnn1,mnist5k")
+    ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--cache", type=float, default=200)
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--curves", help="plot selection-strategy curves on this dataset instead")
     ap.add_argument("--chunks", type=int, default=20)
+    ap.add_argument("--time-factor", type=float, default=2.0,
+                    help="curves: stop a strategy once its online time passes this many times RANDOM's")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "online.json"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--dataset", help=argparse.SUPPRESS)
