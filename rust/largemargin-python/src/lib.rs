@@ -37,6 +37,14 @@ fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> 
     Ok(v.into_pyarray(py).reshape([rows, cols])?.into_any())
 }
 
+/// The cache budget in bytes from `cache_size` in MB.
+fn cache_bytes(cache_size: f64) -> PyResult<usize> {
+    if !(cache_size > 0.0 && cache_size.is_finite()) {
+        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
+    }
+    Ok((cache_size * 1048576.0) as usize)
+}
+
 /// Runs a fit detached from the GIL; an exception raised by a Python kernel during the run is
 /// what the caller gets, whatever the solver made of it.
 fn run_fit<T: Send>(
@@ -73,9 +81,6 @@ fn params(
     kernel: KernelSpec, tol: f64, shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64,
     selection: &str,
 ) -> PyResult<SvmParams> {
-    if !(cache_size > 0.0 && cache_size.is_finite()) {
-        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
-    }
     let selection = match selection {
         "second_order" => Selection::SecondOrder,
         "first_order" => Selection::FirstOrder,
@@ -85,7 +90,7 @@ fn params(
         kernel,
         tol,
         shrinking,
-        cache_bytes: (cache_size * 1048576.0) as usize,
+        cache_bytes: cache_bytes(cache_size)?,
         max_iter: if max_iter < 0 { None } else { Some(max_iter as u64) },
         probability,
         seed,
@@ -189,16 +194,13 @@ fn fit_lasvm<'py>(
     selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64, warm: Option<Vec<Vec<f64>>>,
     n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if !(cache_size > 0.0 && cache_size.is_finite()) {
-        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
-    }
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let config = LaSvmConfig {
         kernel: spec,
         tol,
         epochs,
         finishing,
-        cache_bytes: (cache_size * 1048576.0) as usize,
+        cache_bytes: cache_bytes(cache_size)?,
         seed,
         ..Default::default()
     };
@@ -258,9 +260,6 @@ fn fit_online_baseline<'py>(
     gamma: f64, coef0: f64, degree: i64, algorithm: &str, c: f64, beta: f64, budget: usize, epochs: usize,
     cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if !(cache_size > 0.0 && cache_size.is_finite()) {
-        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
-    }
     let baseline = match algorithm {
         "huller" => Baseline::Huller,
         "perceptron" => Baseline::Perceptron(PerceptronRule::Perceptron),
@@ -273,7 +272,7 @@ fn fit_online_baseline<'py>(
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let lab: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
-    let bytes = (cache_size * 1048576.0) as usize;
+    let bytes = cache_bytes(cache_size)?;
     let fit = run_fit(py, n_jobs, verbose.then_some("online fit"), external, |ctl| {
         train_baseline(&xv, &lab, &spec, baseline, epochs, bytes, seed, ctl)
     })?;
