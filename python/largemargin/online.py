@@ -303,9 +303,6 @@ class Huller(_OnlineBaseline):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    C = 1.0  # not a parameter: the hull weights need no box
-    tol = 1e-3
-
     def _check_params(self):
         self._check_common_baseline()
 
@@ -340,8 +337,6 @@ class KernelPerceptron(_OnlineBaseline):
         self.verbose = verbose
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    tol = 1e-3
 
     def _check_params(self):
         self._check_common_baseline()

@@ -52,16 +52,18 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
 
     def _check_common_params(self):
-        """What every kernel machine checks: C, tol, cache_size, the kernel and its parameters, n_jobs."""
+        """What every kernel machine checks: C, tol and cache_size where it has them, the kernel and
+        its parameters, n_jobs."""
 
         def positive(name, value, allow_zero=False):
             ok = isinstance(value, numbers.Real) and np.isfinite(value) and (value > 0 or (allow_zero and value == 0))
             if not ok:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
 
-        positive("C", self.C)
-        positive("tol", self.tol)
-        positive("cache_size", self.cache_size)
+        params = self.get_params(deep=False)
+        for name in ("C", "tol", "cache_size"):  # those of them this estimator has
+            if name in params:
+                positive(name, params[name])
         self._resolve_kernel()
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):

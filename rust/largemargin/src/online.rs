@@ -89,10 +89,9 @@ pub fn train_lasvm(
     if config.epochs == 0 && !config.finishing && warm.is_none() {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
-    let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: 0, seed: config.seed };
     solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget| {
-        let y = &labels[p];
-        let mut svm = LaSvm::new(engine, (0..n).collect(), y, sample_c, LaSvmParams { cache_bytes: budget, ..params.clone() })?;
+        let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget };
+        let mut svm = LaSvm::new(engine, (0..n).collect(), &labels[p], sample_c, params)?;
         let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
         let first_new = match warm {
             Some(w) => {

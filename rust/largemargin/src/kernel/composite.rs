@@ -123,11 +123,4 @@ impl Composite {
             }
         });
     }
-
-    /// The value for one pair from its dot product and squared distance (for tests and checks).
-    pub fn value(&self, dot: f64, dist: f64) -> f64 {
-        let mut out = [0.0];
-        self.block(&[dot], &[dist], &mut out);
-        out[0]
-    }
 }

@@ -607,35 +607,27 @@ pub struct KernelEngine<'a> {
 impl<'a> KernelEngine<'a> {
     /// An engine over training data: a precomputed kernel must be square.
     pub fn new(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
-        if spec.is_precomputed() && x.rows() != x.cols() {
-            return Err(Error::InvalidData(format!(
-                "a precomputed kernel must be a square matrix, got {} x {}",
-                x.rows(),
-                x.cols()
-            )));
-        }
+        check_square(&x, &spec)?;
         Self::over(x, spec)
     }
 
     /// An engine over training data whose internal copies take at most half of `budget` bytes
-    /// (the kernel-cache budget they are charged to): when they would take more, the engine works
-    /// on the data as given, and the cache keeps the memory.
+    /// (the kernel-cache budget they are charged to): a copy that would not fit is not made, and
+    /// the engine works on the data as given while the cache keeps the memory.
     pub fn within(x: Matrix<'a>, spec: KernelSpec, budget: usize) -> Result<Self> {
-        let engine = Self::new(x, spec.clone())?;
-        if engine.extra_bytes() <= budget / 2 {
-            return Ok(engine);
-        }
-        drop(engine);
-        Self::build(x, spec, false)
+        check_square(&x, &spec)?;
+        Self::build(x, spec, budget / 2)
     }
 
     /// An engine over any target rows (for a precomputed or external kernel the targets are only
     /// indices).
     pub fn over(x: Matrix<'a>, spec: KernelSpec) -> Result<Self> {
-        Self::build(x, spec, true)
+        Self::build(x, spec, usize::MAX)
     }
 
-    fn build(x: Matrix<'a>, spec: KernelSpec, copies: bool) -> Result<Self> {
+    /// Builds the engine, making each internal copy only if its size fits in what is left of
+    /// `room` bytes.
+    fn build(x: Matrix<'a>, spec: KernelSpec, mut room: usize) -> Result<Self> {
         spec.validate()?;
         if let KernelSpec::External(k) = &spec {
             if k.len() != x.rows() {
@@ -647,25 +639,38 @@ impl<'a> KernelEngine<'a> {
                 )));
             }
         }
+        let mut fits = |bytes: usize| {
+            let ok = bytes <= room;
+            if ok {
+                room -= bytes;
+            }
+            ok
+        };
+        let copies = spec.reads_features();
         let mut sparse_copy = None;
-        if copies && spec.reads_features() && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
+        if copies && !x.is_sparse() && x.cols() >= SPARSE_MIN_WIDTH && x.rows() > 0 {
             let nnz: usize = (0..x.rows()).map(|i| Query::row(&x, i)).map(|q| {
                 let mut c = 0;
                 q.for_each_nonzero(|_, _| c += 1);
                 c
             }).sum();
-            if (nnz as f64) <= SPARSE_DENSITY * (x.rows() * x.cols()) as f64 {
+            if (nnz as f64) <= SPARSE_DENSITY * (x.rows() * x.cols()) as f64 && fits(nnz * 12 + (x.rows() + 1) * 8) {
                 let all: Vec<usize> = (0..x.rows()).collect();
                 sparse_copy = Some(CsrMatrix::gather(&x, &all));
             }
         }
         let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
-        let columns = match (copies && spec.reads_features(), &targets) {
-            (true, Matrix::Csr64(m)) => Some(Columns::build(m)),
-            (true, Matrix::Csr32(m)) => Some(Columns::build(m)),
+        let columns = match (copies, &targets) {
+            (true, Matrix::Csr64(m)) if fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
+            (true, Matrix::Csr32(m)) if fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
             _ => None,
         };
-        let dense_columns = if copies && spec.reads_features() { DenseColumns::build(&targets) } else { None };
+        let narrow_dense = !targets.is_sparse() && targets.cols() <= DENSE_COLUMNS_MAX_WIDTH;
+        let dense_columns = if copies && narrow_dense && fits(targets.rows() * targets.cols() * 8) {
+            DenseColumns::build(&targets)
+        } else {
+            None
+        };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
         Ok(KernelEngine {
             x,
@@ -965,6 +970,18 @@ impl<'a> KernelEngine<'a> {
             });
         });
     }
+}
+
+/// Training data for a precomputed kernel is the kernel matrix: square.
+fn check_square(x: &Matrix, spec: &KernelSpec) -> Result<()> {
+    if spec.is_precomputed() && x.rows() != x.cols() {
+        return Err(Error::InvalidData(format!(
+            "a precomputed kernel must be a square matrix, got {} x {}",
+            x.rows(),
+            x.cols()
+        )));
+    }
+    Ok(())
 }
 
 /// out = kernel(base) with the kernel chosen once per block, so each loop is a plain map that

@@ -3,8 +3,21 @@
 //! request of length |S| is exactly K(x, S). Entering or leaving the set is a swap of positions,
 //! which the kernel cache follows.
 
+use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
 use crate::solver::qmatrix::{ExampleQ, QMatrix};
+
+/// Checks an online problem's labels: +1 or -1 (or NaN, "not known yet", where `unknown_allowed`),
+/// one per example.
+pub fn check_labels(y: &[f64], examples: usize, unknown_allowed: bool) -> Result<()> {
+    if y.len() != examples {
+        return Err(Error::InvalidData(format!("{} labels for {examples} examples", y.len())));
+    }
+    match y.iter().position(|&v| !(v == 1.0 || v == -1.0 || (unknown_allowed && v.is_nan()))) {
+        Some(k) => Err(Error::InvalidData(format!("label {} of example {k} is not +1 or -1", y[k]))),
+        None => Ok(()),
+    }
+}
 
 pub struct ExpansionSet<'e, 'a> {
     q: ExampleQ<'e, 'a>,
@@ -53,6 +66,12 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn row(&mut self, p: usize) -> &[f32] {
         let len = self.len;
         self.q.row(p, len)
+    }
+    /// sum_{s in S} weight[s] K(x_p, x_s), `weight` by position: an expansion's value at x_p.
+    pub fn expand(&mut self, p: usize, weight: &[f64]) -> f64 {
+        let len = self.len;
+        let row = self.q.row(p, len);
+        row.iter().zip(&weight[..len]).map(|(&k, &w)| w * k as f64).sum()
     }
     /// K(x_i, S) and K(x_j, S), i != j.
     pub fn two_rows(&mut self, i: usize, j: usize) -> (&[f32], &[f32]) {

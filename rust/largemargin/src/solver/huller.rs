@@ -7,7 +7,7 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
 use crate::rng::Rng;
-use crate::solver::expansion::ExpansionSet;
+use crate::solver::expansion::{check_labels, ExpansionSet};
 
 /// Below this a coefficient is zero (the example leaves the expansion).
 const ZERO: f64 = 1e-12;
@@ -26,12 +26,7 @@ pub struct Huller<'e, 'a> {
 
 impl<'e, 'a> Huller<'e, 'a> {
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, y: &[f64], cache_bytes: usize) -> Result<Self> {
-        if y.len() != examples.len() {
-            return Err(Error::InvalidData("Huller labels differ in length from the examples".into()));
-        }
-        if let Some(k) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
-            return Err(Error::InvalidData(format!("label {} of example {k} is not +1 or -1", y[k])));
-        }
+        check_labels(y, examples.len(), false)?;
         let n = y.len();
         Ok(Huller {
             set: ExpansionSet::new(engine, examples, cache_bytes),

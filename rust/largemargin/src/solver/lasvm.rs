@@ -12,7 +12,7 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
 use crate::rng::Rng;
-use crate::solver::expansion::ExpansionSet;
+use crate::solver::expansion::{check_labels, ExpansionSet};
 use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, Selection, SmoParams};
 
@@ -125,12 +125,11 @@ pub struct LaSvmParams {
     /// Seed examples PROCESSed per class before the online pass.
     pub seed_per_class: usize,
     pub cache_bytes: usize,
-    pub seed: u64,
 }
 
 impl Default for LaSvmParams {
     fn default() -> Self {
-        LaSvmParams { tol: 1e-3, seed_per_class: 5, cache_bytes: 200 << 20, seed: 0 }
+        LaSvmParams { tol: 1e-3, seed_per_class: 5, cache_bytes: 200 << 20 }
     }
 }
 
@@ -169,11 +168,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         params: LaSvmParams,
     ) -> Result<Self> {
         let n = examples.len();
-        if y.len() != n || c.len() != n {
-            return Err(Error::InvalidData("LaSVM labels and bounds differ in length from the examples".into()));
-        }
-        if let Some(k) = y.iter().position(|&v| !(v == 1.0 || v == -1.0 || v.is_nan())) {
-            return Err(Error::InvalidData(format!("label {} of example {k} is not +1 or -1", y[k])));
+        check_labels(y, n, true)?;
+        if c.len() != n {
+            return Err(Error::InvalidData(format!("{} bounds for {n} examples", c.len())));
         }
         if let Some(k) = c.iter().position(|&v| !(v >= 0.0 && v.is_finite())) {
             return Err(Error::InvalidData(format!("the bound C of example {k} is {}", c[k])));
@@ -197,7 +194,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// Starts from a previous solution: `alpha[k]` for the problem's first `support` examples,
     /// which form S (their gradients are recomputed from the kernel).
     pub fn warm_start(&mut self, support: usize, alpha: &[f64]) -> Result<()> {
-        if self.set.len() != 0 || support > self.y.len() || alpha.len() != support {
+        if !self.set.is_empty() || support > self.y.len() || alpha.len() != support {
             return Err(Error::InvalidData("a warm start needs a fresh problem and one coefficient per support vector".into()));
         }
         for (k, &a) in alpha.iter().enumerate() {
@@ -209,9 +206,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         }
         self.set.set_len(support);
         for s in 0..support {
-            let row = self.set.row(s);
-            let f: f64 = row.iter().zip(&self.alpha[..support]).map(|(&k, &a)| a * k as f64).sum();
-            self.grad[s] = self.y[s] - f;
+            self.grad[s] = self.y[s] - self.set.expand(s, &self.alpha);
         }
         self.update_bias();
         Ok(())
@@ -251,10 +246,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// f(x) of the example at position `pos` (not in S), from its kernel row over S, which stays
     /// cached for PROCESS.
     fn decision_at(&mut self, pos: usize) -> f64 {
-        let n = self.set.len();
-        let row = self.set.row(pos);
-        let f: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
-        f + self.bias
+        self.set.expand(pos, &self.alpha) + self.bias
     }
 
     /// The SMO step on the pair (i up, j down) and the gradient update over S.
@@ -290,9 +282,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         self.stats.processed += 1;
         let n = self.set.len();
         let yk = self.y[pos];
-        let row = self.set.row(pos);
-        let fk: f64 = row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum();
-        let gk = yk - fk;
+        let gk = yk - self.set.expand(pos, &self.alpha);
         let ((gmax, imax), (gmin, jmin)) = self.extremes();
         // With the equality constraint, an example whose gradient lies beyond the extremes on its
         // side cannot move: it would stay at zero (tolerance 0, as the reference code).
@@ -400,7 +390,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         let (mut picks, mut decisions, mut labels) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
         while !pool.is_empty() {
             steps += 1;
-            if steps % 256 == 0 {
+            if steps.is_multiple_of(256) {
                 control.add_iterations(256);
                 if control.should_stop() {
                     return Err(Error::Interrupted);

@@ -4,7 +4,7 @@
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
-use crate::solver::expansion::ExpansionSet;
+use crate::solver::expansion::{check_labels, ExpansionSet};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PerceptronRule {
@@ -41,12 +41,7 @@ impl<'e, 'a> KernelPerceptron<'e, 'a> {
         rule: PerceptronRule,
         cache_bytes: usize,
     ) -> Result<Self> {
-        if y.len() != examples.len() {
-            return Err(Error::InvalidData("perceptron labels differ in length from the examples".into()));
-        }
-        if let Some(k) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
-            return Err(Error::InvalidData(format!("label {} of example {k} is not +1 or -1", y[k])));
-        }
+        check_labels(y, examples.len(), false)?;
         match rule {
             PerceptronRule::PassiveAggressive { c } if !(c > 0.0 && c.is_finite()) => {
                 return Err(Error::InvalidParameter("PA needs a positive C".into()))
@@ -79,9 +74,7 @@ impl<'e, 'a> KernelPerceptron<'e, 'a> {
 
     /// f(x_p) over the current expansion.
     fn decision(&mut self, p: usize) -> f64 {
-        let n = self.set.len();
-        let row = self.set.row(p);
-        row.iter().zip(&self.alpha[..n]).map(|(&k, &a)| a * k as f64).sum()
+        self.set.expand(p, &self.alpha)
     }
 
     /// alpha_p += delta, entering S if needed; the running sum is brought up to date first.

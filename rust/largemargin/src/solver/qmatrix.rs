@@ -43,10 +43,6 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
         ExampleQ { engine, cache, examples, diag }
     }
-    /// The example at position i.
-    pub fn example(&self, i: usize) -> usize {
-        self.examples[i]
-    }
     /// Marks the row at position i as the first to evict (a row computed once, for a rejected
     /// candidate, say).
     pub fn discard(&mut self, i: usize) {
@@ -69,26 +65,26 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     /// A short extension of row i (as an online solver's expansion set grows by one): entries
     /// whose symmetric entry is cached are copied, only the others are computed.
     fn extend_from_symmetric(&mut self, i: usize, have: usize, len: usize) {
+        // (on the stack: this runs on every short extension of an online solver's rows)
         let mut known = [0.0f32; SYMMETRIC_FILL_MAX];
-        let mut missing: Vec<usize> = Vec::new();
+        let (mut missing, mut cols) = ([0usize; SYMMETRIC_FILL_MAX], [0usize; SYMMETRIC_FILL_MAX]);
+        let mut m = 0;
         for (k, p) in (have..len).enumerate() {
             let r = self.cache.row(p);
             if p != i && r.len() > i {
                 known[k] = r[i];
             } else {
-                missing.push(p);
+                (missing[m], cols[m]) = (p, self.examples[p]);
+                m += 1;
             }
         }
-        let cols: Vec<usize> = missing.iter().map(|&p| self.examples[p]).collect();
-        let mut computed = vec![0.0f32; cols.len()];
-        if !cols.is_empty() {
-            self.engine.row(self.examples[i], &cols, &mut computed);
+        let mut computed = [0.0f32; SYMMETRIC_FILL_MAX];
+        if m > 0 {
+            self.engine.row(self.examples[i], &cols[..m], &mut computed[..m]);
         }
         let (buf, _) = self.cache.request(i, len);
-        for (k, p) in (have..len).enumerate() {
-            buf[p] = known[k];
-        }
-        for (&p, &v) in missing.iter().zip(&computed) {
+        buf[have..len].copy_from_slice(&known[..len - have]);
+        for (&p, &v) in missing[..m].iter().zip(&computed[..m]) {
             buf[p] = v;
         }
     }
