@@ -214,3 +214,10 @@ def test_finish_after_a_stream(blobs):
     assert m.gap_[0] <= 1e-4 and m.objective_[0] >= before
     whole = lm.LaSVM(C=1, gamma=0.5, tol=1e-4, random_state=0).fit(Xtr, ytr)
     assert m.objective_[0] > 0.97 * whole.objective_[0]
+
+
+def test_baselines_refuse_sample_weights_they_cannot_use(blobs):
+    Xtr, ytr, _, _ = blobs
+    for est in (lm.Huller(), lm.KernelPerceptron()):
+        with pytest.raises(ValueError, match="does not take sample_weight"):
+            est.fit(Xtr, ytr, sample_weight=np.ones(len(ytr)))

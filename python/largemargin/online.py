@@ -260,6 +260,12 @@ class _OnlineBaseline(_OnlineClassifier):
 
     _algorithm = None
 
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X and labels y. The baselines have no per-example box to weight."""
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__} does not take sample_weight")
+        return super().fit(X, y)
+
     def _check_common_baseline(self):
         self._check_common_params()
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
