@@ -37,6 +37,25 @@ sys.path.insert(0, HERE)
 # dataset -> (gamma, C): the settings of benches/run.py
 SETTINGS = {"adult": (0.005, 100.0), "ijcnn1": (2.0, 32.0), "mnist5k": (0.025, 10.0)}
 METHODS = ["smo", "smo-ovr", "lasvm-x1", "lasvm-x2", "lasvm-x1-nofinish", "huller-x1", "avgperc-x1", "sklearn"]
+# also available with --methods: lasvm-partial10 (partial_fit over 10 random chunks)
+
+
+class Chunked:
+    """`LaSVM.partial_fit` over `chunks` random chunks, as one estimator; kernel evaluations summed."""
+
+    def __init__(self, model, chunks):
+        self.model, self.chunks = model, chunks
+
+    def fit(self, X, y):
+        self.n_kernel_evals_ = 0
+        for idx in np.array_split(np.random.RandomState(0).permutation(len(y)), self.chunks):
+            self.model.partial_fit(X[idx], y[idx], classes=np.unique(y))
+            self.n_kernel_evals_ += self.model.n_kernel_evals_
+        self.support_ = self.model.support_
+        return self
+
+    def predict(self, X):
+        return self.model.predict(X)
 STRATEGIES = ["random", "gradient", "active", "autoactive"]
 
 
@@ -54,6 +73,8 @@ def make(method, gamma, C, cache, n_jobs):
         from sklearn.svm import SVC
 
         return SVC(C=C, **common)
+    if method == "lasvm-partial10":
+        return Chunked(lm.LaSVM(C=C, random_state=0, n_jobs=n_jobs, **common), 10)
     if method.startswith("lasvm"):
         epochs = 2 if "x2" in method else 1
         return lm.LaSVM(C=C, epochs=epochs, finishing="nofinish" not in method, random_state=0, n_jobs=n_jobs, **common)
