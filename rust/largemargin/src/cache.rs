@@ -24,6 +24,8 @@ pub struct KernelCache {
     used: usize,
     /// Rows allocated at full length (false: at the length asked for, plus a quarter).
     full_rows: bool,
+    /// No row has ever been asked for longer than this.
+    longest: usize,
 }
 
 impl KernelCache {
@@ -40,6 +42,7 @@ impl KernelCache {
             budget,
             used: 0,
             full_rows: true,
+            longest: 0,
         }
     }
 
@@ -47,6 +50,14 @@ impl KernelCache {
     /// for solvers whose rows stay much shorter than n, as LaSVM's rows over its expansion set.
     pub fn with_short_rows(n: usize, bytes: usize) -> Self {
         KernelCache { full_rows: false, ..Self::new(n, bytes) }
+    }
+
+    pub fn has_short_rows(&self) -> bool {
+        !self.full_rows
+    }
+    /// A bound on the length of every cached row: entry i of any row exists only if i is below it.
+    pub fn longest_row(&self) -> usize {
+        self.longest
     }
 
     pub fn budget_bytes(&self) -> usize {
@@ -92,6 +103,7 @@ impl KernelCache {
             self.unlink(i);
         }
         let have = self.rows[i].len();
+        self.longest = self.longest.max(len);
         if have < len {
             let cap = self.rows[i].capacity();
             if len > cap {

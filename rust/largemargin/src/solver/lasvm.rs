@@ -330,6 +330,8 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 let last = self.set.len() - 1;
                 self.swap(s, last);
                 self.set.set_len(last);
+                // its row is needed again only if it is PROCESSed again (next epoch, at best)
+                self.set.discard(last);
                 self.stats.evicted += 1;
             }
         }
