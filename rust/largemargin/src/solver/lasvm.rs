@@ -16,6 +16,9 @@ use crate::solver::expansion::{check_labels, ExpansionSet};
 use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, Selection, SmoParams};
 
+/// Fewest SMO iterations of a finishing round (a round is at least |S|/4 iterations).
+const FINISHING_ROUND: u64 = 1000;
+
 /// Below this curvature a step goes to the edge of the feasible box (as for a linear objective).
 const MIN_CURVATURE: f64 = f32::EPSILON as f64;
 
@@ -456,39 +459,48 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     }
 
     /// The finishing step: SMO on S, started from LaSVM's own gradients, until no tau-violating
-    /// pair is left, then eviction. `shrinking` has SMO set aside variables stuck at a bound (it
-    /// then needs the rows of those at a bound once, to keep their part of the gradient).
+    /// pair is left, with evictions along the way. `shrinking` has SMO set aside variables stuck
+    /// at a bound (it then needs the rows of those at a bound once, to keep their part of the
+    /// gradient).
     pub fn finish(&mut self, selection: Selection, shrinking: bool, control: &Control) -> Result<()> {
-        let n = self.set.len();
-        if n < 2 {
-            return Ok(());
+        loop {
+            let n = self.set.len();
+            if n < 2 {
+                return Ok(());
+            }
+            let (lo, hi): (Vec<f64>, Vec<f64>) = (0..n).map(|s| self.bounds(s)).unzip();
+            // In rounds, with an eviction after each (as the reference code's REPROCESS loop
+            // evicts as it goes): S shrinks, and with it every row still to compute. With
+            // shrinking, one round: each would start by reading the rows of the bounded variables.
+            let max_iter = if shrinking { None } else { Some(FINISHING_ROUND.max(n as u64 / 4)) };
+            let params = SmoParams { tol: self.params.tol, shrinking, max_iter, selection };
+            let mut prefix = Prefix::new(self.set.matrix(), n);
+            let sol = smo::solve_warm(
+                &mut prefix,
+                &self.y[..n],
+                &lo,
+                &hi,
+                &self.alpha[..n],
+                Some(&self.grad[..n]),
+                &params,
+                control,
+            )?;
+            let origin = prefix.origin;
+            // The solver reordered positions 0..n: make every per-position array follow.
+            self.set.follow(&origin);
+            let (y, c): (Vec<f64>, Vec<f64>) = origin.iter().map(|&o| (self.y[o], self.c[o])).unzip();
+            for (t, &o) in origin.iter().enumerate() {
+                self.y[t] = y[t];
+                self.c[t] = c[t];
+                self.alpha[t] = sol.alpha[o];
+                self.grad[t] = sol.gradient[o];
+            }
+            self.stats.finishing_iterations += sol.iterations;
+            self.evict();
+            if sol.converged {
+                return Ok(());
+            }
         }
-        let (lo, hi): (Vec<f64>, Vec<f64>) = (0..n).map(|s| self.bounds(s)).unzip();
-        let params = SmoParams { tol: self.params.tol, shrinking, max_iter: None, selection };
-        let mut prefix = Prefix::new(self.set.matrix(), n);
-        let sol = smo::solve_warm(
-            &mut prefix,
-            &self.y[..n],
-            &lo,
-            &hi,
-            &self.alpha[..n],
-            Some(&self.grad[..n]),
-            &params,
-            control,
-        )?;
-        let origin = prefix.origin;
-        // The solver reordered positions 0..n: make every per-position array follow.
-        self.set.follow(&origin);
-        let (y, c): (Vec<f64>, Vec<f64>) = origin.iter().map(|&o| (self.y[o], self.c[o])).unzip();
-        for (t, &o) in origin.iter().enumerate() {
-            self.y[t] = y[t];
-            self.c[t] = c[t];
-            self.alpha[t] = sol.alpha[o];
-            self.grad[t] = sol.gradient[o];
-        }
-        self.stats.finishing_iterations += sol.iterations;
-        self.evict();
-        Ok(())
     }
 
     pub fn bias(&self) -> f64 {
