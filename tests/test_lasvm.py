@@ -219,5 +219,65 @@ def test_finish_after_a_stream(blobs):
 def test_baselines_refuse_sample_weights_they_cannot_use(blobs):
     Xtr, ytr, _, _ = blobs
     for est in (lm.Huller(), lm.KernelPerceptron()):
-        with pytest.raises(ValueError, match="does not take sample_weight"):
+        with pytest.raises(TypeError, match="sample_weight"):
             est.fit(Xtr, ytr, sample_weight=np.ones(len(ytr)))
+
+
+def test_max_iter_bounds_the_online_iterations_along_one_trajectory(blobs):
+    Xtr, ytr, Xte, yte = blobs
+    fits = [lm.LaSVM(C=1, gamma=0.5, max_iter=m, finishing=False, random_state=3).fit(Xtr, ytr) for m in (50, 200)]
+    whole = lm.LaSVM(C=1, gamma=0.5, finishing=False, random_state=3).fit(Xtr, ytr)
+    for m, est in zip((50, 200), fits):
+        assert est.n_processed_[0] <= m + 10  # the seed's 5 + 5 first
+    # a larger budget continues the same run: the objective grows along it
+    assert fits[0].objective_[0] < fits[1].objective_[0] < whole.objective_[0] * (1 + 1e-12)
+    assert lm.LaSVM(max_iter=-1).fit(Xtr, ytr).n_processed_[0] > 700
+    with pytest.raises(ValueError, match="max_iter"):
+        lm.LaSVM(max_iter=0).fit(Xtr, ytr)
+
+
+def test_active_learning_through_an_oracle(blobs):
+    """With no label given, ACTIVE selection asks the oracle for the examples it picks: each one
+    once, at most max_iter of them, and learns about as well as from every label."""
+    Xtr, ytr, Xte, yte = blobs
+    asked = []
+
+    def oracle(i):
+        asked.append(i)
+        return ytr[i]
+
+    las = lm.LaSVM(C=1, gamma=0.5, selection="active", candidates=20, max_iter=60, random_state=0)
+    las.fit(Xtr, None, oracle=oracle, classes=[0, 1])
+    assert len(asked) == len(set(asked)) == 60
+    np.testing.assert_array_equal(las.queried_, asked)
+    np.testing.assert_array_equal(las.queried_labels_, ytr[asked])
+    assert set(las.support_) <= set(asked)
+    every = lm.LaSVM(C=1, gamma=0.5, random_state=0).fit(Xtr, ytr)
+    assert np.mean(las.predict(Xte) == yte) >= np.mean(every.predict(Xte) == yte) - 0.03
+
+    # some labels known (NaN for the others), multiclass one-vs-rest: still one question per example
+    y3 = np.where(Xtr[:, 0] > 1, 2, ytr)
+    partial = y3.astype(float)
+    partial[20:] = np.nan
+    asked.clear()
+    las = lm.LaSVM(C=1, gamma=0.5, selection="active", max_iter=100, random_state=0)
+    las.fit(Xtr, partial, oracle=lambda i: (asked.append(i), y3[i])[1])
+    assert len(asked) == len(set(asked)) and not set(asked) & set(range(20))
+    assert list(las.classes_) == [0, 1, 2] and las.dual_coef_.shape[0] == 3
+
+
+def test_oracle_failures_leave_the_estimator_as_it_was(blobs):
+    Xtr, ytr, Xte, _ = blobs
+    las = lm.LaSVM(C=1, gamma=0.5, selection="active", max_iter=30, random_state=0).fit(Xtr, ytr)
+    before = las.decision_function(Xte)
+    with pytest.raises(ValueError, match=r"oracle\(\d+\) returned 7"):
+        las.fit(Xtr, None, oracle=lambda i: 7, classes=[0, 1])
+    with pytest.raises(KeyError, match="no such label"):
+        las.fit(Xtr, None, oracle=lambda i: {}["no such label"], classes=[0, 1])
+    np.testing.assert_array_equal(las.decision_function(Xte), before)
+    with pytest.raises(ValueError, match="two classes"):
+        lm.LaSVM().fit(Xtr, None, oracle=lambda i: 0)
+    with pytest.raises(ValueError, match="class_weight"):
+        lm.LaSVM(class_weight="balanced").fit(Xtr, None, oracle=lambda i: 0, classes=[0, 1])
+    with pytest.raises(ValueError, match="oracle"):
+        lm.LaSVM().fit(Xtr, ytr, classes=[0, 1])

@@ -3,6 +3,7 @@ plugin registry; built in: random, gradient, active, autoactive) and the baselin
 `KernelPerceptron` (perceptron, averaged perceptron, passive-aggressive, budget perceptron).
 Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 
+import functools
 import numbers
 import time
 
@@ -32,11 +33,29 @@ def _stack(A, B):
     return list(A) + list(B)
 
 
+def _unchanged_on_failure(method):
+    """A fit that fails (bad input, an exception from a plugin or an oracle, Ctrl-C) leaves the
+    estimator as it was: attributes are only ever replaced, so a shallow copy restores them."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return guarded
+
+
 class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     """What the online classifiers share: one-vs-rest problems, the fitted expansion, prediction."""
 
     _task = "classification"
 
+    @_unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
         started = time.perf_counter()
@@ -50,22 +69,28 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         self._solve(X, Xk, y_idx, sample_c, None, started)
         return self
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):
         """The native fit: ([dict per problem], kernel evaluations)."""
         raise NotImplementedError
 
-    def _solve(self, X, Xk, y_idx, sample_c, warm, started, finishing=None):
+    def _targets(self):
+        """The class position each binary problem is positive for: classes_[1] for two classes,
+        otherwise one-vs-rest."""
         k = len(self.classes_)
-        # binary: one problem, positive for classes_[1]; otherwise one-vs-rest
-        targets = [1] if k == 2 else list(range(k))
-        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
+        return [1] if k == 2 else list(range(k))
+
+    def _solve(self, X, Xk, y_idx, sample_c, warm, started, finishing=None, oracle=None):
+        """The native fit on class positions `y_idx` (-1: not known, for `oracle`)."""
+        k = len(self.classes_)
+        labels = np.ascontiguousarray([np.where(y_idx < 0, np.nan, np.where(y_idx == c, 1.0, -1.0))
+                                       for c in self._targets()])
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         if self._python_kernel is not None:
             self._X_fit = X
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         problems, evals = self._run(
             to_native(Xk), labels, np.ascontiguousarray(sample_c, dtype=np.float64), kernel, gamma, coef0, degree,
-            seed, warm, finishing,
+            seed, warm, finishing, oracle,
         )
         support = np.unique(np.concatenate([p["support"] for p in problems])).astype(np.int64)
         coef = np.zeros((len(problems), len(support)))
@@ -115,6 +140,11 @@ class LaSVM(_OnlineClassifier):
 
     epochs : int, default 1
         Online passes over the data (the thesis' LaSVM x1, x2).
+    max_iter : int or None, default None
+        At most this many online iterations (one PROCESS and one REPROCESS each) per call of
+        `fit` or `partial_fit`, over all epochs; None or -1: no limit. With an active strategy it
+        is the labelling budget (see `fit`'s ``oracle``); over a growing budget with the same
+        ``random_state``, the fits follow one trajectory (the thesis' learning curves).
     finishing : bool, default True
         After the passes, run SMO on the expansion set until no tol-violating pair is left.
     selection : str or factory, default "random"
@@ -129,12 +159,13 @@ class LaSVM(_OnlineClassifier):
     Fitted attributes as in `SVC` (``support_``, ``support_vectors_``, ``dual_coef_`` with one row
     per binary problem, ``intercept_``, ``n_support_``, ``classes_``), plus ``n_kernel_evals_``,
     ``objective_`` (dual objective per problem), ``gap_`` (g_max - g_min per problem),
-    ``n_processed_`` (PROCESS calls per problem) and ``fit_time_``.
+    ``n_processed_`` (PROCESS calls per problem), ``fit_time_``, and after a fit with an oracle
+    ``queried_`` (the examples asked, in order) and ``queried_labels_`` (the answers).
     """
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, epochs=1,
-                 finishing=True, selection="random", candidates=50, cache_size=200, class_weight=None,
-                 verbose=False, random_state=None, n_jobs=None):
+                 max_iter=None, finishing=True, selection="random", candidates=50, cache_size=200,
+                 class_weight=None, verbose=False, random_state=None, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -142,6 +173,7 @@ class LaSVM(_OnlineClassifier):
         self.coef0 = coef0
         self.tol = tol
         self.epochs = epochs
+        self.max_iter = max_iter
         self.finishing = finishing
         self.selection = selection
         self.candidates = candidates
@@ -155,6 +187,9 @@ class LaSVM(_OnlineClassifier):
         self._check_common_params()
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
             raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+        if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral)
+                                          or (self.max_iter < 1 and self.max_iter != -1)):
+            raise ValueError(f"max_iter must be a positive integer, -1 or None, got {self.max_iter!r}")
         if not isinstance(self.finishing, (bool, np.bool_)):
             raise ValueError(f"finishing must be True or False, got {self.finishing!r}")
         if isinstance(self.candidates, bool) or not isinstance(self.candidates, numbers.Integral) or self.candidates < 1:
@@ -178,6 +213,63 @@ class LaSVM(_OnlineClassifier):
             strategies.append(s)
         return strategies
 
+    @_unchanged_on_failure
+    def fit(self, X, y, sample_weight=None, *, oracle=None, classes=None):
+        """Fit on X (n_samples, n_features; sparse allowed) and labels y.
+
+        With ``oracle``, a callable ``oracle(i) -> label``, labels in y may be unknown (None or
+        NaN; y itself may be None): when the selection strategy picks training example i whose
+        label is unknown, LaSVM asks ``oracle(i)`` once and learns from the answer. That is pool-based
+        active learning: ``selection="active"`` asks for the label of the example closest to the
+        boundary among ``candidates`` random ones, and ``max_iter`` caps the questions. ``classes``
+        lists the classes when the known labels do not show them all. Per-example boxes must be
+        known before the labels, so ``class_weight`` is not taken with an oracle.
+        """
+        if oracle is None:
+            if classes is not None:
+                raise ValueError("classes is taken by fit only with an oracle (partial_fit takes it always)")
+            return super().fit(X, y, sample_weight)
+        started = time.perf_counter()
+        if not callable(oracle):
+            raise ValueError(f"oracle must be a callable oracle(i) -> label, got {oracle!r}")
+        if self.class_weight is not None:
+            raise ValueError("class_weight needs the labels before the fit: it cannot be used with an oracle")
+        n = _rows(X)
+        y = np.full(n, None, dtype=object) if y is None else np.asarray(y, dtype=object)
+        if y.ndim != 1 or len(y) != n:
+            raise ValueError(f"y must hold one label (or None) per example: {y.shape} for {n} examples")
+        unknown = np.array([v is None or (isinstance(v, numbers.Real) and np.isnan(v)) for v in y], dtype=bool)
+        known = np.asarray(y[~unknown].tolist())
+        X, Xk, _, sample_weight = self._prepare_fit(X, np.zeros(n), sample_weight)
+        if len(known):
+            check_classification_targets(known)
+        self.classes_ = np.unique(known if classes is None else np.concatenate([np.asarray(classes), known]))
+        if len(self.classes_) < 2:
+            raise ValueError(f"an oracle fit needs at least two classes, from classes or the known labels; "
+                             f"got {self.classes_!r}")
+        self.class_weight_ = np.ones(len(self.classes_))
+        y_idx = np.full(n, -1, dtype=np.intp)
+        y_idx[~unknown] = np.searchsorted(self.classes_, known)
+        asked = []
+        targets = self._targets()
+
+        def native_oracle(problem, i):
+            if y_idx[i] < 0:
+                label = oracle(int(i))
+                pos = int(np.searchsorted(self.classes_, label)) if np.ndim(label) == 0 else len(self.classes_)
+                if pos >= len(self.classes_) or self.classes_[pos] != label:
+                    raise ValueError(f"oracle({i}) returned {label!r}, which is not one of the classes {self.classes_!r}")
+                y_idx[i] = pos
+                asked.append(int(i))
+            return 1.0 if y_idx[i] == targets[problem] else -1.0
+
+        sample_c = float(self.C) * sample_weight
+        self._solve(X, Xk, y_idx, sample_c, None, started, oracle=native_oracle)
+        self.queried_ = np.array(asked, dtype=np.intp)
+        self.queried_labels_ = self.classes_[y_idx[self.queried_]]
+        return self
+
+    @_unchanged_on_failure
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over a new chunk (and the finishing step if enabled), continuing from
         the current support vectors: old data is not revisited. ``classes`` is needed on the
@@ -192,20 +284,15 @@ class LaSVM(_OnlineClassifier):
                 raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes {classes!r} differ from those of the first call {self.classes_!r}")
-        kept = None if first else (self._gamma, self._sparse, self.shape_fit_)
-        try:
-            X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
-            check_classification_targets(y)
-            classes = classes if first else self.classes_
-            unknown = np.setdiff1d(np.unique(y), classes)
-            if len(unknown):
-                raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
-        except Exception:
-            if kept is not None:  # a rejected chunk leaves the model as it was
-                self._gamma, self._sparse, self.shape_fit_ = kept
-            raise
-        if kept is not None:
-            self._gamma = kept[0]  # the kernel of the first call: gamma="scale" is not re-estimated
+        gamma = None if first else self._gamma
+        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
+        check_classification_targets(y)
+        classes = classes if first else self.classes_
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if len(unknown):
+            raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        if gamma is not None:
+            self._gamma = gamma  # the kernel of the first call: gamma="scale" is not re-estimated
         y_idx = np.searchsorted(classes, y)
         if first:
             self.classes_ = classes
@@ -226,6 +313,7 @@ class LaSVM(_OnlineClassifier):
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
         return self
 
+    @_unchanged_on_failure
     def finish(self):
         """The finishing step on the current expansion: SMO on the support vectors until no
         tol-violating pair is left. For a model trained with ``finishing=False`` (over a stream,
@@ -239,11 +327,12 @@ class LaSVM(_OnlineClassifier):
         self._solve(raw, Xk, self._sv_class, self._sv_c, warm, started, finishing=True)
         return self
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):
+        max_iter = None if self.max_iter in (None, -1) else int(self.max_iter)
         return _native.fit_lasvm(
             Xk, labels, sample_c, kernel, gamma, coef0, degree, float(self.tol),
-            int(self.epochs) if warm is None else 1, bool(self.finishing if finishing is None else finishing),
-            self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm,
+            int(self.epochs) if warm is None else 1, max_iter, bool(self.finishing if finishing is None else finishing),
+            self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm, oracle,
             self.n_jobs, bool(self.verbose),
         )
 
@@ -260,10 +349,9 @@ class _OnlineBaseline(_OnlineClassifier):
 
     _algorithm = None
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X and labels y. The baselines have no per-example box to weight."""
-        if sample_weight is not None:
-            raise ValueError(f"{type(self).__name__} does not take sample_weight")
+    def fit(self, X, y):
+        """Fit on X and labels y. The baselines have no per-example box to weight, so fit takes
+        no sample_weight (scikit-learn sees that it has none)."""
         return super().fit(X, y)
 
     def _check_common_baseline(self):
@@ -274,7 +362,7 @@ class _OnlineBaseline(_OnlineClassifier):
     def _native_algorithm(self):
         return self._algorithm, 1.0, 0.0, 1
 
-    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing):
+    def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):
         algorithm, c, beta, budget = self._native_algorithm()
         return _native.fit_online_baseline(
             Xk, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, int(self.epochs),

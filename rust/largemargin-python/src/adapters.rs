@@ -1,5 +1,6 @@
 //! Python objects standing in for core traits: a plugin's kernel as an `ExternalKernel`, a
-//! plugin's example-selection strategy as a `SelectionStrategy`.
+//! plugin's example-selection strategy as a `SelectionStrategy`, a labelling callback as an
+//! `Oracle`.
 //!
 //! The core calls an adapter from its worker threads with the GIL released; the adapter takes the
 //! GIL only around the Python call. The first Python exception is kept whole (type, message,
@@ -8,7 +9,8 @@
 use std::sync::{Arc, Mutex};
 
 use largemargin::kernel::ExternalKernel;
-use largemargin::solver::lasvm::{Choice, SelectionStrategy};
+use largemargin::solver::lasvm::{Choice, Oracle, SelectionStrategy};
+use largemargin::Error;
 use largemargin::Control;
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -161,6 +163,41 @@ impl SelectionStrategy for PyStrategy {
                 self.failure.record(e);
                 Choice::Stop
             })
+        })
+    }
+}
+
+/// A Python callable `oracle(problem, index) -> +1.0 or -1.0`: the label, for binary problem
+/// `problem`, of an example LaSVM chose without one. An exception ends the run and is re-raised.
+pub struct PyOracle {
+    object: Py<PyAny>,
+    failure: Arc<Failure>,
+}
+
+impl PyOracle {
+    pub fn new(object: &Bound<'_, PyAny>, failure: Arc<Failure>) -> Self {
+        PyOracle { object: object.clone().unbind(), failure }
+    }
+    /// The oracle of one binary problem.
+    pub fn for_problem(&self, problem: usize) -> ProblemOracle<'_> {
+        ProblemOracle { oracle: self, problem }
+    }
+}
+
+pub struct ProblemOracle<'o> {
+    oracle: &'o PyOracle,
+    problem: usize,
+}
+
+impl Oracle for ProblemOracle<'_> {
+    fn label(&mut self, e: usize) -> largemargin::Result<f64> {
+        Python::attach(|py| {
+            self.oracle
+                .object
+                .bind(py)
+                .call1((self.problem, e))
+                .and_then(|v| v.extract::<f64>())
+                .map_err(|err| Error::InvalidData(format!("the oracle failed: {}", self.oracle.failure.record(err))))
         })
     }
 }

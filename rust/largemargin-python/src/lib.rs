@@ -14,10 +14,10 @@ use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
 use largemargin::solver::smo::Selection;
-use largemargin::online::{train_baseline, train_lasvm, Baseline, LaSvmConfig, OnlineFit};
+use largemargin::online::{train_baseline, train_lasvm, Baseline, LaSvmConfig, OnlineFit, OracleMaker};
 use largemargin::solver::perceptron::PerceptronRule;
 use largemargin::solver::lasvm::{
-    ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection, SelectionStrategy,
+    ActiveSelection, AutoActiveSelection, GradientSelection, Oracle, RandomSelection, SelectionStrategy,
 };
 use largemargin::svm::{train_svc, train_svr, SvmParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -25,7 +25,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use adapters::{Failure, PyKernel, PyStrategy};
+use adapters::{Failure, PyKernel, PyOracle, PyStrategy};
 use convert::{kernel_from_py, kernel_spec, to_py, PyMatrix};
 use run::{run_detached, run_detached_with, threads_for};
 
@@ -185,20 +185,23 @@ fn builtin_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
 
 /// LaSVM on one binary problem per row of `labels` (+1/-1), in parallel. `warm` (optional) holds,
 /// per problem, the coefficients of the data's first rows, which start as the expansion set.
+/// `max_iter` bounds the online iterations over all epochs; `oracle(problem, index) -> +1/-1`
+/// labels the examples chosen whose label is NaN.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, finishing, selection, candidates, cache_size, seed, warm, n_jobs, verbose))]
+#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_lasvm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
-    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, epochs: usize, finishing: bool,
-    selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64, warm: Option<Vec<Vec<f64>>>,
-    n_jobs: Option<i64>, verbose: bool,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, epochs: usize, max_iter: Option<u64>,
+    finishing: bool, selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64,
+    warm: Option<Vec<Vec<f64>>>, oracle: Option<&Bound<'py, PyAny>>, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let config = LaSvmConfig {
         kernel: spec,
         tol,
         epochs,
+        max_iter,
         finishing,
         cache_bytes: cache_bytes(cache_size)?,
         seed,
@@ -221,12 +224,19 @@ fn fit_lasvm<'py>(
             Box::new(s) as Box<dyn SelectionStrategy>
         })
     };
+    let oracle = oracle.map(|o| {
+        let failure = Arc::new(Failure::default());
+        failures.push(failure.clone());
+        PyOracle::new(o, failure)
+    });
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let lab: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
     let c = sample_c.as_slice()?;
     let fit = run_fit_watching(py, n_jobs, verbose.then_some("LaSVM fit"), failures, |ctl| {
-        train_lasvm(&xv, &lab, c, &config, warm.as_deref(), strategy.as_ref(), ctl)
+        let ask = oracle.as_ref().map(|o| move |p: usize| Box::new(o.for_problem(p)) as Box<dyn Oracle + '_>);
+        let ask = ask.as_ref().map(|f| f as &OracleMaker);
+        train_lasvm(&xv, &lab, c, &config, warm.as_deref(), strategy.as_ref(), ask, ctl)
     })?;
     online_fit_to_py(py, &fit)
 }

@@ -36,7 +36,7 @@ fn main() {
     let t = Instant::now();
     svm.seed(&order).unwrap();
     for e in 0..epochs {
-        svm.online_pass(&order, &mut RandomSelection, &mut rng, None, &control).unwrap();
+        svm.online_pass(&order, &mut RandomSelection, &mut rng, None, None, &control).unwrap();
         println!(
             "epoch {e}: {:.2} s, {} evals, |S| {}, gap {:.3}, objective {:.1}, {:?}",
             t.elapsed().as_secs_f64(),

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
 use crate::rng::Rng;
 use crate::solver::huller::Huller;
-use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, SelectionStrategy};
+use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, Oracle, SelectionStrategy};
 use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
 
@@ -20,6 +20,8 @@ pub struct LaSvmConfig {
     pub tol: f64,
     /// Online passes over the data (LaSVM x1, x2, ...).
     pub epochs: usize,
+    /// At most this many online iterations (PROCESS + REPROCESS) over all passes.
+    pub max_iter: Option<u64>,
     /// Run the finishing step (SMO on the expansion set) after the passes.
     pub finishing: bool,
     /// Working-set rule of the finishing step.
@@ -37,6 +39,7 @@ impl Default for LaSvmConfig {
             kernel: KernelSpec::Rbf { gamma: 1.0 },
             tol: 1e-3,
             epochs: 1,
+            max_iter: None,
             finishing: true,
             finishing_selection: Selection::SecondOrder,
             finishing_shrinking: false,
@@ -68,15 +71,22 @@ pub struct OnlineFit {
 /// form the initial expansion set; the online pass then visits only the rows after them.
 pub type WarmStart = Vec<f64>;
 
+/// Makes problem p's example-selection strategy.
+pub type StrategyMaker<'s> = dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync + 's;
+/// Makes problem p's oracle, which labels the examples chosen without a label (+1 / -1).
+pub type OracleMaker<'o> = dyn Fn(usize) -> Box<dyn Oracle + 'o> + Sync + 'o;
+
 /// Solves one binary problem per label vector (+1/-1, NaN where unknown) with LaSVM, in parallel.
-/// `strategy(p)` makes problem p's example-selection strategy.
+/// Examples without a label are labelled by `oracle` when chosen.
+#[allow(clippy::too_many_arguments)]
 pub fn train_lasvm(
     x: &Matrix,
     labels: &[Vec<f64>],
     sample_c: &[f64],
     config: &LaSvmConfig,
     warm: Option<&[WarmStart]>,
-    strategy: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync),
+    strategy: &StrategyMaker,
+    oracle: Option<&OracleMaker>,
     control: &Control,
 ) -> Result<OnlineFit> {
     let n = x.rows();
@@ -106,8 +116,14 @@ pub fn train_lasvm(
             svm.seed(&order)?;
         }
         let mut select = strategy(p);
+        let mut ask = oracle.map(|make| make(p));
+        let mut left = config.max_iter;
         for _ in 0..config.epochs {
-            svm.online_pass(&order, select.as_mut(), &mut rng, None, control)?;
+            if left == Some(0) {
+                break;
+            }
+            let taken = svm.online_pass(&order, select.as_mut(), &mut rng, ask.as_deref_mut(), left, control)?;
+            left = left.map(|l| l.saturating_sub(taken));
             rng.shuffle(&mut order);
         }
         if config.finishing {
@@ -244,9 +260,9 @@ mod tests {
             &|_| Box::new(AutoActiveSelection { candidates: 100, wanted: 5 }),
         ];
         for (m, make) in makers.iter().enumerate() {
-            let x1 = train_lasvm(&x, &labels, &c, &one, None, *make, &control).unwrap().problems[0].objective;
+            let x1 = train_lasvm(&x, &labels, &c, &one, None, *make, None, &control).unwrap().problems[0].objective;
             assert!(x1 <= smo.objective[0] * (1.0 + 1e-6), "strategy {m}: one pass {x1} above the optimum");
-            let fit = train_lasvm(&x, &labels, &c, &config, None, *make, &control).unwrap();
+            let fit = train_lasvm(&x, &labels, &c, &config, None, *make, None, &control).unwrap();
             let p = &fit.problems[0];
             if m == 3 {
                 // AUTOACTIVE stops when no candidate lies in the margin band: a solution on fewer
@@ -289,15 +305,15 @@ mod tests {
         let control = Control::new();
         let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, finishing: false, ..Default::default() };
         let random: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync) = &|_| Box::new(RandomSelection);
-        let full = train_lasvm(&x, &[labels.clone()], &c, &LaSvmConfig { finishing: true, ..config.clone() }, None, random, &control).unwrap();
-        let one = train_lasvm(&x, &[labels.clone()], &c, &config, None, random, &control).unwrap();
+        let full = train_lasvm(&x, &[labels.clone()], &c, &LaSvmConfig { finishing: true, ..config.clone() }, None, random, None, &control).unwrap();
+        let one = train_lasvm(&x, &[labels.clone()], &c, &config, None, random, None, &control).unwrap();
         let (o1, of) = (one.problems[0].objective, full.problems[0].objective);
         assert!(o1 <= of + 1e-9 && o1 > 0.97 * of, "one pass {o1} vs finished {of}");
 
         // first half, then the second half warm-started from the first's support vectors
         let half = 400;
         let xh = Matrix::Dense64(DenseView::new(&xs[..2 * half], half, 2).unwrap());
-        let first = train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &config, None, random, &control).unwrap();
+        let first = train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &config, None, random, None, &control).unwrap();
         let sv = &first.problems[0].support;
         let mut rows: Vec<usize> = sv.clone();
         rows.extend(half..800);
@@ -305,10 +321,51 @@ mod tests {
         let y2: Vec<f64> = rows.iter().map(|&r| labels[r]).collect();
         let x2 = Matrix::Dense64(DenseView::new(&xs2, rows.len(), 2).unwrap());
         let warm = vec![first.problems[0].coef.clone()];
-        let cont = train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &config, Some(&warm), random, &control).unwrap();
+        let cont = train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &config, Some(&warm), random, None, &control).unwrap();
         let oc = cont.problems[0].objective;
         assert!(oc > 0.95 * of && oc <= of + 1e-9, "continued {oc} vs one-shot finished {of}");
         assert!(cont.problems[0].stats.processed <= 400, "only the new rows are visited");
+    }
+
+    /// Active learning: with no label given, ACTIVE selection asks the oracle for the label of
+    /// each example it picks, once, and `max_iter` bounds the questions.
+    #[test]
+    fn an_oracle_labels_what_active_selection_picks() {
+        use crate::solver::lasvm::{ActiveSelection, Oracle};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (xs, y) = blobs(600, 6);
+        let x = Matrix::Dense64(DenseView::new(&xs, 600, 2).unwrap());
+        let truth: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
+        struct Asked<'t> {
+            truth: &'t [f64],
+            calls: &'t AtomicUsize,
+            seen: Vec<bool>,
+        }
+        impl Oracle for Asked<'_> {
+            fn label(&mut self, e: usize) -> Result<f64> {
+                assert!(!self.seen[e], "example {e} asked twice");
+                self.seen[e] = true;
+                self.calls.fetch_add(1, Ordering::Relaxed);
+                Ok(self.truth[e])
+            }
+        }
+        let calls = AtomicUsize::new(0);
+        let make = |_: usize| Box::new(Asked { truth: &truth, calls: &calls, seen: vec![false; 600] }) as Box<dyn Oracle>;
+        let active: &StrategyMaker = &|_| Box::new(ActiveSelection { candidates: 20 });
+        let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, max_iter: Some(80), ..Default::default() };
+        let unknown = vec![vec![f64::NAN; 600]];
+        let fit = train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, Some(&make), &Control::new()).unwrap();
+        assert_eq!(calls.load(Ordering::Relaxed), 80, "one question per step");
+        let p = &fit.problems[0];
+        let errors = |p: &BinaryFit| (0..600).filter(|&i| truth[i] * decision(&x, &config.kernel, p, i) <= 0.0).count();
+        // all 600 labels, one pass
+        let random: &StrategyMaker = &|_| Box::new(RandomSelection);
+        let full = train_lasvm(&x, std::slice::from_ref(&truth), &vec![1.0; 600], &LaSvmConfig { max_iter: None, ..config.clone() }, None, random, None, &Control::new()).unwrap();
+        let (e80, e600) = (errors(p), errors(&full.problems[0]));
+        assert!(e80 <= e600 + 15, "{e80} training errors from 80 labels, {e600} from all");
+        // without an oracle, an unlabelled example chosen is an error
+        let err = train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, None, &Control::new());
+        assert!(err.is_err());
     }
 
     fn separable(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {

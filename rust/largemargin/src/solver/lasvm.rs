@@ -324,6 +324,11 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     fn evict(&mut self) {
         let ((gmax, _), (gmin, _)) = self.extremes();
+        if !(gmax.is_finite() && gmin.is_finite()) {
+            // No pair can move yet (one class only, as an active learner starting without
+            // labels): nothing is known about any example.
+            return self.set_bias(gmax, gmin);
+        }
         let before = self.set.len();
         let mut s = before;
         while s > 0 {
@@ -380,20 +385,23 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     /// One online pass over `order` (problem indices, typically a random permutation): each step
     /// the strategy picks an example among random unprocessed candidates, which is PROCESSed,
-    /// followed by one REPROCESS. An example chosen without a label gets one from `oracle`.
+    /// followed by one REPROCESS. An example chosen without a label gets one from `oracle`. The
+    /// pass ends when the pool is empty, the strategy stops it, or after `max_steps` steps.
+    /// Returns the steps taken (examples PROCESSed).
     pub fn online_pass(
         &mut self,
         order: &[usize],
         strategy: &mut dyn SelectionStrategy,
         rng: &mut Rng,
-        mut oracle: Option<&mut dyn Oracle>,
+        mut oracle: Option<&mut (dyn Oracle + '_)>,
+        max_steps: Option<u64>,
         control: &Control,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let mut pool: Vec<usize> = order.to_vec();
         let m = strategy.n_candidates().max(1);
-        let mut steps = 0u64;
+        let (mut steps, mut taken) = (0u64, 0u64);
         let (mut picks, mut decisions, mut labels) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
-        while !pool.is_empty() {
+        while !pool.is_empty() && max_steps.is_none_or(|cap| taken < cap) {
             steps += 1;
             if steps.is_multiple_of(256) {
                 control.add_iterations(256);
@@ -453,9 +461,10 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             }
             self.process(p)?;
             self.reprocess()?;
+            taken += 1;
         }
         control.add_iterations(steps % 256);
-        Ok(())
+        Ok(taken)
     }
 
     /// The finishing step: SMO on S, started from LaSVM's own gradients, until no tau-violating
