@@ -117,6 +117,7 @@ def test_bad_parameters_are_named(blobs):
         (dict(candidates=0), "candidates must be a positive integer"),
         (dict(selection="nope"), "unknown selection strategy 'nope'"),
         (dict(C=-1), "C must be a positive number"),
+        (dict(shrinking="yes"), "shrinking must be True or False"),
     ]:
         with pytest.raises(ValueError, match=message):
             lm.LaSVM(**kwargs).fit(Xtr, ytr)
@@ -281,3 +282,12 @@ def test_oracle_failures_leave_the_estimator_as_it_was(blobs):
         lm.LaSVM(class_weight="balanced").fit(Xtr, None, oracle=lambda i: 0, classes=[0, 1])
     with pytest.raises(ValueError, match="oracle"):
         lm.LaSVM().fit(Xtr, ytr, classes=[0, 1])
+
+
+def test_finishing_with_shrinking_reaches_the_same_solution(blobs):
+    Xtr, ytr, Xte, _ = blobs
+    plain = lm.LaSVM(C=10, gamma=0.5, tol=1e-4, random_state=0).fit(Xtr, ytr)
+    shrunk = lm.LaSVM(C=10, gamma=0.5, tol=1e-4, shrinking=True, random_state=0).fit(Xtr, ytr)
+    assert abs(plain.objective_[0] - shrunk.objective_[0]) <= 1e-4 * plain.objective_[0]
+    assert plain.gap_[0] <= 1e-4 and shrunk.gap_[0] <= 1e-4
+    np.testing.assert_allclose(plain.decision_function(Xte), shrunk.decision_function(Xte), atol=1e-2)

@@ -188,12 +188,12 @@ fn builtin_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
 /// `max_iter` bounds the online iterations over all epochs; `oracle(problem, index) -> +1/-1`
 /// labels the examples chosen whose label is NaN.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
+#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, shrinking, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_lasvm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, epochs: usize, max_iter: Option<u64>,
-    finishing: bool, selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64,
+    finishing: bool, shrinking: bool, selection: &Bound<'py, PyAny>, candidates: usize, cache_size: f64, seed: u64,
     warm: Option<Vec<Vec<f64>>>, oracle: Option<&Bound<'py, PyAny>>, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
@@ -203,6 +203,7 @@ fn fit_lasvm<'py>(
         epochs,
         max_iter,
         finishing,
+        finishing_shrinking: shrinking,
         cache_bytes: cache_bytes(cache_size)?,
         seed,
         ..Default::default()
