@@ -29,3 +29,11 @@ def test_bad_file_is_reported_not_raised(tmp_path):
     r = run("train", str(bad))
     assert r.returncode == 2
     assert "line 2" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_train_with_lasvm(tmp_path):
+    r = run("train", ABALONE, "--solver", "lasvm", "-c", "3", "--test", ABALONE)
+    assert r.returncode == 0, r.stderr
+    assert "LaSVM" in r.stdout and "support vectors" in r.stdout and "test error" in r.stdout
+    r = run("train", ABALONE, "--solver", "lasvm", "-m", str(tmp_path / "m"))
+    assert r.returncode == 2 and "pickle" in r.stderr

@@ -9,6 +9,7 @@ import numpy as np
 
 from .datasets import load_adult, load_libsvm
 from .model_io import load_libsvm_model, save_libsvm_model
+from .online import LaSVM
 from .svm import SVC, SVR
 
 
@@ -40,7 +41,14 @@ def _train(args):
         gamma = "scale" if args.gamma is None else args.gamma
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
                   cache_size=args.cache_size, n_jobs=args.n_jobs, verbose=args.verbose)
-    if args.svr:
+    if args.solver == "lasvm":
+        if args.svr or args.probability:
+            raise ValueError("--solver lasvm trains classifiers without probabilities: drop --svr and -b")
+        if args.model:
+            raise ValueError("LaSVM models are not written in LIBSVM's format (that holds SMO's SVC and SVR): "
+                             "pickle them from Python")
+        model = LaSVM(epochs=args.epochs, selection=args.selection, random_state=0, **common)
+    elif args.svr:
         model = SVR(epsilon=args.epsilon, **common)
     else:
         model = SVC(probability=args.probability, random_state=0, **common)
@@ -105,6 +113,10 @@ def build_parser():
     t.add_argument("--test", help="test file to report the error on")
     t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format)")
     t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
+    t.add_argument("--solver", default="smo", choices=["smo", "lasvm"],
+                   help="smo (batch, LIBSVM's algorithm) or lasvm (online: one pass and a finishing step)")
+    t.add_argument("--epochs", type=int, default=1, help="lasvm: online passes")
+    t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
     t.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
     t.add_argument("-g", "--gamma", type=_gamma, default=None, help="gamma, or 'scale'/'auto' (default 0.005 on Adult, else scale)")
