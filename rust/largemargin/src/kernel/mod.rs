@@ -393,9 +393,30 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
             Matrix::Csr32(t) => sparse_targets(q, t, cols, tmp),
         }
     }
+    #[inline(always)]
+    fn sparse_query<Q: Real>(idx: &[i32], val: &[Q], targets: &Matrix, cols: &[usize], tmp: &mut [f64]) {
+        #[inline(always)]
+        fn rows<Q: Real, T: Real>(idx: &[i32], val: &[Q], t: &crate::data::DenseView<T>, cols: &[usize], tmp: &mut [f64]) {
+            for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
+                if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
+                    prefetch(t.row(ahead).as_ptr());
+                }
+                *o = gather_dot(t.row(c), idx, val);
+            }
+        }
+        match targets {
+            Matrix::Dense64(t) => rows(idx, val, t, cols, tmp),
+            Matrix::Dense32(t) => rows(idx, val, t, cols, tmp),
+            _ => unreachable!("dense targets only"),
+        }
+    }
+    let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < targets.cols());
     match *q {
         Query::D64(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
         Query::D32(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
+        // a sparse query against dense rows reads only the entries of its own features
+        Query::S64(i, v) if !targets.is_sparse() && fits(i) => sparse_query(i, v, targets, cols, tmp),
+        Query::S32(i, v) if !targets.is_sparse() && fits(i) => sparse_query(i, v, targets, cols, tmp),
         _ => with_scratch(&SCATTER, targets.cols(), |buf| {
             q.for_each_nonzero(|j, v| buf[j] = v);
             on_dense_query(&buf[..targets.cols()], targets, cols, false, tmp);
@@ -904,6 +925,20 @@ impl<'a> KernelEngine<'a> {
         if self.full_pass_pays(q, cols.len()) {
             return self.full_pass(q, q_sqnorm, cols, out, parallel);
         }
+        // A direct visit of dense rows (held as given, as when the budget leaves no room for a
+        // sparse copy) with a mostly-zero query: its nonzero entries alone, gathered from each
+        // row. (A pass over all rows streams them faster whole.)
+        let (mut idx, mut val) = (Vec::new(), Vec::new());
+        let q = &match *q {
+            Query::D64(v) if !self.targets().is_sparse() && self.targets().cols() >= SPARSE_MIN_WIDTH => {
+                q.for_each_nonzero(|j, x| {
+                    idx.push(j as i32);
+                    val.push(x);
+                });
+                if (idx.len() as f64) <= SPARSE_DENSITY * v.len() as f64 { Query::S64(&idx, &val) } else { *q }
+            }
+            _ => *q,
+        };
         let targets = self.targets();
         let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &targets);
         let dist = self.spec.uses_distance();
@@ -1147,21 +1182,24 @@ mod tests {
                     KernelSpec::Sigmoid { gamma: 0.01, coef0: -0.2 },
                     rbf_plus_half_linear_times_poly(),
                 ] {
-                    let e = KernelEngine::new(m, spec.clone()).unwrap();
-                    for i in [0, 17, 4999] {
-                        let xi = &dense[i * d..(i + 1) * d];
-                        for take in [n, 40] {
-                            let c = &cols[..take];
-                            let mut par = vec![0.0f64; take];
-                            pool.install(|| e.row(i, c, &mut par));
-                            let mut single = vec![0.0f64; take];
-                            e.row(i, c, &mut single);
-                            let mut outside = vec![0.0f64; take];
-                            e.query(&Query::D64(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside);
-                            for k in 0..take {
-                                let want = reference(&spec, xi, &dense[c[k] * d..(c[k] + 1) * d]);
-                                for got in [par[k], single[k], outside[k]] {
-                                    assert!((got - want).abs() <= 1e-11 * (1.0 + want.abs()), "{spec:?} {i} {k} {got} {want}");
+                    // with its copies, and without (no budget for them: the data as given)
+                    let engines = [KernelEngine::new(m, spec.clone()).unwrap(), KernelEngine::within(m, spec.clone(), 0).unwrap()];
+                    for e in engines {
+                        for i in [0, 17, 4999] {
+                            let xi = &dense[i * d..(i + 1) * d];
+                            for take in [n, 40] {
+                                let c = &cols[..take];
+                                let mut par = vec![0.0f64; take];
+                                pool.install(|| e.row(i, c, &mut par));
+                                let mut single = vec![0.0f64; take];
+                                e.row(i, c, &mut single);
+                                let mut outside = vec![0.0f64; take];
+                                e.query(&Query::D64(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside);
+                                for k in 0..take {
+                                    let want = reference(&spec, xi, &dense[c[k] * d..(c[k] + 1) * d]);
+                                    for got in [par[k], single[k], outside[k]] {
+                                        assert!((got - want).abs() <= 1e-11 * (1.0 + want.abs()), "{spec:?} {i} {k} {got} {want}");
+                                    }
                                 }
                             }
                         }
