@@ -73,6 +73,12 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         """The native fit: ([dict per problem], kernel evaluations)."""
         raise NotImplementedError
 
+    def _check_online_params(self):
+        """What every online classifier checks: the kernel machine's parameters and epochs."""
+        self._check_common_params()
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
+            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+
     def _targets(self):
         """The class position each binary problem is positive for: classes_[1] for two classes,
         otherwise one-vs-rest."""
@@ -191,9 +197,7 @@ class LaSVM(_OnlineClassifier):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        self._check_common_params()
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+        self._check_online_params()
         if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral)
                                           or (self.max_iter < 1 and self.max_iter != -1)):
             raise ValueError(f"max_iter must be a positive integer, -1 or None, got {self.max_iter!r}")
@@ -362,10 +366,6 @@ class _OnlineBaseline(_OnlineClassifier):
         no sample_weight (scikit-learn sees that it has none)."""
         return super().fit(X, y)
 
-    def _check_common_baseline(self):
-        self._check_common_params()
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
 
     def _native_algorithm(self):
         return self._algorithm, 1.0, 0.0, 1
@@ -406,7 +406,7 @@ class Huller(_OnlineBaseline):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        self._check_common_baseline()
+        self._check_online_params()
 
 
 class KernelPerceptron(_OnlineBaseline):
@@ -441,7 +441,7 @@ class KernelPerceptron(_OnlineBaseline):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        self._check_common_baseline()
+        self._check_online_params()
         if self.rule not in self._RULES:
             raise ValueError(f"rule must be one of {', '.join(self._RULES)}; got {self.rule!r}")
         if not isinstance(self.beta, numbers.Real) or not np.isfinite(self.beta):
