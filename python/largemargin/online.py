@@ -361,6 +361,9 @@ class _OnlineBaseline(_OnlineClassifier):
 
     _algorithm = None
 
+    def _check_params(self):
+        self._check_online_params()
+
     def fit(self, X, y):
         """Fit on X and labels y. The baselines have no per-example box to weight, so fit takes
         no sample_weight (scikit-learn sees that it has none)."""
@@ -405,9 +408,6 @@ class Huller(_OnlineBaseline):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._check_online_params()
-
 
 class KernelPerceptron(_OnlineBaseline):
     """The kernel perceptron family, online baselines without bias.
@@ -441,7 +441,7 @@ class KernelPerceptron(_OnlineBaseline):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        self._check_online_params()
+        super()._check_params()
         if self.rule not in self._RULES:
             raise ValueError(f"rule must be one of {', '.join(self._RULES)}; got {self.rule!r}")
         if not isinstance(self.beta, numbers.Real) or not np.isfinite(self.beta):
