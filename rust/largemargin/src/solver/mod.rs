@@ -1,8 +1,11 @@
-//! Solvers. Each one is a module; they share the kernel engine and the kernel cache.
+//! Solvers. Each one is a module; the kernel solvers share the kernel engine and the kernel cache,
+//! the linear ones (`sgd`) their `loss`.
 
 pub mod expansion;
 pub mod huller;
 pub mod lasvm;
+pub mod loss;
 pub mod perceptron;
 pub mod qmatrix;
+pub mod sgd;
 pub mod smo;

@@ -1,0 +1,614 @@
+//! Linear SVMs by stochastic gradient (spec/bordes.md section 1.4; Collobert-Bengio sections
+//! A.4-A.5), over any `Loss`:
+//!
+//! - `Sgd`: plain first-order SGD, w <- w - eta (lambda w + dloss x), O(d) per example;
+//! - `SvmSgd2`: the pattern step touches only the nonzeros of x, and the regulariser is applied
+//!   as one multiplicative step every `skip` examples (skip = 16 / density);
+//! - `SgdQn`: SVMSGD2 with a diagonal rescaling B of the steps, re-estimated every `skip` examples
+//!   from a secant on the same example (the thesis' version: B starts at 1/lambda, is kept above
+//!   1e-2/lambda and is a leaky average with weight 2/r, r starting at t0/skip);
+//! - `MarginPerceptron`: Collobert and Bengio's perceptron on the unregularised hinge, w += rate y x
+//!   whenever y f(x) <= 1, its margin controlled by the rate and early stopping.
+//!
+//! The step size is 1/(lambda (t + t0)), t counting examples since the start (across epochs and
+//! calls), or a constant `rate` (SGD with weight decay lambda, as in Collobert and Bengio). Weights
+//! are dense float32, as the thesis measured them (a sparse w costs 10x on RCV1); examples are
+//! dense or sparse rows of any `Matrix`.
+
+use crate::control::Control;
+use crate::data::{Matrix, Real};
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::solver::loss::Loss;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Algorithm {
+    Sgd,
+    SvmSgd2,
+    SgdQn,
+    MarginPerceptron,
+}
+
+#[derive(Clone, Debug)]
+pub struct SgdParams {
+    pub algorithm: Algorithm,
+    /// The regularisation lambda (weight decay; C = 1/(n lambda) for the hinge loss).
+    pub lambda: f64,
+    /// t0 of the step size 1/(lambda (t + t0)).
+    pub t0: f64,
+    /// A constant step size instead (SGD with weight decay, the margin perceptron's rate).
+    pub rate: Option<f64>,
+    /// Examples between two regularisation steps (SVMSGD2, SGD-QN).
+    pub skip: u64,
+    pub fit_bias: bool,
+    /// The bias is not regularised: its step is this fraction of the weights'.
+    pub bias_rate: f64,
+}
+
+impl Default for SgdParams {
+    fn default() -> Self {
+        SgdParams {
+            algorithm: Algorithm::SvmSgd2,
+            lambda: 1e-4,
+            t0: 1e4,
+            rate: None,
+            skip: 16,
+            fit_bias: false,
+            bias_rate: 0.01,
+        }
+    }
+}
+
+impl SgdParams {
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: &str| Err(Error::InvalidParameter(what.into()));
+        let needs_lambda = self.algorithm != Algorithm::MarginPerceptron;
+        if !(self.lambda.is_finite() && (self.lambda > 0.0 || !needs_lambda && self.lambda >= 0.0)) {
+            return bad("lambda (alpha) must be positive");
+        }
+        if !(self.t0.is_finite() && self.t0 > 0.0) {
+            return bad("t0 must be positive");
+        }
+        if self.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+            return bad("the learning rate must be positive");
+        }
+        if self.algorithm == Algorithm::MarginPerceptron && self.rate.is_none() {
+            return bad("the margin perceptron needs a learning rate");
+        }
+        if self.algorithm == Algorithm::SgdQn && self.rate.is_some() {
+            return bad("SGD-QN sets its own step sizes: no constant learning rate");
+        }
+        if self.skip == 0 {
+            return bad("skip must be positive");
+        }
+        if !(self.bias_rate.is_finite() && self.bias_rate >= 0.0) {
+            return bad("the bias rate must be nonnegative");
+        }
+        Ok(())
+    }
+}
+
+/// The skip of SVMSGD2 and SGD-QN for data of this density (fraction of nonzero features):
+/// the regularisation step, O(d), then costs about as much as the skip pattern steps between two.
+pub fn skip_for(x: &Matrix) -> u64 {
+    let cells = (x.rows() as f64) * (x.cols().max(1) as f64);
+    let density = match x {
+        Matrix::Csr32(m) => m.indices.len() as f64 / cells.max(1.0),
+        Matrix::Csr64(m) => m.indices.len() as f64 / cells.max(1.0),
+        _ => 1.0,
+    };
+    (16.0 / density.max(1e-12)).round().clamp(1.0, 1e9) as u64
+}
+
+/// A linear model and the state of its optimiser: training can stop and continue (partial_fit)
+/// exactly where it was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearModel {
+    pub w: Vec<f32>,
+    pub bias: f64,
+    /// Examples seen, the t of the step size.
+    pub t: f64,
+    /// Examples until the next regularisation step.
+    pub count: u64,
+    /// SGD-QN's diagonal rescaling B (empty for the other algorithms until SGD-QN runs).
+    pub scale: Vec<f32>,
+    /// SGD-QN's leaky-average counter.
+    pub r: f64,
+    /// SGD-QN: the next pattern step re-estimates B.
+    pub update_scale: bool,
+}
+
+impl LinearModel {
+    /// A zero model over `d` features.
+    pub fn new(d: usize) -> Self {
+        LinearModel { w: vec![0.0; d], bias: 0.0, t: 0.0, count: 0, scale: Vec::new(), r: 0.0, update_scale: false }
+    }
+
+    pub fn decision(&self, x: &Matrix, i: usize) -> f64 {
+        Row::of(x, i).dot(&self.w) + self.bias
+    }
+
+    /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
+    pub fn epoch(
+        &mut self,
+        x: &Matrix,
+        y: &[f64],
+        c: &[f64],
+        order: &[usize],
+        loss: &dyn Loss,
+        p: &SgdParams,
+        control: &Control,
+    ) -> Result<()> {
+        p.validate()?;
+        if x.cols() > self.w.len() {
+            return Err(Error::InvalidData(format!("{} features for a model of {}", x.cols(), self.w.len())));
+        }
+        if y.len() != x.rows() || c.len() != x.rows() {
+            return Err(Error::InvalidData("one label and one weight per example".into()));
+        }
+        if p.algorithm == Algorithm::SgdQn && self.scale.len() != self.w.len() {
+            // B starts as first-order SGD's lambda^-1
+            self.scale = vec![(1.0 / p.lambda) as f32; self.w.len()];
+            self.r = p.t0 / p.skip as f64;
+        }
+        if self.count == 0 {
+            self.count = p.skip;
+        }
+        for (k, &i) in order.iter().enumerate() {
+            if k % 4096 == 4095 {
+                control.add_iterations(4096);
+                if control.should_stop() {
+                    return Err(Error::Interrupted);
+                }
+            }
+            self.step(Row::of(x, i), y[i], c[i], loss, p);
+        }
+        control.add_iterations((order.len() % 4096) as u64);
+        Ok(())
+    }
+
+    fn step(&mut self, x: Row, y: f64, c: f64, loss: &dyn Loss, p: &SgdParams) {
+        let f = x.dot(&self.w) + self.bias;
+        let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (self.t + p.t0)));
+        let d = match p.algorithm {
+            // the perceptron's update fires on the margin itself (y f <= 1), with slope -1
+            Algorithm::MarginPerceptron => if y * f <= 1.0 { -c * y } else { 0.0 },
+            _ => c * loss.dloss(f, y),
+        };
+        match p.algorithm {
+            Algorithm::Sgd => {
+                scale(&mut self.w, 1.0 - eta * p.lambda);
+                if d != 0.0 {
+                    x.add_to(&mut self.w, -eta * d);
+                }
+            }
+            Algorithm::SvmSgd2 => {
+                if d != 0.0 {
+                    x.add_to(&mut self.w, -eta * d);
+                }
+                self.count -= 1;
+                if self.count == 0 {
+                    self.count = p.skip;
+                    scale(&mut self.w, decay(p.skip, eta * p.lambda));
+                }
+            }
+            Algorithm::SgdQn => {
+                let a = -d / (self.t + p.t0);
+                if d != 0.0 {
+                    x.add_scaled_to(&mut self.w, a, &self.scale);
+                }
+                if self.update_scale {
+                    self.update_scale = false;
+                    let d_new = c * loss.dloss(x.dot(&self.w) + self.bias, y);
+                    self.rescale(x, a, d_new - d, p.lambda);
+                    self.r += 1.0;
+                }
+                self.count -= 1;
+                if self.count == 0 {
+                    self.count = p.skip;
+                    let base = p.lambda / (self.t + p.t0);
+                    for (w, &b) in self.w.iter_mut().zip(&self.scale) {
+                        *w *= decay(p.skip, base * b as f64) as f32;
+                    }
+                    self.update_scale = true;
+                }
+            }
+            Algorithm::MarginPerceptron => {
+                // with weight decay, Collobert and Bengio's (19): w <- (1 - rate mu) w + rate y x
+                if p.lambda > 0.0 {
+                    scale(&mut self.w, 1.0 - eta * p.lambda);
+                }
+                if d != 0.0 {
+                    x.add_to(&mut self.w, -eta * d);
+                }
+            }
+        }
+        if p.fit_bias && d != 0.0 {
+            let bias_eta = if p.algorithm == Algorithm::MarginPerceptron { eta } else { eta * p.bias_rate };
+            self.bias -= bias_eta * d;
+        }
+        self.t += 1.0;
+    }
+
+    /// SGD-QN's re-estimation of B from the secant of the example just used: the step moved w
+    /// by dw_i = a B_i x_i, and the gradient of this example's term of the primal moved by
+    /// p_i = lambda dw_i + (dloss' - dloss) x_i. B_i becomes a leaky average of dw_i / p_i
+    /// (lambda^-1 where x_i = 0, by continuity, or where nothing moved), kept above 1e-2/lambda.
+    fn rescale(&mut self, x: Row, a: f64, dloss_change: f64, lambda: f64) {
+        let inverse = 1.0 / lambda;
+        // (the weight 2/r is capped at 1 so that the average stays between its terms)
+        let k = (2.0 / self.r).min(1.0);
+        let mut touched = Vec::new();
+        x.for_each(|i, xi| {
+            let b = self.scale[i] as f64;
+            let dw = a * b * xi;
+            let p = lambda * dw + dloss_change * xi;
+            let ratio = if p != 0.0 && dw != 0.0 { dw / p } else { inverse };
+            touched.push((i, (b + k * (ratio - b)).max(1e-2 * inverse)));
+        });
+        for b in self.scale.iter_mut() {
+            *b += (k * (inverse - *b as f64)) as f32;
+        }
+        for (i, b) in touched {
+            self.scale[i] = b as f32;
+        }
+    }
+}
+
+/// The factor 1 - k (skip steps of lambda eta folded into one), or (1 - step)^skip when that
+/// factor would fall below 0.8 (early steps are large): a decay never flips or zeroes w.
+#[inline]
+fn decay(skip: u64, step: f64) -> f64 {
+    let one = 1.0 - skip as f64 * step;
+    if one >= 0.8 { one } else { (1.0 - step.min(1.0)).powf(skip as f64) }
+}
+
+fn scale(w: &mut [f32], factor: f64) {
+    let f = factor as f32;
+    for v in w.iter_mut() {
+        *v *= f;
+    }
+}
+
+/// One example, as the solvers read it.
+#[derive(Clone, Copy)]
+enum Row<'a> {
+    D32(&'a [f32]),
+    D64(&'a [f64]),
+    S32(&'a [i32], &'a [f32]),
+    S64(&'a [i32], &'a [f64]),
+}
+
+impl<'a> Row<'a> {
+    #[inline(always)]
+    fn of(x: &Matrix<'a>, i: usize) -> Self {
+        match x {
+            Matrix::Dense32(m) => Row::D32(m.row(i)),
+            Matrix::Dense64(m) => Row::D64(m.row(i)),
+            Matrix::Csr32(m) => {
+                let (j, v) = m.row(i);
+                Row::S32(j, v)
+            }
+            Matrix::Csr64(m) => {
+                let (j, v) = m.row(i);
+                Row::S64(j, v)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn dot(&self, w: &[f32]) -> f64 {
+        #[inline(always)]
+        fn dense<T: Real>(x: &[T], w: &[f32]) -> f64 {
+            let mut acc = [0.0f64; 4];
+            let (cx, cw) = (x.chunks_exact(4), w[..x.len()].chunks_exact(4));
+            let (rx, rw) = (cx.remainder(), cw.remainder());
+            for (a, b) in cx.zip(cw) {
+                for k in 0..4 {
+                    acc[k] += a[k].to_f64() * b[k] as f64;
+                }
+            }
+            let tail: f64 = rx.iter().zip(rw).map(|(a, b)| a.to_f64() * *b as f64).sum();
+            (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+        }
+        #[inline(always)]
+        fn sparse<T: Real>(j: &[i32], v: &[T], w: &[f32]) -> f64 {
+            j.iter().zip(v).map(|(&j, x)| w[j as usize] as f64 * x.to_f64()).sum()
+        }
+        match *self {
+            Row::D32(x) => dense(x, w),
+            Row::D64(x) => dense(x, w),
+            Row::S32(j, v) => sparse(j, v, w),
+            Row::S64(j, v) => sparse(j, v, w),
+        }
+    }
+
+    /// w += a x.
+    #[inline(always)]
+    fn add_to(&self, w: &mut [f32], a: f64) {
+        self.for_each_mut(w, |wi, xi, _| *wi += (a * xi) as f32);
+    }
+
+    /// w += a (s . x), s a diagonal.
+    #[inline(always)]
+    fn add_scaled_to(&self, w: &mut [f32], a: f64, s: &[f32]) {
+        self.for_each_mut(w, |wi, xi, i| *wi += (a * s[i] as f64 * xi) as f32);
+    }
+
+    #[inline(always)]
+    fn for_each_mut(&self, w: &mut [f32], mut f: impl FnMut(&mut f32, f64, usize)) {
+        match *self {
+            Row::D32(x) => x.iter().zip(w.iter_mut()).enumerate().for_each(|(i, (x, w))| f(w, *x as f64, i)),
+            Row::D64(x) => x.iter().zip(w.iter_mut()).enumerate().for_each(|(i, (x, w))| f(w, *x, i)),
+            Row::S32(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(&mut w[i as usize], *x as f64, i as usize)),
+            Row::S64(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(&mut w[i as usize], *x, i as usize)),
+        }
+    }
+
+    /// f(i, x_i) for the nonzero entries (every entry of a dense row).
+    fn for_each(&self, mut f: impl FnMut(usize, f64)) {
+        match *self {
+            Row::D32(x) => x.iter().enumerate().for_each(|(i, v)| f(i, *v as f64)),
+            Row::D64(x) => x.iter().enumerate().for_each(|(i, v)| f(i, *v)),
+            Row::S32(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(i as usize, *x as f64)),
+            Row::S64(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(i as usize, *x)),
+        }
+    }
+}
+
+/// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) and the training error
+/// (the fraction of examples with y f(x) <= 0).
+pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn Loss, lambda: f64) -> (f64, f64) {
+    let n = x.rows();
+    let (mut total, mut wrong) = (0.0, 0usize);
+    for i in 0..n {
+        let f = model.decision(x, i);
+        total += c[i] * loss.loss(f, y[i]);
+        wrong += (y[i] * f <= 0.0) as usize;
+    }
+    let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
+    (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
+}
+
+/// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
+/// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
+/// primal on that subset.
+pub fn choose_t0(
+    x: &Matrix,
+    y: &[f64],
+    c: &[f64],
+    loss: &dyn Loss,
+    p: &SgdParams,
+    candidates: &[f64],
+    seed: u64,
+    control: &Control,
+) -> Result<f64> {
+    let n = x.rows();
+    let mut rng = Rng::new(seed);
+    let mut subset: Vec<usize> = (0..n).collect();
+    rng.shuffle(&mut subset);
+    subset.truncate((n / 10).max(n.min(1000)));
+    let mut best = (f64::INFINITY, candidates.first().copied().unwrap_or(p.t0));
+    for &t0 in candidates {
+        let q = SgdParams { t0, ..p.clone() };
+        let mut m = LinearModel::new(x.cols());
+        m.epoch(x, y, c, &subset, loss, &q, control)?;
+        let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
+        let data: f64 = subset.iter().map(|&i| c[i] * loss.loss(m.decision(x, i), y[i])).sum::<f64>();
+        let value = 0.5 * p.lambda * norm + data / subset.len().max(1) as f64;
+        if value.is_finite() && value < best.0 {
+            best = (value, t0);
+        }
+    }
+    Ok(best.1)
+}
+
+/// The candidates of `choose_t0`: powers of ten from 1 to 1e8.
+pub fn t0_candidates() -> Vec<f64> {
+    (0..=8).map(|k| 10f64.powi(k)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrMatrix, DenseView};
+    use crate::solver::loss::MarginLoss;
+
+    /// A noisy linear concept over sparse rows: y = sign(<u, x>) with 5% of labels flipped.
+    fn problem(n: usize, d: usize, seed: u64) -> (CsrMatrix, Vec<f64>) {
+        let mut rng = Rng::new(seed);
+        let u: Vec<f64> = (0..d).map(|_| rng.below(2001) as f64 / 1000.0 - 1.0).collect();
+        let mut x = CsrMatrix::new();
+        let mut y = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut cols: Vec<usize> = (0..8).map(|_| rng.below(d)).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let row: Vec<(usize, f64)> = cols.iter().map(|&j| (j, 0.3 + rng.below(700) as f64 / 1000.0)).collect();
+            let s: f64 = row.iter().map(|&(j, v)| u[j] * v).sum();
+            let flip = rng.below(100) < 5;
+            y.push(if (s > 0.0) != flip { 1.0 } else { -1.0 });
+            x.push_row(row);
+        }
+        x.cols = d;
+        (x, y)
+    }
+
+    fn train(algorithm: Algorithm, x: &Matrix, y: &[f64], epochs: usize, lambda: f64, t0: f64) -> LinearModel {
+        let c = vec![1.0; x.rows()];
+        let p = SgdParams { algorithm, lambda, t0, skip: skip_for(x), ..Default::default() };
+        let mut m = LinearModel::new(x.cols());
+        let order: Vec<usize> = (0..x.rows()).collect();
+        for _ in 0..epochs {
+            m.epoch(x, y, &c, &order, &MarginLoss::SquaredHinge, &p, &Control::new()).unwrap();
+        }
+        m
+    }
+
+    /// The squared-hinge primal is smooth and strongly convex: its minimum is found by gradient
+    /// descent with exact line search on the dense gradient, as a reference for the SGD solvers.
+    fn batch_optimum(x: &Matrix, y: &[f64], lambda: f64) -> f64 {
+        let (n, d) = (x.rows(), x.cols());
+        let loss = MarginLoss::SquaredHinge;
+        let c = vec![1.0; n];
+        let mut m = LinearModel::new(d);
+        for _ in 0..3000 {
+            let mut g: Vec<f64> = m.w.iter().map(|&v| lambda * v as f64).collect();
+            for i in 0..n {
+                let f = m.decision(x, i);
+                let dl = loss.dloss(f, y[i]) / n as f64;
+                Row::of(x, i).for_each(|j, v| g[j] += dl * v);
+            }
+            // backtracking on the primal
+            let base = primal(&m, x, y, &c, &loss, lambda).0;
+            let gg: f64 = g.iter().map(|v| v * v).sum();
+            if gg < 1e-20 {
+                break;
+            }
+            let mut step = 1.0 / lambda;
+            loop {
+                let mut trial = m.clone();
+                for (w, gj) in trial.w.iter_mut().zip(&g) {
+                    *w -= (step * gj) as f32;
+                }
+                if primal(&trial, x, y, &c, &loss, lambda).0 <= base - 0.3 * step * gg || step < 1e-12 {
+                    m = trial;
+                    break;
+                }
+                step *= 0.5;
+            }
+        }
+        primal(&m, x, y, &c, &loss, lambda).0
+    }
+
+    #[test]
+    fn every_algorithm_approaches_the_optimum() {
+        let (xs, y) = problem(4000, 300, 1);
+        let x = xs.view();
+        let lambda = 1e-3;
+        let best = batch_optimum(&x, &y, lambda);
+        let c = vec![1.0; 4000];
+        for algorithm in [Algorithm::Sgd, Algorithm::SvmSgd2, Algorithm::SgdQn] {
+            let m = train(algorithm, &x, &y, 20, lambda, 1e3);
+            let (value, error) = primal(&m, &x, &y, &c, &MarginLoss::SquaredHinge, lambda);
+            assert!(value <= best * 1.01 && value >= best * (1.0 - 1e-6), "{algorithm:?}: {value} against {best}");
+            assert!(error < 0.15, "{algorithm:?}: training error {error}");
+        }
+    }
+
+    /// Dense and sparse storage of the same examples give the same model (up to float rounding).
+    #[test]
+    fn dense_and_sparse_rows_agree() {
+        let (xs, y) = problem(500, 40, 2);
+        let dense: Vec<f64> = (0..500).flat_map(|i| (0..40).map(move |j| (i, j))).map(|(i, j)| xs.view().get(i, j)).collect();
+        let xd = Matrix::Dense64(DenseView::new(&dense, 500, 40).unwrap());
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn] {
+            let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 7, ..Default::default() };
+            let (mut a, mut b) = (LinearModel::new(40), LinearModel::new(40));
+            let order: Vec<usize> = (0..500).collect();
+            let c = vec![1.0; 500];
+            let loss = MarginLoss::Hinge;
+            a.epoch(&xs.view(), &y, &c, &order, &loss, &p, &Control::new()).unwrap();
+            b.epoch(&xd, &y, &c, &order, &loss, &p, &Control::new()).unwrap();
+            for (u, v) in a.w.iter().zip(&b.w) {
+                assert!((u - v).abs() <= 1e-4 * (1.0 + u.abs()), "{algorithm:?}: {u} vs {v}");
+            }
+        }
+    }
+
+    /// Two half-passes continue exactly where one pass would be.
+    #[test]
+    fn training_continues_where_it_stopped() {
+        let (xs, y) = problem(1000, 50, 3);
+        let x = xs.view();
+        let c = vec![1.0; 1000];
+        let order: Vec<usize> = (0..1000).collect();
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn] {
+            let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 13, fit_bias: true, ..Default::default() };
+            let loss = MarginLoss::Log;
+            let mut whole = LinearModel::new(50);
+            whole.epoch(&x, &y, &c, &order, &loss, &p, &Control::new()).unwrap();
+            let mut halves = LinearModel::new(50);
+            halves.epoch(&x, &y, &c, &order[..437], &loss, &p, &Control::new()).unwrap();
+            halves.epoch(&x, &y, &c, &order[437..], &loss, &p, &Control::new()).unwrap();
+            assert_eq!(whole, halves, "{algorithm:?}");
+        }
+    }
+
+    /// SGD-QN's B stays between 1e-2/lambda and 1/lambda, and slows down some coordinates.
+    #[test]
+    fn the_rescaling_stays_in_its_bounds() {
+        let (xs, y) = problem(3000, 100, 4);
+        let lambda = 1e-3;
+        let m = train(Algorithm::SgdQn, &xs.view(), &y, 3, lambda, 1e3);
+        let (lo, hi) = ((1e-2 / lambda) as f32, (1.0 / lambda) as f32);
+        assert!(m.scale.iter().all(|&b| b >= lo * 0.999 && b <= hi * 1.001));
+        assert!(m.scale.iter().any(|&b| b < 0.9 * hi), "B never moved");
+    }
+
+    /// The margin perceptron separates separable data, and a smaller rate gives a larger margin
+    /// (Collobert and Bengio, Theorem 2).
+    #[test]
+    fn the_margin_perceptron_separates_with_a_margin() {
+        let n = 400;
+        let mut rng = Rng::new(5);
+        let mut dense = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..n {
+            let label = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let a = rng.below(1000) as f64 / 1000.0 + 0.2;
+            let b = rng.below(2000) as f64 / 1000.0 - 1.0;
+            dense.extend([label * a, b]);
+            y.push(label);
+        }
+        let x = Matrix::Dense64(DenseView::new(&dense, n, 2).unwrap());
+        let c = vec![1.0; n];
+        let order: Vec<usize> = (0..n).collect();
+        let mut margins = Vec::new();
+        for rate in [0.1, 0.001] {
+            let p = SgdParams { algorithm: Algorithm::MarginPerceptron, lambda: 0.0, rate: Some(rate), fit_bias: true, ..Default::default() };
+            let mut m = LinearModel::new(2);
+            for _ in 0..200 {
+                m.epoch(&x, &y, &c, &order, &MarginLoss::Hinge, &p, &Control::new()).unwrap();
+            }
+            let norm = m.w.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
+            let worst = (0..n).map(|i| y[i] * m.decision(&x, i)).fold(f64::INFINITY, f64::min);
+            assert!(worst > 0.0, "rate {rate}: not separated");
+            margins.push(worst / norm);
+        }
+        assert!(margins[1] > margins[0], "margins {margins:?}");
+    }
+
+    #[test]
+    fn t0_is_chosen_among_the_candidates() {
+        let (xs, y) = problem(5000, 200, 6);
+        let x = xs.view();
+        let c = vec![1.0; 5000];
+        let p = SgdParams { algorithm: Algorithm::SgdQn, lambda: 1e-4, skip: skip_for(&x), ..Default::default() };
+        let t0 = choose_t0(&x, &y, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
+        assert!(t0_candidates().contains(&t0));
+        // the chosen t0 is no worse, after one full pass, than the extreme candidates
+        let value = |t0: f64| {
+            let m = train(Algorithm::SgdQn, &x, &y, 1, 1e-4, t0);
+            primal(&m, &x, &y, &c, &MarginLoss::SquaredHinge, 1e-4).0
+        };
+        assert!(value(t0) <= value(1.0).min(value(1e8)) * 1.05);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let (xs, y) = problem(10, 5, 7);
+        let mut m = LinearModel::new(5);
+        let c = vec![1.0; 10];
+        for (p, what) in [
+            (SgdParams { lambda: 0.0, ..Default::default() }, "lambda"),
+            (SgdParams { t0: -1.0, ..Default::default() }, "t0"),
+            (SgdParams { skip: 0, ..Default::default() }, "skip"),
+            (SgdParams { algorithm: Algorithm::MarginPerceptron, ..Default::default() }, "learning rate"),
+            (SgdParams { algorithm: Algorithm::SgdQn, rate: Some(0.1), ..Default::default() }, "SGD-QN"),
+        ] {
+            let e = m.epoch(&xs.view(), &y, &c, &[0, 1], &MarginLoss::Hinge, &p, &Control::new()).unwrap_err();
+            assert!(e.to_string().contains(what), "{e}");
+        }
+    }
+}
