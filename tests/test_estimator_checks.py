@@ -1,7 +1,7 @@
 """scikit-learn's own estimator checks. The expected failures are exactly the ones scikit-learn
 declares for its own SVC and SVR: at a finite tolerance tol, C * 2 on one example is not bit-for-bit
-the same optimisation path as the example written twice (for LaSVM, not even the same order of
-examples)."""
+the same optimisation path as the example written twice (for LaSVM and the SGD solvers, not even
+the same order of examples: scikit-learn declares the same for its SGDClassifier)."""
 
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -15,7 +15,7 @@ SAME_AS_SKLEARN = {
 
 
 @parametrize_with_checks(
-    [lm.SVC(), lm.SVR(), lm.LaSVM(), lm.Huller(), lm.KernelPerceptron()],
+    [lm.SVC(), lm.SVR(), lm.LaSVM(), lm.Huller(), lm.KernelPerceptron(), lm.LinearSGD(), lm.MarginPerceptron()],
     # (the baselines take no sample_weight at all)
     expected_failed_checks=lambda est: SAME_AS_SKLEARN,
 )

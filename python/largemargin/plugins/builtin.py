@@ -2,7 +2,7 @@
 third-party plugins."""
 
 from .hookspecs import hookimpl
-from .registry import NativeKernel, NativeStrategy
+from .registry import NativeKernel, NativeLoss, NativeStrategy
 
 
 @hookimpl
@@ -13,3 +13,8 @@ def largemargin_kernels():
 @hookimpl
 def largemargin_selection_strategies():
     return {name: NativeStrategy(name) for name in ("random", "gradient", "active", "autoactive")}
+
+
+@hookimpl
+def largemargin_losses():
+    return {name: NativeLoss(name) for name in ("hinge", "squared_hinge", "log_loss", "modified_huber")}

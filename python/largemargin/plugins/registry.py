@@ -26,6 +26,13 @@ class NativeKernel:
 
 
 @dataclass(frozen=True)
+class NativeLoss:
+    """A loss the Rust SGD solvers implement themselves, by its engine name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class NativeStrategy:
     """An example-selection strategy implemented in Rust, by its engine name."""
 

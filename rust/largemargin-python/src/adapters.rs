@@ -1,6 +1,6 @@
 //! Python objects standing in for core traits: a plugin's kernel as an `ExternalKernel`, a
 //! plugin's example-selection strategy as a `SelectionStrategy`, a labelling callback as an
-//! `Oracle`.
+//! `Oracle`, a plugin's loss as a `Loss`.
 //!
 //! The core calls an adapter from its worker threads with the GIL released; the adapter takes the
 //! GIL only around the Python call. The first Python exception is kept whole (type, message,
@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use largemargin::kernel::ExternalKernel;
 use largemargin::solver::lasvm::{Choice, Oracle, SelectionStrategy};
+use largemargin::solver::loss::Loss;
 use largemargin::Error;
 use largemargin::Control;
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
@@ -199,5 +200,52 @@ impl Oracle for ProblemOracle<'_> {
                 .and_then(|v| v.extract::<f64>())
                 .map_err(|err| Error::InvalidData(format!("the oracle failed: {}", self.oracle.failure.record(err))))
         })
+    }
+}
+
+/// A Python loss with `loss(f, y)` and `dloss(f, y)` (vectorised functions, here called on one
+/// decision value and label at a time: SGD needs each derivative before the next step). The first
+/// exception, or a value that is not a finite number, stops the run and is re-raised.
+pub struct PyLoss {
+    object: Py<PyAny>,
+    name: String,
+    failure: Arc<Failure>,
+}
+
+impl PyLoss {
+    pub fn new(object: &Bound<'_, PyAny>, failure: Arc<Failure>) -> PyResult<Self> {
+        let name = object.repr()?.to_string();
+        for method in ["loss", "dloss"] {
+            if !object.hasattr(method)? {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!("the loss {name} has no {method}(f, y)")));
+            }
+        }
+        Ok(PyLoss { object: object.clone().unbind(), name, failure })
+    }
+    fn call(&self, method: &str, f: f64, y: f64) -> f64 {
+        Python::attach(|py| {
+            let value = self.object.bind(py).call_method1(method, (f, y)).and_then(|v| v.extract::<f64>());
+            match value {
+                Ok(v) if v.is_finite() => v,
+                Ok(v) => {
+                    let message = format!("{}.{method}({f}, {y}) returned {v}", self.name);
+                    self.failure.record(pyo3::exceptions::PyValueError::new_err(message));
+                    0.0
+                }
+                Err(e) => {
+                    self.failure.record(e);
+                    0.0
+                }
+            }
+        })
+    }
+}
+
+impl Loss for PyLoss {
+    fn loss(&self, f: f64, y: f64) -> f64 {
+        self.call("loss", f, y)
+    }
+    fn dloss(&self, f: f64, y: f64) -> f64 {
+        self.call("dloss", f, y)
     }
 }

@@ -1,15 +1,16 @@
 //! All conversions between Python objects and core types live here: matrices, kernel
-//! specifications and errors. The rest of the binding crate never touches raw Python data.
+//! specifications, linear models' states and errors. The rest of the binding crate never touches raw Python data.
 
 use std::sync::Arc;
 
 use largemargin::data::{CsrView, DenseView, Matrix};
 use largemargin::kernel::{Composite, Term};
+use largemargin::solver::sgd::LinearModel;
 use largemargin::{Error, KernelSpec};
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::adapters::PyKernel;
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 
@@ -139,4 +140,54 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Io(m) => PyOSError::new_err(m),
         other => PyValueError::new_err(other.to_string()),
     }
+}
+
+/// The optimiser states of linear models, as Python keeps them between fits: a dict of arrays with
+/// one row per binary problem (`w` and `scale` float32, `scale` of width 0 until SGD-QN runs).
+pub fn linear_models_from_py(state: &Bound<'_, PyDict>) -> PyResult<Vec<LinearModel>> {
+    fn item<'py>(state: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        state.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("the linear state lacks '{key}'")))
+    }
+    let w: PyReadonlyArray2<f32> = item(state, "w")?.extract()?;
+    let scale: PyReadonlyArray2<f32> = item(state, "scale")?.extract()?;
+    let bias: Vec<f64> = item(state, "bias")?.extract()?;
+    let t: Vec<f64> = item(state, "t")?.extract()?;
+    let count: Vec<u64> = item(state, "count")?.extract()?;
+    let r: Vec<f64> = item(state, "r")?.extract()?;
+    let update: Vec<bool> = item(state, "update_scale")?.extract()?;
+    let (w, scale) = (w.as_array(), scale.as_array());
+    let k = w.nrows();
+    if [scale.nrows(), bias.len(), t.len(), count.len(), r.len(), update.len()].iter().any(|&v| v != k) {
+        return Err(PyValueError::new_err("the linear state's arrays differ in their number of problems"));
+    }
+    Ok((0..k)
+        .map(|p| LinearModel {
+            w: w.row(p).to_vec(),
+            bias: bias[p],
+            t: t[p],
+            count: count[p],
+            scale: scale.row(p).to_vec(),
+            r: r[p],
+            update_scale: update[p],
+        })
+        .collect())
+}
+
+pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel]) -> PyResult<Bound<'py, PyDict>> {
+    let k = models.len();
+    let d = models.first().map_or(0, |m| m.w.len());
+    let width = models.first().map_or(0, |m| m.scale.len());
+    let rows = |f: &dyn Fn(&LinearModel) -> &[f32], cols: usize| -> PyResult<Bound<'py, PyAny>> {
+        let flat: Vec<f32> = models.iter().flat_map(|m| f(m).iter().copied()).collect();
+        Ok(flat.into_pyarray(py).reshape([k, cols])?.into_any())
+    };
+    let state = PyDict::new(py);
+    state.set_item("w", rows(&|m| &m.w, d)?)?;
+    state.set_item("scale", rows(&|m| &m.scale, width)?)?;
+    state.set_item("bias", models.iter().map(|m| m.bias).collect::<Vec<_>>().into_pyarray(py))?;
+    state.set_item("t", models.iter().map(|m| m.t).collect::<Vec<_>>().into_pyarray(py))?;
+    state.set_item("count", models.iter().map(|m| m.count).collect::<Vec<_>>().into_pyarray(py))?;
+    state.set_item("r", models.iter().map(|m| m.r).collect::<Vec<_>>().into_pyarray(py))?;
+    state.set_item("update_scale", models.iter().map(|m| m.update_scale).collect::<Vec<_>>())?;
+    Ok(state)
 }

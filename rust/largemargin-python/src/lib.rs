@@ -3,6 +3,7 @@
 
 mod adapters;
 mod convert;
+mod linear;
 mod run;
 
 use std::sync::Arc;
@@ -58,7 +59,7 @@ fn run_fit<T: Send>(
 }
 
 /// `run_fit` for any set of adapters' failure slots.
-fn run_fit_watching<T: Send>(
+pub(crate) fn run_fit_watching<T: Send>(
     py: Python<'_>,
     n_jobs: Option<i64>,
     progress: Option<&str>,
@@ -501,6 +502,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;

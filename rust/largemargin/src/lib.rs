@@ -2,7 +2,8 @@
 //!
 //! Modules, one concept each: `data` (borrowed feature matrices), `kernel` (the kernel engine),
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
-//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `probability` (Platt scaling), `predict`
+//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `linear`
+//! (training linear models by SGD), `probability` (Platt scaling), `predict`
 //! (decision functions), `libsvm_format` (data files) and `model` (LIBSVM model files).
 
 pub mod cache;
@@ -11,6 +12,7 @@ pub mod data;
 pub mod error;
 pub mod kernel;
 pub mod libsvm_format;
+pub mod linear;
 pub mod model;
 pub mod online;
 pub mod predict;

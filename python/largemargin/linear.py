@@ -1,0 +1,311 @@
+"""Linear SVMs trained by stochastic gradient in Rust: SGD-QN and SVMSGD2 (Bordes, Bottou and
+Gallinari 2009; Bottou 2007), plain SGD, and the margin perceptron of Collobert and Bengio (2004).
+Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
+
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _native
+from ._arrays import to_native
+from .plugins import NativeLoss, get_registry
+
+_ALGORITHMS = ("sgdqn", "svmsgd2", "sgd")
+
+
+def _skip_for(X):
+    """SVMSGD2's and SGD-QN's skip for data of this density: 16 / (fraction of nonzero features)."""
+    if not sp.issparse(X):
+        return 16
+    cells = max(X.shape[0] * X.shape[1], 1)
+    return int(min(max(round(16.0 / max(X.nnz / cells, 1e-12)), 1), 10**9))
+
+
+class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
+    """What the SGD-trained linear classifiers share: data checks, one-vs-rest problems, the
+    native call with the optimiser's state kept between calls, and the fitted attributes.
+    Subclasses say which algorithm runs with what step size (`_native_args`)."""
+
+    def _check_params(self):
+        def positive_int(name):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+
+        positive_int("epochs")
+        if self.n_jobs == 0:
+            raise ValueError("n_jobs == 0 has no meaning")
+        for name in ("fit_intercept", "shuffle"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+    def _native_args(self, X, y_first, sample_weight):
+        """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver."""
+        raise NotImplementedError
+
+    def _validate(self, X, y, sample_weight, reset):
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C",
+                             reset=reset)
+        if sp.issparse(X):
+            X.sort_indices()
+        check_classification_targets(y)
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return X, y, sample_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; dense or sparse) and labels y: `epochs` passes from a
+        zero model."""
+        self._check_params()
+        X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+        for attr in ("coef_", "_state", "t0_", "skip_", "n_iter_"):
+            self.__dict__.pop(attr, None)
+        return self._train(X, y, classes, sample_weight, self.epochs)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass over a chunk, continuing the optimiser where it stopped (step sizes, SGD-QN's
+        rescaling, the regularisation schedule). ``classes`` is needed on the first call."""
+        self._check_params()
+        first = not hasattr(self, "_state")
+        if first and classes is None:
+            raise ValueError("classes must be given on the first call to partial_fit")
+        X, y, sample_weight = self._validate(X, y, sample_weight, reset=first)
+        if first:
+            classes = np.unique(classes)
+            if len(classes) < 2:
+                raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes {classes!r} differ from those of the first call {self.classes_!r}")
+        classes = classes if first else self.classes_
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if len(unknown):
+            raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        return self._train(X, y, classes, sample_weight, 1)
+
+    def _train(self, X, y, classes, sample_weight, epochs):
+        started = time.perf_counter()
+        k = len(classes)
+        targets = [1] if k == 2 else list(range(k))
+        y_idx = np.searchsorted(classes, y)
+        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
+        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y) if self.class_weight is not None \
+            else np.ones(k)
+        # binary: the two classes' weights; one-vs-rest: the class against weight 1 (as scikit-learn's SGD)
+        pairs = [(float(class_weight[1]), float(class_weight[0]))] if k == 2 else \
+            [(float(class_weight[c]), 1.0) for c in targets]
+        state = getattr(self, "_state", None)
+        if state is None:
+            d = X.shape[1]
+            state = dict(w=np.zeros((len(targets), d), np.float32), scale=np.zeros((len(targets), 0), np.float32),
+                         bias=np.zeros(len(targets)), t=np.zeros(len(targets)),
+                         count=np.zeros(len(targets), np.uint64), r=np.zeros(len(targets)),
+                         update_scale=[False] * len(targets))
+        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], sample_weight)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        state, fits, seconds = _native.fit_linear(
+            to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
+            float(t0), rate, int(skip), bool(self.fit_intercept), float(bias_rate), int(epochs), bool(self.shuffle),
+            seed, self.n_jobs, bool(self.verbose),
+        )
+        self._state = state
+        self.classes_ = classes
+        self.coef_ = state["w"].astype(np.float64)
+        self.intercept_ = np.asarray(state["bias"], dtype=np.float64)
+        self.objective_ = np.array([f[0] for f in fits])
+        self.training_error_ = np.array([f[1] for f in fits])
+        self.n_iter_ = getattr(self, "n_iter_", 0) + epochs
+        self.t_ = int(state["t"][0])
+        self.fit_time_ = seconds  # the passes alone (the objective's evaluation pass excluded)
+        self.call_time_ = time.perf_counter() - started
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LinearSGD(_LinearSGDBase):
+    """A linear SVM (or another margin loss) trained by stochastic gradient: the primal
+    ``alpha/2 |w|^2 + 1/n sum_i sample_weight_i loss(y_i f(x_i))``.
+
+    Parameters
+    ----------
+    algorithm : "sgdqn" (default), "svmsgd2" or "sgd"
+        SGD-QN: SVMSGD2 with a diagonal rescaling re-estimated every ``skip`` examples (the
+        thesis' version). SVMSGD2: pattern steps on the nonzeros of x, the regulariser applied
+        every ``skip`` examples. "sgd": the plain first-order step, O(d) per example.
+    loss : str or object, default "squared_hinge"
+        "squared_hinge" (1/2 max(0, 1 - m)^2, the papers' loss), "hinge", "log_loss",
+        "modified_huber", any loss a plugin registers, or an object with ``loss(f, y)`` and
+        ``dloss(f, y)``. (With squared hinge, scikit-learn's LinearSVC(C) is alpha = 1/(2 n C).)
+    alpha : float, default 1e-4
+        The regularisation lambda.
+    epochs : int, default 5
+        Passes over the data in `fit`.
+    t0 : float or None, default None
+        Step sizes are 1/(alpha (t + t0)) (SGD-QN's start at that too). None: chosen as the
+        thesis does, by one pass over a random tenth of the data for t0 = 1, 10, ..., 1e8.
+    skip : int or None, default None
+        Examples between regularisation steps; None: 16 / density.
+    fit_intercept : bool, default True
+        Learn an unregularised bias, its step ``intercept_rate`` times the weights'.
+    shuffle : bool, default True
+        A new random order each epoch (else the data's order).
+    class_weight, random_state, n_jobs, verbose : as in scikit-learn.
+
+    Fitted: ``coef_``, ``intercept_``, ``classes_``, ``objective_`` (the primal of each binary
+    problem after the last pass), ``training_error_``, ``n_iter_`` (epochs), ``t_`` (examples
+    seen), ``t0_``, ``skip_``, ``fit_time_`` (the passes of the last call) and ``call_time_`` (the
+    whole call: t0's choice and the objective's evaluation included). Weights are kept in
+    float32 during training.
+    """
+
+    def __init__(self, *, algorithm="sgdqn", loss="squared_hinge", alpha=1e-4, epochs=5, t0=None, skip=None,
+                 fit_intercept=True, intercept_rate=0.01, shuffle=True, class_weight=None, random_state=None,
+                 n_jobs=None, verbose=False):
+        self.algorithm = algorithm
+        self.loss = loss
+        self.alpha = alpha
+        self.epochs = epochs
+        self.t0 = t0
+        self.skip = skip
+        self.fit_intercept = fit_intercept
+        self.intercept_rate = intercept_rate
+        self.shuffle = shuffle
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def _algorithm(self):
+        return self.algorithm
+
+    def _check_params(self):
+        super()._check_params()
+        if self._algorithm() not in _ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}; got {self._algorithm()!r}")
+        if not (isinstance(self.alpha, numbers.Real) and np.isfinite(self.alpha) and self.alpha > 0):
+            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
+        if self.t0 is not None and not (isinstance(self.t0, numbers.Real) and np.isfinite(self.t0) and self.t0 > 0):
+            raise ValueError(f"t0 must be a positive number or None, got {self.t0!r}")
+        if self.skip is not None and (isinstance(self.skip, bool) or not isinstance(self.skip, numbers.Integral)
+                                      or self.skip < 1):
+            raise ValueError(f"skip must be a positive integer or None, got {self.skip!r}")
+        if not (isinstance(self.intercept_rate, numbers.Real) and self.intercept_rate >= 0):
+            raise ValueError(f"intercept_rate must be a nonnegative number, got {self.intercept_rate!r}")
+        loss = self.loss
+        if isinstance(loss, str):
+            loss = get_registry().resolve("loss", loss)
+        if isinstance(loss, NativeLoss):
+            self._loss = loss.name
+        elif hasattr(loss, "loss") and hasattr(loss, "dloss"):
+            self._loss = loss
+        else:
+            raise ValueError(f"loss must be a loss name or an object with loss(f, y) and dloss(f, y), got {self.loss!r}")
+
+    def _native_args(self, X, y_first, sample_weight):
+        if not hasattr(self, "skip_"):
+            self.skip_ = int(self.skip) if self.skip is not None else _skip_for(X)
+        if not hasattr(self, "t0_"):
+            if self.t0 is not None:
+                self.t0_ = float(self.t0)
+            else:
+                seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+                self.t0_ = _native.choose_linear_t0(
+                    to_native(X), np.ascontiguousarray(y_first), np.ascontiguousarray(sample_weight),
+                    self._algorithm(), self._loss, float(self.alpha), self.skip_, bool(self.fit_intercept),
+                    float(self.intercept_rate), seed,
+                )
+        return self._algorithm(), self._loss, self.alpha, self.t0_, None, self.skip_, self.intercept_rate
+
+
+class MarginPerceptron(_LinearSGDBase):
+    """The margin perceptron of Collobert and Bengio (2004): in sequence, whenever
+    y (<w, x> + b) <= 1, w += learning_rate y x and b += learning_rate y. With ``weight_decay``
+    mu, every step first multiplies w by (1 - learning_rate mu): that is SGD on the linear SVM in
+    their parametrisation (C = 1/(n mu)). The margin is controlled by the learning rate and the
+    number of updates; ``early_stopping`` keeps the epoch with the best accuracy on a held-out
+    ``validation_fraction`` (stratified), stopping after ``n_iter_no_change`` epochs without
+    improvement.
+
+    Fitted, besides `LinearSGD`'s attributes: ``validation_scores_`` (accuracy after each epoch,
+    with early stopping) and ``best_epoch_``.
+    """
+
+    def __init__(self, *, learning_rate=0.01, weight_decay=0.0, epochs=20, fit_intercept=True, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=5, shuffle=True, class_weight=None, random_state=None,
+                 n_jobs=None, verbose=False):
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.epochs = epochs
+        self.fit_intercept = fit_intercept
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def _check_params(self):
+        super()._check_params()
+        if not (isinstance(self.learning_rate, numbers.Real) and np.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate!r}")
+        if not (isinstance(self.weight_decay, numbers.Real) and np.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a nonnegative number, got {self.weight_decay!r}")
+        if not (isinstance(self.validation_fraction, numbers.Real) and 0 < self.validation_fraction < 1):
+            raise ValueError(f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}")
+        if isinstance(self.n_iter_no_change, bool) or not isinstance(self.n_iter_no_change, numbers.Integral) \
+                or self.n_iter_no_change < 1:
+            raise ValueError(f"n_iter_no_change must be a positive integer, got {self.n_iter_no_change!r}")
+
+    def _native_args(self, X, y_first, sample_weight):
+        # the rate is constant; t0 and skip play no part
+        return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X and labels y: `epochs` passes, or fewer with early stopping."""
+        if not self.early_stopping:
+            return super().fit(X, y, sample_weight)
+        from sklearn.model_selection import train_test_split
+
+        self._check_params()
+        X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+        for attr in ("coef_", "_state", "n_iter_"):
+            self.__dict__.pop(attr, None)
+        train, held = train_test_split(np.arange(len(y)), test_size=self.validation_fraction, stratify=y,
+                                       random_state=check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        scores, best, waited, seconds = [], None, 0, 0.0
+        for epoch in range(self.epochs):
+            self._train(X[train], y[train], classes, sample_weight[train], 1)
+            seconds += self.fit_time_
+            scores.append(float(np.mean(self.predict(X[held]) == y[held])))
+            if best is None or scores[-1] > best[0]:
+                best, waited = (scores[-1], epoch, {k: np.copy(v) for k, v in self._state.items()}), 0
+            else:
+                waited += 1
+                if waited >= self.n_iter_no_change:
+                    break
+        self._state = best[2]
+        self.coef_ = self._state["w"].astype(np.float64)
+        self.intercept_ = np.asarray(self._state["bias"], dtype=np.float64)
+        self.validation_scores_ = np.array(scores)
+        self.best_epoch_ = best[1] + 1
+        self.fit_time_ = seconds
+        return self

@@ -1,0 +1,105 @@
+//! Entry points of the linear SGD solvers (SVMSGD2, SGD-QN, plain SGD, the margin perceptron).
+
+use std::sync::Arc;
+
+use largemargin::linear::{train_linear, LinearConfig, Problem};
+use largemargin::solver::loss::{Loss, MarginLoss};
+use largemargin::solver::sgd::{choose_t0, t0_candidates, Algorithm, SgdParams};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::adapters::{Failure, PyLoss};
+use crate::convert::{linear_models_from_py, linear_models_to_py, PyMatrix};
+use crate::run_fit_watching;
+
+fn algorithm(name: &str) -> PyResult<Algorithm> {
+    Ok(match name {
+        "sgd" => Algorithm::Sgd,
+        "svmsgd2" => Algorithm::SvmSgd2,
+        "sgdqn" => Algorithm::SgdQn,
+        "margin_perceptron" => Algorithm::MarginPerceptron,
+        other => return Err(PyValueError::new_err(format!("unknown SGD algorithm '{other}'"))),
+    })
+}
+
+/// A built-in loss by name, or a Python object with loss(f, y) and dloss(f, y) (its failures go to
+/// `failures`).
+fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> PyResult<Box<dyn Loss>> {
+    if let Ok(name) = loss.extract::<String>() {
+        return MarginLoss::from_name(&name)
+            .map(|l| Box::new(l) as Box<dyn Loss>)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown built-in loss '{name}'")));
+    }
+    let failure = Arc::new(Failure::default());
+    failures.push(failure.clone());
+    Ok(Box::new(PyLoss::new(loss, failure)?))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn params(
+    algorithm_name: &str, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64,
+) -> PyResult<SgdParams> {
+    let p = SgdParams { algorithm: algorithm(algorithm_name)?, lambda: alpha, t0, rate, skip, fit_bias, bias_rate };
+    p.validate().map_err(crate::convert::to_py)?;
+    Ok(p)
+}
+
+/// `epochs` passes of SGD on one binary problem per row of `labels` (+1/-1), in parallel,
+/// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
+/// (positive, negative) class weights of problem p. Returns the new state, per problem
+/// (primal objective, training error), and the seconds the passes took.
+#[pyfunction]
+#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_linear<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
+    class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64,
+    t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64,
+    n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<(Bound<'py, PyDict>, Vec<(f64, f64)>, f64)> {
+    let mut failures = Vec::new();
+    let loss = loss_from_py(loss, &mut failures)?;
+    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate)?, epochs, shuffle, seed };
+    let mut models = linear_models_from_py(state)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let labels: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
+    if class_weights.len() != labels.len() {
+        return Err(PyValueError::new_err("one pair of class weights per problem"));
+    }
+    let problems: Vec<Problem> = labels
+        .iter()
+        .zip(&class_weights)
+        .map(|(y, &(positive_weight, negative_weight))| Problem { y, positive_weight, negative_weight })
+        .collect();
+    let sw = sample_weight.as_slice()?;
+    let loss = loss.as_ref();
+    let (fits, seconds) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
+        train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl)
+    })?;
+    Ok((linear_models_to_py(py, &models)?, fits.iter().map(|f| (f.primal, f.training_error)).collect(), seconds))
+}
+
+/// The thesis' t0: the candidate (powers of ten, 1 to 1e8) whose one pass over a random tenth of
+/// the data ends at the lowest primal there, for one binary problem.
+#[pyfunction]
+#[pyo3(signature = (x, labels, sample_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
+#[allow(clippy::too_many_arguments)]
+pub fn choose_linear_t0<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray1<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
+    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, skip: u64, fit_bias: bool, bias_rate: f64, seed: u64,
+) -> PyResult<f64> {
+    let mut failures = Vec::new();
+    let loss = loss_from_py(loss, &mut failures)?;
+    let p = params(algorithm, alpha, 1.0, None, skip, fit_bias, bias_rate)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let (y, c) = (labels.as_slice()?, sample_weight.as_slice()?);
+    if y.len() != xv.rows() || c.len() != xv.rows() {
+        return Err(PyValueError::new_err("one label and one weight per example"));
+    }
+    let loss = loss.as_ref();
+    run_fit_watching(py, Some(1), None, failures, |ctl| choose_t0(&xv, y, c, loss, &p, &t0_candidates(), seed, ctl))
+}

@@ -1,0 +1,198 @@
+"""Linear SVMs by SGD (SGD-QN, SVMSGD2, plain SGD) and the margin perceptron: against LIBLINEAR's
+optimum, continuation, multiclass, weights, plugin losses, errors."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import LinearSVC
+
+import largemargin as lm
+from largemargin.plugins import get_registry, hookimpl
+
+
+def primal(coef, intercept, X, y, alpha, loss="squared_hinge"):
+    m = y * (X @ coef + intercept)
+    per = 0.5 * np.maximum(0, 1 - m) ** 2 if loss == "squared_hinge" else np.maximum(0, 1 - m)
+    return 0.5 * alpha * coef @ coef + per.mean()
+
+
+@pytest.fixture(scope="module")
+def text_like():
+    """Sparse rows, a noisy linear concept: y = sign(<u, x>), 5% of labels flipped."""
+    rng = np.random.RandomState(0)
+    n, d = 6000, 500
+    X = sp.random(n, d, density=0.02, format="csr", random_state=rng, data_rvs=lambda k: rng.uniform(0.2, 1, k))
+    u = rng.normal(size=d)
+    y = np.sign(X @ u + 1e-9)
+    y[rng.rand(n) < 0.05] *= -1
+    return X[:5000], y[:5000], X[5000:], y[5000:]
+
+
+@pytest.mark.parametrize("algorithm", ["sgdqn", "svmsgd2", "sgd"])
+def test_reaches_liblinears_optimum(text_like, algorithm):
+    Xtr, ytr, Xte, yte = text_like
+    alpha = 1e-3
+    # scikit-learn's LinearSVC with squared hinge minimises 1/2|w|^2 + C sum max(0, 1-m)^2: C = 1/(2 n alpha)
+    ref = LinearSVC(C=1 / (2 * len(ytr) * alpha), fit_intercept=False, tol=1e-8, max_iter=100000).fit(Xtr, ytr)
+    best = primal(ref.coef_[0], 0.0, Xtr, ytr, alpha)
+    est = lm.LinearSGD(algorithm=algorithm, alpha=alpha, epochs=15, fit_intercept=False, random_state=0).fit(Xtr, ytr)
+    ours = primal(est.coef_[0], 0.0, Xtr, ytr, alpha)
+    assert est.objective_[0] == pytest.approx(ours, rel=1e-5)  # the objective it reports is the primal
+    assert best <= ours <= best * 1.01, (ours, best)
+    assert abs(np.mean(est.predict(Xte) != yte) - np.mean(ref.predict(Xte) != yte)) < 0.01
+    assert est.n_iter_ == 15 and est.t_ == 15 * len(ytr) and est.coef_.shape == (1, 500)
+    assert est.t0_ > 0 and est.skip_ == round(16 / (Xtr.nnz / (Xtr.shape[0] * Xtr.shape[1])))
+
+
+def test_partial_fit_continues_exactly(text_like):
+    Xtr, ytr, _, _ = text_like
+    common = dict(alpha=1e-3, t0=1e3, skip=50, shuffle=False, fit_intercept=True)
+    whole = lm.LinearSGD(epochs=1, **common).fit(Xtr, ytr)
+    parts = lm.LinearSGD(**common)
+    parts.partial_fit(Xtr[:2000], ytr[:2000], classes=[-1, 1])
+    parts.partial_fit(Xtr[2000:], ytr[2000:])
+    np.testing.assert_array_equal(whole.coef_, parts.coef_)
+    np.testing.assert_array_equal(whole.intercept_, parts.intercept_)
+    assert parts.n_iter_ == 2 and parts.t_ == len(ytr)
+    # a pickled model continues the same way
+    import pickle
+
+    again = pickle.loads(pickle.dumps(parts))
+    parts.partial_fit(Xtr[:100], ytr[:100])
+    again.partial_fit(Xtr[:100], ytr[:100])
+    np.testing.assert_array_equal(parts.coef_, again.coef_)
+    with pytest.raises(ValueError, match="not among the classes"):
+        parts.partial_fit(Xtr[:10], np.full(10, 7))
+
+
+def test_dense_float32_and_sparse_inputs_agree(text_like):
+    Xtr, ytr, _, _ = text_like
+    common = dict(alpha=1e-3, t0=1e3, skip=16, shuffle=False, epochs=2, random_state=0)
+    a = lm.LinearSGD(**common).fit(Xtr, ytr)
+    b = lm.LinearSGD(**common).fit(Xtr.toarray().astype(np.float32), ytr)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-3, atol=1e-5)
+
+
+def test_multiclass_one_vs_rest_and_weights(digits):
+    Xtr, ytr, Xte, yte = digits
+    est = lm.LinearSGD(alpha=1e-4, epochs=10, random_state=0, n_jobs=2).fit(Xtr, ytr)
+    assert est.coef_.shape == (10, 64) and est.intercept_.shape == (10,)
+    assert est.decision_function(Xte).shape == (len(Xte), 10)
+    assert np.mean(est.predict(Xte) == yte) > 0.88
+    # the model does not depend on the thread count
+    one = lm.LinearSGD(alpha=1e-4, epochs=10, random_state=0, n_jobs=1).fit(Xtr, ytr)
+    np.testing.assert_array_equal(est.coef_, one.coef_)
+    # class weights: the weighted class is recalled more often
+    binary = (ytr == 3).astype(int)
+    plain = lm.LinearSGD(alpha=1e-3, epochs=5, random_state=0).fit(Xtr, binary)
+    heavy = lm.LinearSGD(alpha=1e-3, epochs=5, random_state=0, class_weight={1: 10.0}).fit(Xtr, binary)
+    recall = lambda m: np.mean(m.predict(Xte)[yte == 3] == 1)  # noqa: E731
+    assert recall(heavy) >= recall(plain)
+
+
+class SmoothHinge:
+    """A third party's loss: the hinge smoothed over [0, 1] (quadratic there)."""
+
+    calls = 0
+
+    def loss(self, f, y):
+        m = y * f
+        return np.where(m >= 1, 0.0, np.where(m <= 0, 0.5 - m, 0.5 * (1 - m) ** 2))
+
+    def dloss(self, f, y):
+        SmoothHinge.calls += 1
+        m = y * f
+        return y * np.where(m >= 1, 0.0, np.where(m <= 0, -1.0, m - 1))
+
+
+class LossPlugin:
+    @hookimpl
+    def largemargin_losses(self):
+        return {"smooth_hinge": SmoothHinge()}
+
+
+def test_a_plugin_loss_trains_through_the_plugin_path(text_like):
+    Xtr, ytr, Xte, yte = text_like
+    registry = get_registry()
+    registry.register(LossPlugin(), name="loss-test")
+    try:
+        SmoothHinge.calls = 0
+        est = lm.LinearSGD(loss="smooth_hinge", alpha=1e-3, epochs=2, t0=1e3, random_state=0).fit(Xtr[:1500], ytr[:1500])
+        assert SmoothHinge.calls >= 3000  # one derivative per example and pass at least
+        hinge = lm.LinearSGD(loss="hinge", alpha=1e-3, epochs=2, t0=1e3, random_state=0).fit(Xtr[:1500], ytr[:1500])
+        assert est.score(Xte, yte) >= hinge.score(Xte, yte) - 0.03
+        # the same loss given as an object, and numpy's own squared hinge against the built-in
+        direct = lm.LinearSGD(loss=SmoothHinge(), alpha=1e-3, epochs=2, t0=1e3, random_state=0).fit(Xtr[:1500], ytr[:1500])
+        np.testing.assert_array_equal(est.coef_, direct.coef_)
+    finally:
+        registry.unregister("loss-test")
+
+    class SquaredHinge:
+        def loss(self, f, y):
+            return 0.5 * np.maximum(0, 1 - y * f) ** 2
+
+        def dloss(self, f, y):
+            return -y * np.maximum(0, 1 - y * f)
+
+    common = dict(alpha=1e-3, epochs=1, t0=1e3, skip=20, random_state=0)
+    builtin = lm.LinearSGD(loss="squared_hinge", **common).fit(Xtr[:800], ytr[:800])
+    python = lm.LinearSGD(loss=SquaredHinge(), **common).fit(Xtr[:800], ytr[:800])
+    np.testing.assert_allclose(builtin.coef_, python.coef_, rtol=1e-5, atol=1e-7)
+
+
+def test_a_failing_loss_reaches_the_user(text_like):
+    Xtr, ytr, _, _ = text_like
+
+    class Broken:
+        def loss(self, f, y):
+            return 0.0
+
+        def dloss(self, f, y):
+            raise ArithmeticError("loss exploded")
+
+    with pytest.raises(ArithmeticError, match="loss exploded"):
+        lm.LinearSGD(loss=Broken(), t0=10.0).fit(Xtr[:100], ytr[:100])
+
+    class NotANumber(Broken):
+        def dloss(self, f, y):
+            return float("nan")
+
+    with pytest.raises(ValueError, match="returned NaN"):
+        lm.LinearSGD(loss=NotANumber(), t0=10.0).fit(Xtr[:100], ytr[:100])
+
+
+def test_margin_perceptron_and_early_stopping(adult_small):
+    Xtr, ytr, Xte, yte = adult_small
+    est = lm.MarginPerceptron(learning_rate=0.01, epochs=30, early_stopping=True, n_iter_no_change=4,
+                              random_state=0).fit(Xtr, ytr)
+    assert 1 <= est.best_epoch_ <= len(est.validation_scores_) <= 30
+    assert est.validation_scores_[est.best_epoch_ - 1] == est.validation_scores_.max()
+    assert est.score(Xte, yte) > 0.8
+    # weight decay: the linear SVM by SGD of Collobert and Bengio's (19) shrinks the weights
+    plain = lm.MarginPerceptron(learning_rate=0.01, epochs=5, random_state=0).fit(Xtr, ytr)
+    decayed = lm.MarginPerceptron(learning_rate=0.01, weight_decay=1.0, epochs=5, random_state=0).fit(Xtr, ytr)
+    assert np.linalg.norm(decayed.coef_) < np.linalg.norm(plain.coef_)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(alpha=0), "alpha must be a positive number"),
+    (dict(epochs=0), "epochs must be a positive integer"),
+    (dict(algorithm="adam"), "algorithm must be one of"),
+    (dict(loss="nope"), "unknown loss 'nope'"),
+    (dict(t0=-1.0), "t0 must be a positive number"),
+    (dict(skip=0), "skip must be a positive integer"),
+])
+def test_bad_parameters_are_named(text_like, kwargs, message):
+    Xtr, ytr, _, _ = text_like
+    with pytest.raises(ValueError, match=message):
+        lm.LinearSGD(**kwargs).fit(Xtr, ytr)
+
+
+def test_bad_data_is_named(text_like):
+    Xtr, ytr, _, _ = text_like
+    X = Xtr[:50].toarray()
+    X[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        lm.LinearSGD().fit(X, ytr[:50])
+    with pytest.raises(ValueError, match="one class|greater than one"):
+        lm.LinearSGD().fit(Xtr[:50], np.ones(50))
