@@ -46,6 +46,9 @@ fn params(
     Ok(p)
 }
 
+/// The new state, (primal, training error) per problem, and the seconds of the passes.
+type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64)>, f64);
+
 /// `epochs` passes of SGD on one binary problem per row of `labels` (+1/-1), in parallel,
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
 /// (positive, negative) class weights of problem p. Returns the new state, per problem
@@ -58,7 +61,7 @@ pub fn fit_linear<'py>(
     class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64,
     t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64,
     n_jobs: Option<i64>, verbose: bool,
-) -> PyResult<(Bound<'py, PyDict>, Vec<(f64, f64)>, f64)> {
+) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
     let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate)?, epochs, shuffle, seed };

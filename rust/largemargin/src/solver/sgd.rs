@@ -129,6 +129,7 @@ impl LinearModel {
     }
 
     /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
+    #[allow(clippy::too_many_arguments)]
     pub fn epoch(
         &mut self,
         x: &Matrix,
@@ -373,6 +374,7 @@ pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn 
 /// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
 /// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
 /// primal on that subset.
+#[allow(clippy::too_many_arguments)]
 pub fn choose_t0(
     x: &Matrix,
     y: &[f64],
