@@ -196,3 +196,49 @@ def test_bad_data_is_named(text_like):
         lm.LinearSGD().fit(X, ytr[:50])
     with pytest.raises(ValueError, match="one class|greater than one"):
         lm.LinearSGD().fit(Xtr[:50], np.ones(50))
+
+
+def test_generators_are_seeded_and_shaped():
+    from largemargin.datasets import make_badly_conditioned, make_rcv1_like
+
+    X, y = make_rcv1_like(n_samples=3000, n_features=5000, density=0.01, random_state=1)
+    X2, y2 = make_rcv1_like(n_samples=3000, n_features=5000, density=0.01, random_state=1)
+    assert X.shape == (3000, 5000) and X.dtype == np.float32 and X.has_sorted_indices
+    assert (X != X2).nnz == 0 and np.array_equal(y, y2)
+    assert 0.008 < X.nnz / X.shape[0] / X.shape[1] < 0.012
+    np.testing.assert_allclose(np.sqrt(np.asarray(X.multiply(X).sum(1)).ravel()), 1.0, rtol=1e-5)
+    assert set(np.unique(y)) == {-1.0, 1.0} and 0.4 < np.mean(y > 0) < 0.55
+    # learnable: a linear SVM does far better than chance, not better than the label noise allows
+    est = lm.LinearSGD(alpha=1e-4, epochs=5, random_state=0).fit(X[:2500], y[:2500])
+    assert 0.7 < est.score(X[2500:], y[2500:]) <= 1.0
+
+    D, t = make_badly_conditioned(n_samples=4000, n_features=50, scale_range=100.0, random_state=2)
+    spread = D.std(0)
+    assert D.shape == (4000, 50) and spread.max() / spread.min() > 30
+    assert set(np.unique(t)) == {-1.0, 1.0} and 0.4 < np.mean(t > 0) < 0.6
+
+
+def test_a_libsvm_file_streams_in_chunks(tmp_path, adult_small):
+    from sklearn.datasets import dump_svmlight_file
+
+    from largemargin.datasets import iter_libsvm, load_libsvm
+
+    Xtr, ytr, _, _ = adult_small
+    path = tmp_path / "a.txt"
+    dump_svmlight_file(Xtr, ytr, str(path), zero_based=True)
+    chunks = list(iter_libsvm(path, n_features=123, chunk_rows=300, zero_based=True))
+    assert all(len(y) <= 300 for _, y in chunks) and sum(len(y) for _, y in chunks) == len(ytr)
+    X = sp.vstack([c for c, _ in chunks])
+    whole, labels = load_libsvm(path, n_features=123, zero_based=True)
+    assert (X != whole).nnz == 0 and np.array_equal(np.concatenate([y for _, y in chunks]), labels)
+    # a stream trains the same model as partial_fit over the same chunks in memory
+    common = dict(alpha=1e-4, t0=1e4, skip=16, shuffle=False)
+    streamed, memory = lm.LinearSGD(**common), lm.LinearSGD(**common)
+    for (Xc, yc), start in zip(chunks, range(0, len(ytr), 300)):
+        streamed.partial_fit(Xc, yc, classes=[-1, 1])
+        memory.partial_fit(Xtr[start:start + 300], ytr[start:start + 300], classes=[-1, 1])
+    np.testing.assert_array_equal(streamed.coef_, memory.coef_)
+    with pytest.raises(ValueError, match="zero_based"):
+        next(iter_libsvm(path, n_features=123, zero_based="auto"))
+    with pytest.raises(ValueError, match="n_features"):
+        next(iter_libsvm(path, n_features=50, zero_based=True))

@@ -1,5 +1,7 @@
-"""Datasets: the LIBSVM/svmlight reader (streaming, .gz/.bz2 handled here) and the small real
-dataset the package ships (UCI Adult in Platt's 123-feature encoding, the LaSVM papers' copy)."""
+"""Datasets: the LIBSVM/svmlight reader (whole files, or chunk by chunk in bounded memory; .gz/.bz2
+handled here), the small real dataset the package ships (UCI Adult in Platt's 123-feature
+encoding, the LaSVM papers' copy), and seeded generators of large problems like those the papers
+used (RCV1-like sparse text, ALPHA/DELTA-like dense badly conditioned data)."""
 
 import bz2
 import gzip
@@ -60,3 +62,119 @@ def load_adult(subset="train", dtype=np.float64):
     fname = "adult.trn.bz2" if subset == "train" else "adult.tst.bz2"
     with resources.as_file(_bundled(fname)) as path:
         return load_libsvm(path, n_features=123, zero_based=True, dtype=dtype)
+
+
+def iter_libsvm(path, n_features, chunk_rows=100_000, zero_based=False, dtype=np.float64):
+    """Read a LIBSVM/svmlight file chunk by chunk: yields (X, y) with at most `chunk_rows` rows,
+    X a CSR matrix of `n_features` columns, holding one chunk in memory at a time (feed each
+    to ``partial_fit``). The index base must be given (`zero_based`): it cannot be guessed
+    before the end of the file."""
+    if not isinstance(zero_based, (bool, np.bool_)):
+        raise ValueError(f"zero_based must be True or False when reading in chunks, got {zero_based!r}")
+    if not (isinstance(chunk_rows, (int, np.integer)) and chunk_rows > 0):
+        raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    reader = _native.LibsvmReader()
+
+    def chunk(last):
+        labels, indptr, indices, data, cols = reader.take(bool(zero_based), last)
+        if cols > n_features:
+            raise ValueError(f"{path}: feature index {cols - 1} does not fit n_features={n_features}")
+        return sp.csr_matrix((data.astype(dtype, copy=False), indices, indptr), shape=(len(labels), n_features)), labels
+
+    try:
+        with _open(path) as f:
+            while True:
+                block = f.read(_CHUNK)
+                if not block:
+                    break
+                reader.feed(block)
+                if reader.rows() >= chunk_rows:
+                    X, y = chunk(False)
+                    for start in range(0, len(y), chunk_rows):
+                        yield X[start:start + chunk_rows], y[start:start + chunk_rows]
+        X, y = chunk(True)
+        if len(y):
+            yield X, y
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def make_rcv1_like(n_samples=800_000, n_features=47_000, density=0.0016, topic_share=0.1, topic_words=400,
+                   label_noise=0.03, positive_fraction=0.47, random_state=0, dtype=np.float32):
+    """A seeded stand-in for RCV1 (CCAT against the rest), for the thesis' linear SGD protocol.
+
+    Each document gets its class first (`positive_fraction` positives), then about
+    `density` x `n_features` words: a `topic_share` of them from its class' own vocabulary of
+    `topic_words` mid-frequency words, the others from a Zipf-like background vocabulary. Values
+    are tf-idf (log(1 + count) x idf), rows have unit norm, and `label_noise` of the labels are
+    flipped. Word counts drawn this way make the best rule linear in the counts (the
+    multinomial model's log-odds); the flips make it noisy. Returns (X, y): X CSR (`dtype`,
+    sorted indices), y in {-1, +1}. The defaults give 800,000 x 47,000 with about 76 words a row."""
+    rng = np.random.default_rng(random_state)
+    n, d = int(n_samples), int(n_features)
+    if n < 1 or d < 2 * topic_words + 100 or not 0 < density <= 1 or not 0 <= topic_share < 1:
+        raise ValueError("need n_samples >= 1, n_features well above 2 x topic_words, density in (0, 1], "
+                         "topic_share in [0, 1)")
+    word = rng.permutation(d)  # frequent words spread over the index range
+    background = np.cumsum(1.0 / (np.arange(1, d + 1) + 20.0) ** 1.05)
+    # the two classes' vocabularies: mid-frequency words, Zipf-like within each
+    topics = word[rng.choice(np.arange(100, min(d, 20 * topic_words + 100)), 2 * topic_words, replace=False)]
+    topics = topics.reshape(2, topic_words)
+    within = np.cumsum(1.0 / np.arange(1, topic_words + 1))
+    positive = rng.random(n) < positive_fraction
+    terms = np.maximum(rng.poisson(density * d * 1.02, size=n), 1)  # (duplicates are merged below)
+    rows = np.repeat(np.arange(n, dtype=np.int64), terms)
+    total = int(terms.sum())
+    cols = word[np.minimum(np.searchsorted(background, rng.random(total) * background[-1]), d - 1)]
+    on_topic = rng.random(total) < topic_share
+    pick = np.minimum(np.searchsorted(within, rng.random(int(on_topic.sum())) * within[-1]), topic_words - 1)
+    cols[on_topic] = topics[positive[rows[on_topic]].astype(np.intp), pick]
+    key = rows * d + cols
+    del rows, cols, on_topic
+    key.sort()
+    key = key[np.concatenate([[True], key[1:] != key[:-1]])]  # a word twice in a document: once
+    rows, cols = key // d, (key % d).astype(np.int32)
+    del key
+    counts = 1 + rng.poisson(0.7, size=len(cols))
+    df = np.bincount(cols, minlength=d)
+    values = np.log1p(counts) * (np.log((n + 1.0) / (df + 1.0)) + 1.0)[cols]
+    values /= np.sqrt(np.bincount(rows, weights=values * values, minlength=n))[rows]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))]).astype(np.int64)
+    del rows
+    X = sp.csr_matrix((values.astype(dtype), cols, indptr), shape=(n, d))
+    y = np.where(positive, 1.0, -1.0)
+    flip = rng.random(n) < label_noise
+    y[flip] = -y[flip]
+    return X, y
+
+
+def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, label_noise=0.1, random_state=0,
+                           dtype=np.float32):
+    """A seeded dense problem in the spirit of the PASCAL ALPHA/DELTA sets (the thesis trains on
+    the first 100,000 rows and tests on the last 50,000): Gaussian features whose scales span
+    `scale_range` (so the primal's Hessian is badly conditioned), pairs of features mixed so that
+    the conditioning is not only along the axes, and labels from a linear concept in which every
+    feature matters as much, with Gaussian noise on the score giving about `label_noise` errors
+    for the best linear rule. Returns (X, y): X dense (`dtype`), y in {-1, +1}."""
+    rng = np.random.default_rng(random_state)
+    n, d = int(n_samples), int(n_features)
+    if n < 1 or d < 2 or scale_range < 1:
+        raise ValueError("n_samples must be positive, n_features at least 2, scale_range at least 1")
+    scales = np.logspace(0, np.log10(scale_range), d)
+    rng.shuffle(scales)
+    X = rng.standard_normal((n, d)).astype(dtype)
+    # mix disjoint pairs of features by a random rotation each
+    pairs = rng.permutation(d)[: d - d % 2].reshape(-1, 2)
+    angle = rng.uniform(0, np.pi / 4, len(pairs))
+    a, b = X[:, pairs[:, 0]].copy(), X[:, pairs[:, 1]].copy()
+    c, s = np.cos(angle).astype(dtype), np.sin(angle).astype(dtype)
+    X[:, pairs[:, 0]], X[:, pairs[:, 1]] = c * a - s * b, s * a + c * b
+    X *= scales.astype(dtype)
+    u = rng.standard_normal(d) / scales
+    score = (X @ u) / np.sqrt(d)
+    # Gaussian noise on a (nearly Gaussian) score of spread s flips a label with probability
+    # arctan(sigma / s) / pi: sigma = s tan(pi label_noise) flips `label_noise` of them
+    sigma = np.std(score) * np.tan(np.pi * label_noise)
+    noisy = score + rng.standard_normal(n) * sigma
+    y = np.where(noisy > 0, 1.0, -1.0)
+    return X, y

@@ -397,6 +397,24 @@ impl LibsvmReader {
         let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
         p.feed(chunk.as_bytes()).map_err(to_py)
     }
+    /// Complete rows parsed and not yet taken.
+    fn rows(&self) -> PyResult<usize> {
+        self.inner.as_ref().map(|p| p.rows()).ok_or_else(|| PyValueError::new_err("reader already finished"))
+    }
+    /// The rows parsed so far, as `finish` returns them, keeping the reader for more bytes
+    /// (`last`: the final line too). The index base must be given.
+    fn take<'py>(&mut self, py: Python<'py>, zero_based: bool, last: bool) -> PyResult<Bound<'py, PyAny>> {
+        let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
+        let d = p.take(if zero_based { IndexBase::Zero } else { IndexBase::One }, last).map_err(to_py)?;
+        let t = (
+            PyArray1::from_vec(py, d.labels),
+            PyArray1::from_vec(py, d.x.indptr),
+            PyArray1::from_vec(py, d.x.indices),
+            PyArray1::from_vec(py, d.x.data),
+            d.x.cols,
+        );
+        Ok(t.into_pyobject(py)?.into_any())
+    }
     /// Returns (labels, indptr, indices, data, n_features); zero_based None means auto.
     #[pyo3(signature = (zero_based=None))]
     fn finish<'py>(&mut self, py: Python<'py>, zero_based: Option<bool>) -> PyResult<Bound<'py, PyAny>> {

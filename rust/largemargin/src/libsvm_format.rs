@@ -62,12 +62,31 @@ impl LibsvmParser {
         Ok(())
     }
 
+    /// Complete rows parsed so far.
+    pub fn rows(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// The rows parsed so far, with 0-based indices, leaving the parser ready for more bytes:
+    /// a file then streams through in bounded memory. `last` parses the final line too (which
+    /// may lack a newline). The index base must be known (`Zero` or `One`): `Auto` needs the
+    /// whole file. The column count is that of the widest row seen so far.
+    pub fn take(&mut self, base: IndexBase, last: bool) -> Result<LibsvmData> {
+        if last {
+            self.parse_pending()?;
+        }
+        match base {
+            IndexBase::Zero => self.drain(0),
+            IndexBase::One => self.drain(1),
+            IndexBase::Auto => {
+                Err(Error::InvalidParameter("reading in chunks needs the index base: zero- or one-based".into()))
+            }
+        }
+    }
+
     /// Parses the last line (which may lack a newline) and returns the data with 0-based indices.
     pub fn finish(mut self, base: IndexBase) -> Result<LibsvmData> {
-        if !self.pending.is_empty() {
-            let line = std::mem::take(&mut self.pending);
-            self.parse_line(&line)?;
-        }
+        self.parse_pending()?;
         let shift = match base {
             IndexBase::Zero => 0,
             IndexBase::One => 1,
@@ -75,15 +94,28 @@ impl LibsvmParser {
                 if self.min_index == Some(0) { 0 } else { 1 }
             }
         };
+        self.drain(shift)
+    }
+
+    fn parse_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let line = std::mem::take(&mut self.pending);
+        self.parse_line(&line)
+    }
+
+    /// The rows held, indices shifted down by `shift`, the parser left empty of rows.
+    fn drain(&mut self, shift: i32) -> Result<LibsvmData> {
         if shift == 1 && self.min_index == Some(0) {
             return Err(Error::InvalidData("feature index 0 found in a file read as one-based".into()));
         }
-        let mut x = self.rows;
+        let mut x = std::mem::replace(&mut self.rows, CsrMatrix::new());
         for j in x.indices.iter_mut() {
             *j -= shift;
         }
         x.cols = (self.max_index + 1 - shift as i64).max(0) as usize;
-        Ok(LibsvmData { labels: self.labels, x })
+        Ok(LibsvmData { labels: std::mem::take(&mut self.labels), x })
     }
 
     fn parse_line(&mut self, raw: &[u8]) -> Result<()> {
