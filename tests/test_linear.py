@@ -232,7 +232,7 @@ def test_a_libsvm_file_streams_in_chunks(tmp_path, adult_small):
     whole, labels = load_libsvm(path, n_features=123, zero_based=True)
     assert (X != whole).nnz == 0 and np.array_equal(np.concatenate([y for _, y in chunks]), labels)
     # a stream trains the same model as partial_fit over the same chunks in memory
-    common = dict(alpha=1e-4, t0=1e4, skip=16, shuffle=False)
+    common = dict(alpha=1e-4, t0=1e6, skip=16, shuffle=False)
     streamed, memory = lm.LinearSGD(**common), lm.LinearSGD(**common)
     for (Xc, yc), start in zip(chunks, range(0, len(ytr), 300)):
         streamed.partial_fit(Xc, yc, classes=[-1, 1])
@@ -242,3 +242,15 @@ def test_a_libsvm_file_streams_in_chunks(tmp_path, adult_small):
         next(iter_libsvm(path, n_features=123, zero_based="auto"))
     with pytest.raises(ValueError, match="n_features"):
         next(iter_libsvm(path, n_features=50, zero_based=True))
+
+
+def test_divergence_is_reported_and_the_model_kept(text_like):
+    Xtr, ytr, _, _ = text_like
+    est = lm.LinearSGD(alpha=1e-3, t0=1e3, epochs=1, random_state=0).fit(Xtr, ytr)
+    before = est.coef_.copy()
+    with pytest.raises(ValueError, match="diverged"):
+        est.set_params(t0=1e-3).fit(Xtr * 1e4, ytr)
+    np.testing.assert_array_equal(est.coef_, before)
+    # t0's search steps past candidates that diverge
+    auto = lm.LinearSGD(alpha=1e-3, epochs=1, random_state=0).fit(Xtr * 30, ytr)
+    assert np.all(np.isfinite(auto.coef_)) and auto.t0_ >= 1e3

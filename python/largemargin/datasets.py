@@ -153,7 +153,8 @@ def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, l
     """A seeded dense problem in the spirit of the PASCAL ALPHA/DELTA sets (the thesis trains on
     the first 100,000 rows and tests on the last 50,000): Gaussian features whose scales span
     `scale_range` (so the primal's Hessian is badly conditioned), pairs of features mixed so that
-    the conditioning is not only along the axes, and labels from a linear concept in which every
+    the conditioning is not only along the axes, rows of squared norm about 1, and labels from a
+    linear concept in which every
     feature matters as much, with Gaussian noise on the score giving about `label_noise` errors
     for the best linear rule. Returns (X, y): X dense (`dtype`), y in {-1, +1}."""
     rng = np.random.default_rng(random_state)
@@ -161,6 +162,7 @@ def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, l
     if n < 1 or d < 2 or scale_range < 1:
         raise ValueError("n_samples must be positive, n_features at least 2, scale_range at least 1")
     scales = np.logspace(0, np.log10(scale_range), d)
+    scales /= np.sqrt(np.sum(scales**2))  # rows of squared norm about 1, as the thesis' steps assume
     rng.shuffle(scales)
     X = rng.standard_normal((n, d)).astype(dtype)
     # mix disjoint pairs of features by a random rotation each

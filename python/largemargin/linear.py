@@ -15,6 +15,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import to_native
+from ._guard import unchanged_on_failure
 from .plugins import NativeLoss, get_registry
 
 _ALGORITHMS = ("sgdqn", "svmsgd2", "sgd")
@@ -61,6 +62,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, y, sample_weight
 
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; dense or sparse) and labels y: `epochs` passes from a
         zero model."""
@@ -73,6 +75,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             self.__dict__.pop(attr, None)
         return self._train(X, y, classes, sample_weight, self.epochs)
 
+    @unchanged_on_failure
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over a chunk, continuing the optimiser where it stopped (step sizes, SGD-QN's
         rescaling, the regularisation schedule). ``classes`` is needed on the first call."""
@@ -111,7 +114,9 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                          bias=np.zeros(len(targets)), t=np.zeros(len(targets)),
                          count=np.zeros(len(targets), np.uint64), r=np.zeros(len(targets)),
                          update_scale=[False] * len(targets))
-        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], sample_weight)
+        # the first problem's example weights, class weights included, for t0's choice
+        first_weights = sample_weight * np.where(labels[0] > 0, pairs[0][0], pairs[0][1])
+        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], first_weights)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         state, fits, seconds = _native.fit_linear(
             to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
@@ -276,6 +281,7 @@ class MarginPerceptron(_LinearSGDBase):
         # the rate is constant; t0 and skip play no part
         return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
 
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on X and labels y: `epochs` passes, or fewer with early stopping."""
         if not self.early_stopping:

@@ -3,7 +3,6 @@ plugin registry; built in: random, gradient, active, autoactive) and the baselin
 `KernelPerceptron` (perceptron, averaged perceptron, passive-aggressive, budget perceptron).
 Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 
-import functools
 import numbers
 import time
 
@@ -16,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
+from ._guard import unchanged_on_failure
 from .plugins import NativeStrategy, get_registry
 from .svm import _BaseSVM
 
@@ -33,29 +33,12 @@ def _stack(A, B):
     return list(A) + list(B)
 
 
-def _unchanged_on_failure(method):
-    """A fit that fails (bad input, an exception from a plugin or an oracle, Ctrl-C) leaves the
-    estimator as it was: attributes are only ever replaced, so a shallow copy restores them."""
-
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        saved = dict(self.__dict__)
-        try:
-            return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
-
-    return guarded
-
-
 class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     """What the online classifiers share: one-vs-rest problems, the fitted expansion, prediction."""
 
     _task = "classification"
 
-    @_unchanged_on_failure
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
         started = time.perf_counter()
@@ -225,7 +208,7 @@ class LaSVM(_OnlineClassifier):
             strategies.append(s)
         return strategies
 
-    @_unchanged_on_failure
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None, *, oracle=None, classes=None):
         """Fit on X (n_samples, n_features; sparse allowed) and labels y.
 
@@ -281,7 +264,7 @@ class LaSVM(_OnlineClassifier):
         self.queried_labels_ = self.classes_[y_idx[self.queried_]]
         return self
 
-    @_unchanged_on_failure
+    @unchanged_on_failure
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over a new chunk (and the finishing step if enabled), continuing from
         the current support vectors: old data is not revisited. ``classes`` is needed on the
@@ -325,7 +308,7 @@ class LaSVM(_OnlineClassifier):
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
         return self
 
-    @_unchanged_on_failure
+    @unchanged_on_failure
     def finish(self):
         """The finishing step on the current expansion: SMO on the support vectors until no
         tol-violating pair is left. For a model trained with ``finishing=False`` (over a stream,

@@ -82,6 +82,13 @@ pub fn train_linear(
                     Rng::new(config.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
                 }
                 model.epoch(x, problem.y, &c, &order, loss, &config.params, control)?;
+                if !(model.bias.is_finite() && model.w.iter().all(|v| v.is_finite())) {
+                    return Err(Error::InvalidParameter(format!(
+                        "SGD diverged on problem {k} after {} examples (the weights overflowed): \
+                         use a larger t0 or alpha, or scale the features",
+                        model.t
+                    )));
+                }
             }
             control.problem_done();
             Ok::<(), Error>(())

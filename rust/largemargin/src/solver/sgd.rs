@@ -461,19 +461,33 @@ pub fn choose_t0(
     let mut subset: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut subset);
     subset.truncate((n / 10).max(n.min(1000)));
-    let mut best = (f64::INFINITY, candidates.first().copied().unwrap_or(p.t0));
-    for &t0 in candidates {
+    let value = |t0: f64| -> Result<f64> {
         let q = SgdParams { t0, ..p.clone() };
         let mut m = LinearModel::new(x.cols());
         m.epoch(x, y, c, &subset, loss, &q, control)?;
         let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
         let data: f64 = subset.iter().map(|&i| c[i] * loss.loss(m.decision(x, i), y[i])).sum::<f64>();
-        let value = 0.5 * p.lambda * norm + data / subset.len().max(1) as f64;
-        if value.is_finite() && value < best.0 {
-            best = (value, t0);
+        Ok(0.5 * p.lambda * norm + data / subset.len().max(1) as f64)
+    };
+    // a pass that ends above the zero model's primal has diverged, or is about to
+    let zero = subset.iter().map(|&i| c[i] * loss.loss(0.0, y[i])).sum::<f64>() / subset.len().max(1) as f64;
+    let mut best = (f64::INFINITY, f64::NAN);
+    for &t0 in candidates {
+        let v = value(t0)?;
+        if v.is_finite() && v < zero && v < best.0 {
+            best = (v, t0);
         }
     }
-    Ok(best.1)
+    // every candidate diverged (large weights or features, an unbounded loss): more careful ones
+    let mut t0 = candidates.iter().copied().fold(p.t0, f64::max);
+    while !best.0.is_finite() && t0 < 1e16 {
+        t0 *= 10.0;
+        let v = value(t0)?;
+        if v.is_finite() && v < zero {
+            best = (v, t0);
+        }
+    }
+    Ok(if best.0.is_finite() { best.1 } else { t0 })
 }
 
 /// The candidates of `choose_t0`: powers of ten from 1 to 1e8.
