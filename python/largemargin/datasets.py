@@ -24,6 +24,17 @@ def _open(path):
     return open(path, "rb")
 
 
+def _feed(reader, f, rows_wanted=None):
+    """Feeds the reader from file f until it holds `rows_wanted` rows (None: to the end); returns
+    whether the file has more."""
+    while rows_wanted is None or reader.rows() < rows_wanted:
+        block = f.read(_CHUNK)
+        if not block:
+            return False
+        reader.feed(block)
+    return True
+
+
 def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     """Read a LIBSVM/svmlight file (plain, .gz or .bz2) into (X, y): X a CSR matrix.
 
@@ -33,11 +44,7 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     reader = _native.LibsvmReader()
     try:
         with _open(path) as f:
-            while True:
-                chunk = f.read(_CHUNK)
-                if not chunk:
-                    break
-                reader.feed(chunk)
+            _feed(reader, f)
         zb = None if zero_based == "auto" else bool(zero_based)
         labels, indptr, indices, data, cols = reader.finish(zb)
     except ValueError as e:
@@ -83,18 +90,12 @@ def iter_libsvm(path, n_features, chunk_rows=100_000, zero_based=False, dtype=np
 
     try:
         with _open(path) as f:
-            while True:
-                block = f.read(_CHUNK)
-                if not block:
-                    break
-                reader.feed(block)
-                if reader.rows() >= chunk_rows:
-                    X, y = chunk(False)
-                    for start in range(0, len(y), chunk_rows):
-                        yield X[start:start + chunk_rows], y[start:start + chunk_rows]
-        X, y = chunk(True)
-        if len(y):
-            yield X, y
+            more = True
+            while more:
+                more = _feed(reader, f, chunk_rows)
+                X, y = chunk(not more)
+                for start in range(0, len(y), chunk_rows):
+                    yield X[start:start + chunk_rows], y[start:start + chunk_rows]
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
 

@@ -9,7 +9,7 @@ mod run;
 use std::sync::Arc;
 
 use largemargin::data::CsrMatrix;
-use largemargin::libsvm_format::{IndexBase, LibsvmParser};
+use largemargin::libsvm_format::{IndexBase, LibsvmData, LibsvmParser};
 use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
@@ -381,7 +381,19 @@ fn pairwise_probability<'py>(
     matrix_array(py, out, m, n_classes)
 }
 
-/// Incremental LIBSVM/svmlight parser: feed bytes, then finish.
+/// Parsed rows as (labels, indptr, indices, data, n_features).
+fn libsvm_data_to_py(py: Python<'_>, d: LibsvmData) -> PyResult<Bound<'_, PyAny>> {
+    let t = (
+        PyArray1::from_vec(py, d.labels),
+        PyArray1::from_vec(py, d.x.indptr),
+        PyArray1::from_vec(py, d.x.indices),
+        PyArray1::from_vec(py, d.x.data),
+        d.x.cols,
+    );
+    Ok(t.into_pyobject(py)?.into_any())
+}
+
+/// Incremental LIBSVM/svmlight parser: feed bytes, then finish (or take rows as they come).
 #[pyclass(module = "largemargin._native")]
 struct LibsvmReader {
     inner: Option<LibsvmParser>,
@@ -406,14 +418,7 @@ impl LibsvmReader {
     fn take<'py>(&mut self, py: Python<'py>, zero_based: bool, last: bool) -> PyResult<Bound<'py, PyAny>> {
         let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
         let d = p.take(if zero_based { IndexBase::Zero } else { IndexBase::One }, last).map_err(to_py)?;
-        let t = (
-            PyArray1::from_vec(py, d.labels),
-            PyArray1::from_vec(py, d.x.indptr),
-            PyArray1::from_vec(py, d.x.indices),
-            PyArray1::from_vec(py, d.x.data),
-            d.x.cols,
-        );
-        Ok(t.into_pyobject(py)?.into_any())
+        libsvm_data_to_py(py, d)
     }
     /// Returns (labels, indptr, indices, data, n_features); zero_based None means auto.
     #[pyo3(signature = (zero_based=None))]
@@ -425,14 +430,7 @@ impl LibsvmReader {
             Some(false) => IndexBase::One,
         };
         let d = p.finish(base).map_err(to_py)?;
-        let t = (
-            PyArray1::from_vec(py, d.labels),
-            PyArray1::from_vec(py, d.x.indptr),
-            PyArray1::from_vec(py, d.x.indices),
-            PyArray1::from_vec(py, d.x.data),
-            d.x.cols,
-        );
-        Ok(t.into_pyobject(py)?.into_any())
+        libsvm_data_to_py(py, d)
     }
 }
 
