@@ -1,6 +1,9 @@
-"""Keeping an estimator whole when a fit fails."""
+"""What the classifiers' fits guard: the estimator kept whole when a fit fails, and the classes
+they are given."""
 
 import functools
+
+import numpy as np
 
 
 def unchanged_on_failure(method):
@@ -18,3 +21,29 @@ def unchanged_on_failure(method):
             raise
 
     return guarded
+
+
+def at_least_two(classes):
+    """`classes`, if there are two or more of them."""
+    if len(classes) < 2:
+        raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+    return classes
+
+
+def partial_fit_classes(fitted, classes):
+    """The classes of a partial_fit call, checked before its data: those given on the first call
+    (`fitted` None), the fitted ones after (against which `classes`, if given, must agree)."""
+    if fitted is None:
+        if classes is None:
+            raise ValueError("classes must be given on the first call to partial_fit")
+        return at_least_two(np.unique(classes))
+    if classes is not None and not np.array_equal(np.unique(classes), fitted):
+        raise ValueError(f"classes {classes!r} differ from those of the first call {fitted!r}")
+    return fitted
+
+
+def check_known_labels(y, classes):
+    """Every label of a partial_fit chunk is one of the classes."""
+    unknown = np.setdiff1d(np.unique(y), classes)
+    if len(unknown):
+        raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")

@@ -11,22 +11,20 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _native
 from ._arrays import to_native
-from ._guard import unchanged_on_failure
+from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry
 
 _ALGORITHMS = ("sgdqn", "svmsgd2", "sgd")
 
 
-def _skip_for(X):
-    """SVMSGD2's and SGD-QN's skip for data of this density: 16 / (fraction of nonzero features)."""
-    if not sp.issparse(X):
-        return 16
-    cells = max(X.shape[0] * X.shape[1], 1)
-    return int(min(max(round(16.0 / max(X.nnz / cells, 1e-12)), 1), 10**9))
+def _check_real(name, value, ok, expected):
+    """`value` is a finite real number for which ok(value) holds, else a ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or not ok(value):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
 class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -64,15 +62,16 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; dense or sparse) and labels y: `epochs` passes from a
-        zero model."""
+        """Fit on X (n_samples, n_features; dense or sparse) and labels y from a zero model."""
         self._check_params()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
-        classes = np.unique(y)
-        if len(classes) < 2:
-            raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
+        classes = at_least_two(np.unique(y))
         for attr in ("coef_", "_state", "t0_", "skip_", "n_iter_"):
             self.__dict__.pop(attr, None)
+        return self._passes(X, y, classes, sample_weight)
+
+    def _passes(self, X, y, classes, sample_weight):
+        """The passes of `fit`: `epochs` of them."""
         return self._train(X, y, classes, sample_weight, self.epochs)
 
     @unchanged_on_failure
@@ -81,19 +80,9 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         rescaling, the regularisation schedule). ``classes`` is needed on the first call."""
         self._check_params()
         first = not hasattr(self, "_state")
-        if first and classes is None:
-            raise ValueError("classes must be given on the first call to partial_fit")
+        classes = partial_fit_classes(None if first else self.classes_, classes)
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=first)
-        if first:
-            classes = np.unique(classes)
-            if len(classes) < 2:
-                raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes {classes!r} differ from those of the first call {self.classes_!r}")
-        classes = classes if first else self.classes_
-        unknown = np.setdiff1d(np.unique(y), classes)
-        if len(unknown):
-            raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        check_known_labels(y, classes)
         return self._train(X, y, classes, sample_weight, 1)
 
     def _train(self, X, y, classes, sample_weight, epochs):
@@ -201,15 +190,13 @@ class LinearSGD(_LinearSGDBase):
         super()._check_params()
         if self._algorithm() not in _ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}; got {self._algorithm()!r}")
-        if not (isinstance(self.alpha, numbers.Real) and np.isfinite(self.alpha) and self.alpha > 0):
-            raise ValueError(f"alpha must be a positive number, got {self.alpha!r}")
-        if self.t0 is not None and not (isinstance(self.t0, numbers.Real) and np.isfinite(self.t0) and self.t0 > 0):
-            raise ValueError(f"t0 must be a positive number or None, got {self.t0!r}")
+        _check_real("alpha", self.alpha, lambda v: v > 0, "a positive number")
+        if self.t0 is not None:
+            _check_real("t0", self.t0, lambda v: v > 0, "a positive number or None")
         if self.skip is not None and (isinstance(self.skip, bool) or not isinstance(self.skip, numbers.Integral)
                                       or self.skip < 1):
             raise ValueError(f"skip must be a positive integer or None, got {self.skip!r}")
-        if not (isinstance(self.intercept_rate, numbers.Real) and self.intercept_rate >= 0):
-            raise ValueError(f"intercept_rate must be a nonnegative number, got {self.intercept_rate!r}")
+        _check_real("intercept_rate", self.intercept_rate, lambda v: v >= 0, "a nonnegative number")
         loss = self.loss
         if isinstance(loss, str):
             loss = get_registry().resolve("loss", loss)
@@ -222,7 +209,7 @@ class LinearSGD(_LinearSGDBase):
 
     def _native_args(self, X, y_first, sample_weight):
         if not hasattr(self, "skip_"):
-            self.skip_ = int(self.skip) if self.skip is not None else _skip_for(X)
+            self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(to_native(X))
         if not hasattr(self, "t0_"):
             if self.t0 is not None:
                 self.t0_ = float(self.t0)
@@ -267,12 +254,9 @@ class MarginPerceptron(_LinearSGDBase):
 
     def _check_params(self):
         super()._check_params()
-        if not (isinstance(self.learning_rate, numbers.Real) and np.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate!r}")
-        if not (isinstance(self.weight_decay, numbers.Real) and np.isfinite(self.weight_decay) and self.weight_decay >= 0):
-            raise ValueError(f"weight_decay must be a nonnegative number, got {self.weight_decay!r}")
-        if not (isinstance(self.validation_fraction, numbers.Real) and 0 < self.validation_fraction < 1):
-            raise ValueError(f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}")
+        _check_real("learning_rate", self.learning_rate, lambda v: v > 0, "a positive number")
+        _check_real("weight_decay", self.weight_decay, lambda v: v >= 0, "a nonnegative number")
+        _check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
         if isinstance(self.n_iter_no_change, bool) or not isinstance(self.n_iter_no_change, numbers.Integral) \
                 or self.n_iter_no_change < 1:
             raise ValueError(f"n_iter_no_change must be a positive integer, got {self.n_iter_no_change!r}")
@@ -281,20 +265,12 @@ class MarginPerceptron(_LinearSGDBase):
         # the rate is constant; t0 and skip play no part
         return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
 
-    @unchanged_on_failure
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X and labels y: `epochs` passes, or fewer with early stopping."""
+    def _passes(self, X, y, classes, sample_weight):
+        """`epochs` passes, or with early stopping the best epoch on a held-out split."""
         if not self.early_stopping:
-            return super().fit(X, y, sample_weight)
+            return super()._passes(X, y, classes, sample_weight)
         from sklearn.model_selection import train_test_split
 
-        self._check_params()
-        X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
-        classes = np.unique(y)
-        if len(classes) < 2:
-            raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
-        for attr in ("coef_", "_state", "n_iter_"):
-            self.__dict__.pop(attr, None)
         train, held = train_test_split(np.arange(len(y)), test_size=self.validation_fraction, stratify=y,
                                        random_state=check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         scores, best, waited, seconds = [], None, 0, 0.0

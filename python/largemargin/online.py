@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._guard import unchanged_on_failure
+from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeStrategy, get_registry
 from .svm import _BaseSVM
 
@@ -45,8 +45,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"The number of classes has to be greater than one; got {len(self.classes_)} class")
+        at_least_two(self.classes_)
         self.class_weight_ = compute_class_weight(getattr(self, "class_weight", None), classes=self.classes_, y=y)
         sample_c = float(getattr(self, "C", 1.0)) * self.class_weight_[y_idx] * sample_weight
         self._solve(X, Xk, y_idx, sample_c, None, started)
@@ -271,21 +270,11 @@ class LaSVM(_OnlineClassifier):
         first call. A fitted or unpickled model continues where it stopped."""
         started = time.perf_counter()
         first = not hasattr(self, "classes_")
-        if first:
-            if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit")
-            classes = np.unique(classes)
-            if len(classes) < 2:
-                raise ValueError(f"The number of classes has to be greater than one; got {len(classes)} class")
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes {classes!r} differ from those of the first call {self.classes_!r}")
+        classes = partial_fit_classes(getattr(self, "classes_", None), classes)
         gamma = None if first else self._gamma
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
         check_classification_targets(y)
-        classes = classes if first else self.classes_
-        unknown = np.setdiff1d(np.unique(y), classes)
-        if len(unknown):
-            raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        check_known_labels(y, classes)
         if gamma is not None:
             self._gamma = gamma  # the kernel of the first call: gamma="scale" is not re-estimated
         y_idx = np.searchsorted(classes, y)

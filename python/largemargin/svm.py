@@ -16,6 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import is_sparse, to_native, variance
+from ._guard import at_least_two
 from .kernels import Kernel
 from .plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
 from .plugins.python_kernels import blocks_of_rows
@@ -273,10 +274,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"The number of classes has to be greater than one; got {len(self.classes_)} class"
-            )
+        at_least_two(self.classes_)
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
         present = np.unique(y_idx[sample_c > 0])

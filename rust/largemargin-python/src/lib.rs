@@ -169,7 +169,8 @@ fn fit_svr<'py>(
     Ok(d)
 }
 
-type StrategyMaker = Box<dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync>;
+/// A strategy maker owned by the binding (the core takes it by reference).
+type StrategyMaker = Box<largemargin::online::StrategyMaker<'static>>;
 
 /// A built-in selection strategy by name.
 fn builtin_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
@@ -520,6 +521,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;

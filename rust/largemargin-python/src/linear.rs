@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use largemargin::linear::{train_linear, LinearConfig, Problem};
 use largemargin::solver::loss::{Loss, MarginLoss};
-use largemargin::solver::sgd::{choose_t0, t0_candidates, Algorithm, SgdParams};
+use largemargin::solver::sgd::{choose_t0, skip_for, t0_candidates, Algorithm, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -105,4 +105,11 @@ pub fn choose_linear_t0<'py>(
     }
     let loss = loss.as_ref();
     run_fit_watching(py, Some(1), None, failures, |ctl| choose_t0(&xv, y, c, loss, &p, &t0_candidates(), seed, ctl))
+}
+
+/// SVMSGD2's and SGD-QN's skip for this data: 16 / density.
+#[pyfunction]
+pub fn linear_skip(x: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let xm = PyMatrix::extract(x)?;
+    Ok(skip_for(&xm.view()?))
 }

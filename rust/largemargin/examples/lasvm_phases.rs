@@ -1,6 +1,8 @@
 //! Where one LaSVM fit spends its kernel evaluations and time: the online pass (PROCESS and
 //! REPROCESS) and the finishing step, on a LIBSVM file, with a test error when a test file is given.
 //!   cargo run --release --example lasvm_phases -- TRAIN GAMMA C [CACHE_MB] [TEST] [EPOCHS]
+//! Environment: SEED (the random order), FIRST_ORDER (maximal violating pairs in the finishing
+//! step), SHRINK (shrinking in the finishing step). Files are read with 0-based indices.
 
 use std::time::Instant;
 

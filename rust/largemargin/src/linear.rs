@@ -60,6 +60,7 @@ pub fn train_linear(
     }
     config.params.validate()?;
     x.check_finite()?;
+    // (made again for the evaluation: holding every problem's weights at once would take n x problems)
     let weights = |problem: &Problem| -> Vec<f64> {
         problem
             .y

@@ -215,7 +215,7 @@ fn dense_reduce<T: Real, U: Real>(a: &[T], b: &[U], term: impl Fn(f64, f64) -> f
 }
 
 #[inline(always)]
-fn dense_dot<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
+pub(crate) fn dense_dot<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
     dense_reduce(a, b, |x, y| x * y)
 }
 
@@ -230,7 +230,7 @@ fn dense_sqdist<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
 /// Every index must be below `q.len()`: `CsrView::new` checked the indices against the column
 /// count, and callers pass a query at least that wide.
 #[inline(always)]
-fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f64 {
+pub(crate) fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f64 {
     assert!(idx.len() == val.len());
     debug_assert!(idx.iter().all(|&j| (j as usize) < q.len()));
     let n = idx.len();
@@ -307,7 +307,7 @@ impl<'q> Query<'q> {
     }
     /// Calls f(feature, value) for every nonzero entry.
     #[inline(always)]
-    fn for_each_nonzero(&self, mut f: impl FnMut(usize, f64)) {
+    pub(crate) fn for_each_nonzero(&self, mut f: impl FnMut(usize, f64)) {
         fn dense<T: Real>(v: &[T], f: &mut impl FnMut(usize, f64)) {
             for (j, x) in v.iter().enumerate() {
                 let x = x.to_f64();

@@ -16,7 +16,8 @@
 //! dense or sparse rows of any `Matrix`.
 
 use crate::control::Control;
-use crate::data::{Matrix, Real};
+use crate::data::Matrix;
+use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solver::loss::Loss;
@@ -41,7 +42,8 @@ pub struct SgdParams {
     /// Examples between two regularisation steps (SVMSGD2, SGD-QN).
     pub skip: u64,
     pub fit_bias: bool,
-    /// The bias is not regularised: its step is this fraction of the weights'.
+    /// The bias is not regularised: its step is this fraction of the weights' (the margin
+    /// perceptron's is the same step: 1).
     pub bias_rate: f64,
 }
 
@@ -127,7 +129,7 @@ impl LinearModel {
     /// f(x_i); x may not be wider than the model.
     pub fn decision(&self, x: &Matrix, i: usize) -> f64 {
         assert!(x.cols() <= self.w.len(), "{} features for a model of {}", x.cols(), self.w.len());
-        Row::of(x, i).dot(&self.w) + self.bias
+        Query::row(x, i).dot(&self.w) + self.bias
     }
 
     /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
@@ -186,12 +188,12 @@ impl LinearModel {
     #[inline(always)]
     fn steps(&mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
         for &i in block {
-            self.step(Row::of(x, i), y[i], c[i], loss, p);
+            self.step(Query::row(x, i), y[i], c[i], loss, p);
         }
     }
 
     #[inline(always)]
-    fn step(&mut self, x: Row, y: f64, c: f64, loss: &dyn Loss, p: &SgdParams) {
+    fn step(&mut self, x: Query, y: f64, c: f64, loss: &dyn Loss, p: &SgdParams) {
         let f = x.dot(&self.w) + self.bias;
         let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (self.t + p.t0)));
         let d = match p.algorithm {
@@ -248,8 +250,7 @@ impl LinearModel {
             }
         }
         if p.fit_bias && d != 0.0 {
-            let bias_eta = if p.algorithm == Algorithm::MarginPerceptron { eta } else { eta * p.bias_rate };
-            self.bias -= bias_eta * d;
+            self.bias -= eta * p.bias_rate * d;
         }
         self.t += 1.0;
     }
@@ -258,12 +259,12 @@ impl LinearModel {
     /// by dw_i = a B_i x_i, and the gradient of this example's term of the primal moved by
     /// p_i = lambda dw_i + (dloss' - dloss) x_i. B_i becomes a leaky average of dw_i / p_i
     /// (lambda^-1 where x_i = 0, by continuity, or where nothing moved), kept above 1e-2/lambda.
-    fn rescale(&mut self, x: Row, a: f64, dloss_change: f64, lambda: f64) {
+    fn rescale(&mut self, x: Query, a: f64, dloss_change: f64, lambda: f64) {
         let inverse = 1.0 / lambda;
         // (the weight 2/r is capped at 1 so that the average stays between its terms)
         let k = (2.0 / self.r).min(1.0);
         let mut touched = Vec::new();
-        x.for_each(|i, xi| {
+        x.for_each_nonzero(|i, xi| {
             let b = self.scale[i] as f64;
             let dw = a * b * xi;
             let p = lambda * dw + dloss_change * xi;
@@ -294,7 +295,7 @@ fn scale(w: &mut [f32], factor: f64) {
     }
 }
 
-/// w[j] for a sparse row's column j. Every `Row` is read against a w at least as wide as its
+/// w[j] for a sparse row's column j. Every example is read against a w at least as wide as its
 /// matrix (`LinearModel` checks the width), and `CsrView::new` checked every index against the
 /// column count: the bound holds, and this loop runs on each nonzero of each pass.
 #[inline(always)]
@@ -311,61 +312,19 @@ fn weight_mut(w: &mut [f32], j: i32) -> &mut f32 {
     unsafe { w.get_unchecked_mut(j as usize) }
 }
 
-/// One example, as the solvers read it.
-#[derive(Clone, Copy)]
-enum Row<'a> {
-    D32(&'a [f32]),
-    D64(&'a [f64]),
-    S32(&'a [i32], &'a [f32]),
-    S64(&'a [i32], &'a [f64]),
+/// What the steps do with one example, a row as the kernel engine reads it (`Query`).
+trait Example {
+    /// <w, x>.
+    fn dot(&self, w: &[f32]) -> f64;
+    /// w += a x.
+    fn add_to(&self, w: &mut [f32], a: f64);
+    /// w += a (s . x), s a diagonal.
+    fn add_scaled_to(&self, w: &mut [f32], a: f64, s: &[f32]);
 }
 
-impl<'a> Row<'a> {
-    #[inline(always)]
-    fn of(x: &Matrix<'a>, i: usize) -> Self {
-        match x {
-            Matrix::Dense32(m) => Row::D32(m.row(i)),
-            Matrix::Dense64(m) => Row::D64(m.row(i)),
-            Matrix::Csr32(m) => {
-                let (j, v) = m.row(i);
-                Row::S32(j, v)
-            }
-            Matrix::Csr64(m) => {
-                let (j, v) = m.row(i);
-                Row::S64(j, v)
-            }
-        }
-    }
-
+impl Example for Query<'_> {
     #[inline(always)]
     fn dot(&self, w: &[f32]) -> f64 {
-        #[inline(always)]
-        fn dense<T: Real>(x: &[T], w: &[f32]) -> f64 {
-            let mut acc = [0.0f64; 4];
-            let (cx, cw) = (x.chunks_exact(4), w[..x.len()].chunks_exact(4));
-            let (rx, rw) = (cx.remainder(), cw.remainder());
-            for (a, b) in cx.zip(cw) {
-                for k in 0..4 {
-                    acc[k] += a[k].to_f64() * b[k] as f64;
-                }
-            }
-            let tail: f64 = rx.iter().zip(rw).map(|(a, b)| a.to_f64() * *b as f64).sum();
-            (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
-        }
-        #[inline(always)]
-        fn sparse<T: Real>(j: &[i32], v: &[T], w: &[f32]) -> f64 {
-            // four running sums: one would wait on the latency of every addition
-            let mut acc = [0.0f64; 4];
-            let (cj, cv) = (j.chunks_exact(4), v.chunks_exact(4));
-            let (rj, rv) = (cj.remainder(), cv.remainder());
-            for (jj, vv) in cj.zip(cv) {
-                for k in 0..4 {
-                    acc[k] += weight(w, jj[k]) as f64 * vv[k].to_f64();
-                }
-            }
-            let tail: f64 = rj.iter().zip(rv).map(|(&j, x)| weight(w, j) as f64 * x.to_f64()).sum();
-            (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
-        }
         /// Single precision throughout (as the thesis computed), eight running sums.
         #[inline(always)]
         fn sparse32(j: &[i32], v: &[f32], w: &[f32]) -> f64 {
@@ -381,49 +340,37 @@ impl<'a> Row<'a> {
             (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail) as f64
         }
         match *self {
-            Row::D32(x) => dense(x, w),
-            Row::D64(x) => dense(x, w),
-            Row::S32(j, v) => sparse32(j, v, w),
-            Row::S64(j, v) => sparse(j, v, w),
+            Query::D32(x) => dense_dot(x, &w[..x.len()]),
+            Query::D64(x) => dense_dot(x, &w[..x.len()]),
+            Query::S32(j, v) => sparse32(j, v, w),
+            Query::S64(j, v) => gather_dot(w, j, v),
         }
     }
 
-    /// w += a x.
     #[inline(always)]
     fn add_to(&self, w: &mut [f32], a: f64) {
-        if let Row::S32(j, v) = *self {
-            let a = a as f32;
-            for (&j, &x) in j.iter().zip(v) {
-                *weight_mut(w, j) += a * x;
+        match *self {
+            Query::D32(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * *x as f64) as f32),
+            Query::D64(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * x) as f32),
+            Query::S32(j, v) => {
+                let a = a as f32;
+                j.iter().zip(v).for_each(|(&j, &x)| *weight_mut(w, j) += a * x);
             }
-            return;
+            Query::S64(j, v) => j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * x) as f32),
         }
-        self.for_each_mut(w, |wi, xi, _| *wi += (a * xi) as f32);
     }
 
-    /// w += a (s . x), s a diagonal.
     #[inline(always)]
     fn add_scaled_to(&self, w: &mut [f32], a: f64, s: &[f32]) {
-        self.for_each_mut(w, |wi, xi, i| *wi += (a * s[i] as f64 * xi) as f32);
-    }
-
-    #[inline(always)]
-    fn for_each_mut(&self, w: &mut [f32], mut f: impl FnMut(&mut f32, f64, usize)) {
         match *self {
-            Row::D32(x) => x.iter().zip(w.iter_mut()).enumerate().for_each(|(i, (x, w))| f(w, *x as f64, i)),
-            Row::D64(x) => x.iter().zip(w.iter_mut()).enumerate().for_each(|(i, (x, w))| f(w, *x, i)),
-            Row::S32(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(weight_mut(w, i), *x as f64, i as usize)),
-            Row::S64(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(weight_mut(w, i), *x, i as usize)),
-        }
-    }
-
-    /// f(i, x_i) for the nonzero entries (every entry of a dense row).
-    fn for_each(&self, mut f: impl FnMut(usize, f64)) {
-        match *self {
-            Row::D32(x) => x.iter().enumerate().for_each(|(i, v)| f(i, *v as f64)),
-            Row::D64(x) => x.iter().enumerate().for_each(|(i, v)| f(i, *v)),
-            Row::S32(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(i as usize, *x as f64)),
-            Row::S64(j, v) => j.iter().zip(v).for_each(|(&i, x)| f(i as usize, *x)),
+            Query::D32(x) => {
+                x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * *x as f64) as f32)
+            }
+            Query::D64(x) => x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * x) as f32),
+            Query::S32(j, v) => {
+                j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * weight(s, j) as f64 * *x as f64) as f32)
+            }
+            Query::S64(j, v) => j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * weight(s, j) as f64 * x) as f32),
         }
     }
 }
@@ -544,7 +491,7 @@ mod tests {
             for i in 0..n {
                 let f = m.decision(x, i);
                 let dl = loss.dloss(f, y[i]) / n as f64;
-                Row::of(x, i).for_each(|j, v| g[j] += dl * v);
+                Query::row(x, i).for_each_nonzero(|j, v| g[j] += dl * v);
             }
             // backtracking on the primal
             let base = primal(&m, x, y, &c, &loss, lambda).0;
@@ -653,7 +600,14 @@ mod tests {
         let order: Vec<usize> = (0..n).collect();
         let mut margins = Vec::new();
         for rate in [0.1, 0.001] {
-            let p = SgdParams { algorithm: Algorithm::MarginPerceptron, lambda: 0.0, rate: Some(rate), fit_bias: true, ..Default::default() };
+            let p = SgdParams {
+                algorithm: Algorithm::MarginPerceptron,
+                lambda: 0.0,
+                rate: Some(rate),
+                fit_bias: true,
+                bias_rate: 1.0, // b += rate y, as w
+                ..Default::default()
+            };
             let mut m = LinearModel::new(2);
             for _ in 0..200 {
                 m.epoch(&x, &y, &c, &order, &MarginLoss::Hinge, &p, &Control::new()).unwrap();
