@@ -11,6 +11,11 @@ pub trait Loss: Send + Sync {
     fn loss(&self, f: f64, y: f64) -> f64;
     /// d loss / d f.
     fn dloss(&self, f: f64, y: f64) -> f64;
+    /// The built-in margin loss this is, if it is one (the solvers then call it without an
+    /// indirection on every example).
+    fn as_margin(&self) -> Option<MarginLoss> {
+        None
+    }
 }
 
 /// The built-in margin losses.
@@ -70,6 +75,9 @@ impl Loss for MarginLoss {
     #[inline(always)]
     fn dloss(&self, f: f64, y: f64) -> f64 {
         y * self.slope(y * f)
+    }
+    fn as_margin(&self) -> Option<MarginLoss> {
+        Some(*self)
     }
 }
 

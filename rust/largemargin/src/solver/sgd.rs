@@ -169,126 +169,208 @@ impl LinearModel {
         Ok(())
     }
 
-    /// `step` on each example of `block`, built for AVX2+FMA when the processor has them.
+    /// `steps` on the examples of `block`, built for AVX2+FMA when the processor has them, with
+    /// a built-in loss called directly.
     fn steps_fast(&mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
+        // rows in storage order stream by themselves; a shuffled order needs prefetching
+        let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        fn run(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams, shuffled: bool) {
+            match (loss.as_margin(), shuffled) {
+                (Some(l), false) => m.steps::<_, false>(x, y, c, block, &l, p),
+                (Some(l), true) => m.steps::<_, true>(x, y, c, block, &l, p),
+                (None, false) => m.steps::<_, false>(x, y, c, block, loss, p),
+                (None, true) => m.steps::<_, true>(x, y, c, block, loss, p),
+            }
+        }
         #[cfg(target_arch = "x86_64")]
         {
             #[target_feature(enable = "avx2,fma")]
-            unsafe fn avx2(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
-                m.steps(x, y, c, block, loss, p)
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx2(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams, shuffled: bool) {
+                run(m, x, y, c, block, loss, p, shuffled)
             }
             if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
                 // SAFETY: the features were detected.
-                return unsafe { avx2(self, x, y, c, block, loss, p) };
+                return unsafe { avx2(self, x, y, c, block, loss, p, shuffled) };
             }
         }
-        self.steps(x, y, c, block, loss, p)
+        run(self, x, y, c, block, loss, p, shuffled)
     }
 
+    /// One step per example of `block`, the model's counters kept in locals meanwhile.
     #[inline(always)]
-    fn steps(&mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
-        for &i in block {
-            self.step(Query::row(x, i), y[i], c[i], loss, p);
-        }
-    }
-
-    #[inline(always)]
-    fn step(&mut self, x: Query, y: f64, c: f64, loss: &dyn Loss, p: &SgdParams) {
-        let f = x.dot(&self.w) + self.bias;
-        let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (self.t + p.t0)));
-        let d = match p.algorithm {
-            // the perceptron's update fires on the margin itself (y f <= 1), with slope -1
-            Algorithm::MarginPerceptron => if y * f <= 1.0 { -c * y } else { 0.0 },
-            _ => c * loss.dloss(f, y),
-        };
-        match p.algorithm {
-            Algorithm::Sgd => {
-                scale(&mut self.w, 1.0 - eta * p.lambda);
-                if d != 0.0 {
-                    x.add_to(&mut self.w, -eta * d);
+    fn steps<L: Loss + ?Sized, const PREFETCH: bool>(
+        &mut self,
+        x: &Matrix,
+        y: &[f64],
+        c: &[f64],
+        block: &[usize],
+        loss: &L,
+        p: &SgdParams,
+    ) {
+        let (mut t, mut count, mut bias, mut r, mut update_scale) = (self.t, self.count, self.bias, self.r, self.update_scale);
+        let (w, scale) = (&mut self.w[..], &mut self.scale[..]);
+        for (k, &i) in block.iter().enumerate() {
+            if PREFETCH {
+                // a step takes less time than a row's trip from memory: ask for it a few
+                // examples ahead (the hardware cannot guess a shuffled order)
+                if let Some(&ahead) = block.get(k + PREFETCH_AHEAD) {
+                    prefetch_row(x, ahead, y, c);
                 }
             }
-            Algorithm::SvmSgd2 => {
-                if d != 0.0 {
-                    x.add_to(&mut self.w, -eta * d);
-                }
-                self.count -= 1;
-                if self.count == 0 {
-                    self.count = p.skip;
-                    scale(&mut self.w, decay(p.skip, eta * p.lambda));
-                }
-            }
-            Algorithm::SgdQn => {
-                let a = -d / (self.t + p.t0);
-                if d != 0.0 {
-                    x.add_scaled_to(&mut self.w, a, &self.scale);
-                }
-                if self.update_scale {
-                    self.update_scale = false;
-                    let d_new = c * loss.dloss(x.dot(&self.w) + self.bias, y);
-                    self.rescale(x, a, d_new - d, p.lambda);
-                    self.r += 1.0;
-                }
-                self.count -= 1;
-                if self.count == 0 {
-                    self.count = p.skip;
-                    let base = p.lambda / (self.t + p.t0);
-                    for (w, &b) in self.w.iter_mut().zip(&self.scale) {
-                        *w *= decay(p.skip, base * b as f64) as f32;
+            let (x, y, c) = (Query::row(x, i), y[i], c[i]);
+            let f = x.dot(w) + bias;
+            let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (t + p.t0)));
+            let d = match p.algorithm {
+                // the perceptron's update fires on the margin itself (y f <= 1), with slope -1
+                Algorithm::MarginPerceptron => if y * f <= 1.0 { -c * y } else { 0.0 },
+                _ => c * loss.dloss(f, y),
+            };
+            match p.algorithm {
+                Algorithm::Sgd => {
+                    scale_by(w, 1.0 - eta * p.lambda);
+                    if d != 0.0 {
+                        x.add_to(w, -eta * d);
                     }
-                    self.update_scale = true;
+                }
+                Algorithm::SvmSgd2 => {
+                    if d != 0.0 {
+                        x.add_to(w, -eta * d);
+                    }
+                    count -= 1;
+                    if count == 0 {
+                        count = p.skip;
+                        scale_by(w, decay(p.skip, eta * p.lambda));
+                    }
+                }
+                Algorithm::SgdQn => {
+                    let a = -d / (t + p.t0);
+                    if d != 0.0 {
+                        x.add_scaled_to(w, a, scale);
+                    }
+                    if update_scale {
+                        update_scale = false;
+                        let d_new = c * loss.dloss(x.dot(w) + bias, y);
+                        rescale(scale, r, x, a, d_new - d, p.lambda);
+                        r += 1.0;
+                    }
+                    count -= 1;
+                    if count == 0 {
+                        count = p.skip;
+                        decay_scaled(w, scale, p.skip, p.lambda / (t + p.t0));
+                        update_scale = true;
+                    }
+                }
+                Algorithm::MarginPerceptron => {
+                    // with weight decay, Collobert and Bengio's (19): w <- (1 - rate mu) w + rate y x
+                    if p.lambda > 0.0 {
+                        scale_by(w, 1.0 - eta * p.lambda);
+                    }
+                    if d != 0.0 {
+                        x.add_to(w, -eta * d);
+                    }
                 }
             }
-            Algorithm::MarginPerceptron => {
-                // with weight decay, Collobert and Bengio's (19): w <- (1 - rate mu) w + rate y x
-                if p.lambda > 0.0 {
-                    scale(&mut self.w, 1.0 - eta * p.lambda);
-                }
-                if d != 0.0 {
-                    x.add_to(&mut self.w, -eta * d);
-                }
+            if p.fit_bias && d != 0.0 {
+                bias -= eta * p.bias_rate * d;
             }
+            t += 1.0;
         }
-        if p.fit_bias && d != 0.0 {
-            self.bias -= eta * p.bias_rate * d;
-        }
-        self.t += 1.0;
-    }
-
-    /// SGD-QN's re-estimation of B from the secant of the example just used: the step moved w
-    /// by dw_i = a B_i x_i, and the gradient of this example's term of the primal moved by
-    /// p_i = lambda dw_i + (dloss' - dloss) x_i. B_i becomes a leaky average of dw_i / p_i
-    /// (lambda^-1 where x_i = 0, by continuity, or where nothing moved), kept above 1e-2/lambda.
-    fn rescale(&mut self, x: Query, a: f64, dloss_change: f64, lambda: f64) {
-        let inverse = 1.0 / lambda;
-        // (the weight 2/r is capped at 1 so that the average stays between its terms)
-        let k = (2.0 / self.r).min(1.0);
-        let mut touched = Vec::new();
-        x.for_each_nonzero(|i, xi| {
-            let b = self.scale[i] as f64;
-            let dw = a * b * xi;
-            let p = lambda * dw + dloss_change * xi;
-            let ratio = if p != 0.0 && dw != 0.0 { dw / p } else { inverse };
-            touched.push((i, (b + k * (ratio - b)).max(1e-2 * inverse)));
-        });
-        for b in self.scale.iter_mut() {
-            *b += (k * (inverse - *b as f64)) as f32;
-        }
-        for (i, b) in touched {
-            self.scale[i] = b as f32;
-        }
+        (self.t, self.count, self.bias, self.r, self.update_scale) = (t, count, bias, r, update_scale);
     }
 }
+
+/// SGD-QN's re-estimation of B from the secant of the example just used: the step moved w
+/// by dw_i = a B_i x_i, and the gradient of this example's term of the primal moved by
+/// p_i = lambda dw_i + (dloss' - dloss) x_i. B_i becomes a leaky average of dw_i / p_i
+/// (lambda^-1 where x_i = 0, by continuity, or where nothing moved), kept above 1e-2/lambda;
+/// r counts the re-estimations.
+fn rescale(scale: &mut [f32], r: f64, x: Query, a: f64, dloss_change: f64, lambda: f64) {
+    let inverse = 1.0 / lambda;
+    // (the weight 2/r is capped at 1 so that the average stays between its terms)
+    let k = (2.0 / r).min(1.0);
+    let mut touched = Vec::new();
+    x.for_each_nonzero(|i, xi| {
+        let b = scale[i] as f64;
+        let dw = a * b * xi;
+        let p = lambda * dw + dloss_change * xi;
+        let ratio = if p != 0.0 && dw != 0.0 { dw / p } else { inverse };
+        touched.push((i, (b + k * (ratio - b)).max(1e-2 * inverse)));
+    });
+    for b in scale.iter_mut() {
+        *b += (k * (inverse - *b as f64)) as f32;
+    }
+    for (i, b) in touched {
+        scale[i] = b as f32;
+    }
+}
+
+/// How many examples ahead `steps` asks for rows.
+const PREFETCH_AHEAD: usize = 4;
+
+
+/// Ask the memory system for row i of x and its label and weight (a hint: no effect on results).
+#[inline(always)]
+fn prefetch_row(x: &Matrix, i: usize, y: &[f64], c: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        #[inline(always)]
+        fn lines<T>(s: &[T]) {
+            let (start, bytes) = (s.as_ptr() as *const i8, std::mem::size_of_val(s));
+            // every line the slice touches, its last one included
+            let first = start as usize & !63;
+            let mut line = first;
+            while line < start as usize + bytes {
+                // SAFETY: a prefetch never faults.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+                line += 64;
+            }
+        }
+        match Query::row(x, i) {
+            Query::D32(v) => lines(v),
+            Query::D64(v) => lines(v),
+            Query::S32(j, v) => {
+                lines(j);
+                lines(v)
+            }
+            Query::S64(j, v) => {
+                lines(j);
+                lines(v)
+            }
+        }
+        lines(&y[i..=i]);
+        lines(&c[i..=i]);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (x, i, y, c);
+}
+
+const LINEAR_DECAY_FLOOR: f64 = 0.8;
 
 /// The factor 1 - k (skip steps of lambda eta folded into one), or (1 - step)^skip when that
 /// factor would fall below 0.8 (early steps are large): a decay never flips or zeroes w.
 #[inline]
 fn decay(skip: u64, step: f64) -> f64 {
     let one = 1.0 - skip as f64 * step;
-    if one >= 0.8 { one } else { (1.0 - step.min(1.0)).powf(skip as f64) }
+    if one >= LINEAR_DECAY_FLOOR { one } else { (1.0 - step.min(1.0)).powf(skip as f64) }
 }
 
-fn scale(w: &mut [f32], factor: f64) {
+/// w_i *= decay(skip, base B_i): the linear factor on every coordinate (vectorised) when all
+/// are in its range, which is all but the first few steps.
+fn decay_scaled(w: &mut [f32], scale: &[f32], skip: u64, base: f64) {
+    let largest = scale.iter().fold(0f32, |m, &b| m.max(b)) as f64;
+    if 1.0 - skip as f64 * base * largest >= LINEAR_DECAY_FLOOR {
+        let k = (skip as f64 * base) as f32;
+        w.iter_mut().zip(scale).for_each(|(w, &b)| *w *= 1.0 - k * b);
+    } else {
+        w.iter_mut().zip(scale).for_each(|(w, &b)| *w *= decay(skip, base * b as f64) as f32);
+    }
+}
+
+fn scale_by(w: &mut [f32], factor: f64) {
     let f = factor as f32;
     for v in w.iter_mut() {
         *v *= f;
@@ -368,7 +450,8 @@ impl Example for Query<'_> {
             }
             Query::D64(x) => x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * x) as f32),
             Query::S32(j, v) => {
-                j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * weight(s, j) as f64 * *x as f64) as f32)
+                let a = a as f32;
+                j.iter().zip(v).for_each(|(&j, &x)| *weight_mut(w, j) += a * weight(s, j) * x)
             }
             Query::S64(j, v) => j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * weight(s, j) as f64 * x) as f32),
         }
@@ -566,6 +649,33 @@ mod tests {
             halves.epoch(&x, &y, &c, &order[..437], &loss, &p, &Control::new()).unwrap();
             halves.epoch(&x, &y, &c, &order[437..], &loss, &p, &Control::new()).unwrap();
             assert_eq!(whole, halves, "{algorithm:?}");
+        }
+    }
+
+    /// A loss that is not a built-in (as a plugin's) takes the generic path: the same steps as
+    /// the built-in it wraps, in any order of the examples.
+    #[test]
+    fn an_opaque_loss_trains_as_the_built_in() {
+        struct Opaque(MarginLoss);
+        impl Loss for Opaque {
+            fn loss(&self, f: f64, y: f64) -> f64 {
+                self.0.loss(f, y)
+            }
+            fn dloss(&self, f: f64, y: f64) -> f64 {
+                self.0.dloss(f, y)
+            }
+        }
+        let (xs, y) = problem(800, 60, 8);
+        let x = xs.view();
+        let c = vec![1.0; 800];
+        let mut order: Vec<usize> = (0..800).collect();
+        Rng::new(3).shuffle(&mut order);
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::Sgd] {
+            let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 11, fit_bias: true, ..Default::default() };
+            let (mut a, mut b) = (LinearModel::new(60), LinearModel::new(60));
+            a.epoch(&x, &y, &c, &order, &MarginLoss::Log, &p, &Control::new()).unwrap();
+            b.epoch(&x, &y, &c, &order, &Opaque(MarginLoss::Log), &p, &Control::new()).unwrap();
+            assert_eq!(a, b, "{algorithm:?}");
         }
     }
 
