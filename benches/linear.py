@@ -3,8 +3,10 @@ over the training set) with test error and primal objective after one and two pa
 project's seeded RCV1-like data and its badly conditioned dense data.
 
     python benches/linear.py [--datasets rcv1,delta] [--out benches/results/linear.json]
+    python benches/linear.py --curves rcv1,delta,adult [--passes 10]
 
-Every method sees the same pre-shuffled data in its order (shuffle off), squared hinge, no bias,
+Every method sees the same pre-shuffled data in its order (shuffle off; the "shuffled" rows:
+SVMSGD2 and SGDClassifier with their default, a new order each pass), squared hinge, no bias,
 the same lambda (thesis Table 3.4: RCV1 1e-4, DELTA 1e-4), one thread. A pass's time is the
 difference of wall-clock fit times with five passes and with one, over four, each the best of
 --repeat fits, for ours and for scikit-learn's SGDClassifier alike, so fixed costs (input checks,
@@ -12,6 +14,14 @@ conversions) cancel. Our t0 is
 the one the thesis' subset search picks (chosen once, outside the timed fits); SGDClassifier uses
 its "optimal" schedule. Naive SGD (O(d) per example) is timed on one pass. LinearSVC (LIBLINEAR)
 with C = 1/(2 n lambda) solves the same primal.
+
+--curves follows each method pass by pass (thesis Figures 3.1/3.2): primal objective and test
+error against passes and against training time, one PNG per dataset
+(benches/results/linear-curves-NAME.png) and its table (.md). SVMSGD2 and SGD-QN run with the t0
+that the subset search picks for each; our times are the passes alone (fit_time_, summed over
+partial_fit calls), SGDClassifier's the wall time of its partial_fit calls (its input checks
+included), LinearSVC's the wall time of a fit capped at 1, 2, 4, ... iterations and then run to
+its tolerance. adult uses lambda = 1e-5 (C = 1.5 in LinearSVC's terms).
 """
 
 import argparse
@@ -36,6 +46,12 @@ def data(name):
     if name == "delta":
         X, y = make_badly_conditioned()  # 150,000 rows: the first 100,000 train, the last 50,000 test
         return X[:100_000], y[:100_000], X[100_000:], y[100_000:], 1e-4
+    if name == "adult":
+        sys.path.insert(0, HERE)
+        from datasets import load_adult
+
+        Xtr, ytr, Xte, yte = load_adult()
+        return Xtr, ytr, Xte, yte, 1e-5
     raise ValueError(name)
 
 
@@ -89,6 +105,11 @@ def run(name):
                                                    fit_intercept=False, shuffle=False, n_jobs=1)
         seconds, one, two = per_pass(make, Xtr, ytr)
         report(algorithm, seconds, [(1, one), (2, two)], f"t0={t0:g}")
+    # the estimators' default: a new random order every pass (rows read out of storage order)
+    make = lambda e: lm.LinearSGD(algorithm="svmsgd2", alpha=lam, epochs=e, t0=t0, fit_intercept=False,  # noqa: E731
+                                  shuffle=True, random_state=0, n_jobs=1)
+    seconds, one, two = per_pass(make, Xtr, ytr)
+    report("svmsgd2 shuffled", seconds, [(1, one)], f"t0={t0:g}")
     naive_s, naive = timed(lambda: lm.LinearSGD(algorithm="sgd", alpha=lam, epochs=1, t0=t0, fit_intercept=False,
                                                 shuffle=False, n_jobs=1), Xtr, ytr)
     report("sgd (naive)", naive_s, [(1, naive)], "one pass, fit time")
@@ -96,9 +117,111 @@ def run(name):
                                    fit_intercept=False, learning_rate="optimal")
     seconds, one, two = per_pass(make, X64, ytr)
     report("sklearn SGDClassifier", seconds, [(1, one), (2, two)])
+    make = lambda e: SGDClassifier(loss="squared_hinge", alpha=lam, max_iter=e, tol=None, shuffle=True,  # noqa: E731
+                                   random_state=0, fit_intercept=False, learning_rate="optimal")
+    seconds, one, two = per_pass(make, X64, ytr)
+    report("sklearn SGDClassifier shuffled", seconds, [(1, one)])
     svc_s, svc = timed(lambda: LinearSVC(C=1 / (2 * len(ytr) * lam), fit_intercept=False, max_iter=10000), X64, ytr)
     report("sklearn LinearSVC", svc_s, [("to tol", svc)], "whole fit")
     return rows
+
+
+def chosen_t0(algorithm, Xtr, ytr, lam):
+    """The t0 that the thesis' subset search (inside fit, on 10% of the data) picks."""
+    import largemargin as lm
+
+    return lm.LinearSGD(algorithm=algorithm, alpha=lam, epochs=1, fit_intercept=False, shuffle=False,
+                        random_state=0, n_jobs=1).fit(Xtr, ytr).t0_
+
+
+def curves(name, passes):
+    """Primal and test error after each pass, with the training time so far, for each method."""
+    import warnings
+
+    import largemargin as lm
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    Xtr, ytr, Xte, yte, lam = data(name)
+    X64 = Xtr.astype(np.float64)
+    rows = []
+
+    def point(method, passes_done, seconds, coef, predict):
+        rows.append(dict(dataset=name, method=method, passes=passes_done, seconds=seconds,
+                         primal=primal(np.ravel(coef).astype(np.float64), Xtr, ytr, lam),
+                         test_error=float(np.mean(predict(Xte) != yte))))
+        print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+
+    for algorithm in ("svmsgd2", "sgdqn"):
+        t0 = chosen_t0(algorithm, Xtr, ytr, lam)
+        model = lm.LinearSGD(algorithm=algorithm, alpha=lam, epochs=1, t0=t0, fit_intercept=False, shuffle=False,
+                             n_jobs=1)
+        spent = 0.0
+        for k in range(1, passes + 1):
+            model.fit(Xtr, ytr) if k == 1 else model.partial_fit(Xtr, ytr)
+            spent += model.fit_time_
+            point(f"{algorithm} (t0={t0:g})", k, spent, model.coef_, model.predict)
+    sgd = SGDClassifier(loss="squared_hinge", alpha=lam, shuffle=False, fit_intercept=False, learning_rate="optimal")
+    spent = 0.0
+    for k in range(1, passes + 1):
+        started = time.perf_counter()
+        sgd.partial_fit(X64, ytr, classes=np.unique(ytr))
+        spent += time.perf_counter() - started
+        point("sklearn SGDClassifier", k, spent, sgd.coef_, sgd.predict)
+    C = 1 / (2 * len(ytr) * lam)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for cap in [1, 2, 4, 8, 16, 32, 64, None]:
+            svc = LinearSVC(C=C, fit_intercept=False, max_iter=cap or 10000)
+            started = time.perf_counter()
+            svc.fit(X64, ytr)
+            point("sklearn LinearSVC", cap or "to tol", time.perf_counter() - started, svc.coef_, svc.predict)
+    return rows
+
+
+def plot_curves(name, rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    best = min(r["primal"] for r in rows)
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for method in dict.fromkeys(r["method"] for r in rows):
+        mine = [r for r in rows if r["method"] == method]
+        iterative = [r for r in mine if r["passes"] != "to tol"]
+        style = dict(marker="o", ms=3, label=method)
+        gap = [max(r["primal"] - best, 1e-7) for r in iterative]
+        err = [100 * r["test_error"] for r in iterative]
+        if not method.startswith("sklearn LinearSVC"):
+            axes[0, 0].plot([r["passes"] for r in iterative], gap, **style)
+            axes[1, 0].plot([r["passes"] for r in iterative], err, **style)
+        axes[0, 1].plot([r["seconds"] for r in mine], [max(r["primal"] - best, 1e-7) for r in mine], **style)
+        axes[1, 1].plot([r["seconds"] for r in mine], [100 * r["test_error"] for r in mine], **style)
+    for ax in axes[0]:
+        ax.set_yscale("log")
+        ax.set_ylabel("primal - best primal seen")
+    for ax in axes[1]:
+        ax.set_ylabel("test error %")
+        finite = [100 * r["test_error"] for r in rows]
+        ax.set_ylim(min(finite) - 0.5, min(max(finite), np.median(finite) * 1.5) + 0.5)
+    for ax in axes[:, 0]:
+        ax.set_xlabel("passes over the training set")
+    for ax in axes[:, 1]:
+        ax.set_xlabel("training seconds")
+        ax.set_xscale("log")
+    axes[0, 0].set_ylim(top=max(1e-6, 10 * max(r["primal"] - best for r in rows if r["method"].startswith(("svmsgd2",
+                                                                                                              "sgdqn")))))
+    axes[0, 1].set_ylim(axes[0, 0].get_ylim())
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(f"{name}: squared hinge, lambda = {data_lambda(name):g}, no bias, one thread")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+def data_lambda(name):
+    return {"rcv1": 1e-4, "delta": 1e-4, "adult": 1e-5}[name]
 
 
 def main():
@@ -106,14 +229,31 @@ def main():
     ap.add_argument("--datasets", default="rcv1,delta")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "linear.json"))
     ap.add_argument("--repeat", type=int, default=3, help="fits timed per measurement, the best kept")
+    ap.add_argument("--curves", help="datasets to follow pass by pass instead of the table (rcv1,delta,adult)")
+    ap.add_argument("--passes", type=int, default=10)
     args = ap.parse_args()
+    if args.curves:
+        for name in args.curves.split(","):
+            rows = curves(name, args.passes)
+            base = os.path.join(HERE, "results", f"linear-curves-{name}")
+            plot_curves(name, rows, base + ".png")
+            with open(base + ".json", "w") as f:
+                json.dump(dict(date=datetime.datetime.now().isoformat(timespec="seconds"), results=rows), f, indent=1)
+            with open(base + ".md", "w") as f:
+                f.write("| method | passes | seconds | primal | test error % |\n|---|---|---|---|---|\n")
+                for r in rows:
+                    f.write(f"| {r['method']} | {r['passes']} | {r['seconds']:.3f} | {r['primal']:.6f} | "
+                            f"{100 * r['test_error']:.2f} |\n")
+            print(open(base + ".md").read())
+        return
     global REPEAT
     REPEAT = args.repeat
     rows = [r for name in args.datasets.split(",") for r in run(name)]
     print("| dataset | method | passes | s per pass | x SGDClassifier's pass | test error % | primal | note |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        sk = next(x for x in rows if x["dataset"] == r["dataset"] and x["method"] == "sklearn SGDClassifier")
+        anchor = "sklearn SGDClassifier shuffled" if r["method"].endswith("shuffled") else "sklearn SGDClassifier"
+        sk = next(x for x in rows if x["dataset"] == r["dataset"] and x["method"] == anchor)
         ratio = f"{r['pass_s'] / sk['pass_s']:.2f}" if r["method"] != "sklearn LinearSVC" else "—"
         print(f"| {r['dataset']} | {r['method']} | {r['passes']} | {r['pass_s']:.3f} | {ratio} | "
               f"{100 * r['test_error']:.2f} | {r['primal']:.5f} | {r['note']} |")
