@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .datasets import load_adult, load_libsvm
+from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
 from .online import LaSVM
 from .svm import SVC, SVR
@@ -41,13 +42,15 @@ def _train(args):
         gamma = "scale" if args.gamma is None else args.gamma
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
                   cache_size=args.cache_size, n_jobs=args.n_jobs, verbose=args.verbose)
+    if args.solver in ("sgdqn", "svmsgd2"):
+        return _train_linear(args, name, Xtr, ytr, Xte, yte)
     if args.solver == "lasvm":
         if args.svr or args.probability:
             raise ValueError("--solver lasvm trains classifiers without probabilities: drop --svr and -b")
         if args.model:
             raise ValueError("LaSVM models are not written in LIBSVM's format (that holds SMO's SVC and SVR): "
                              "pickle them from Python")
-        model = LaSVM(epochs=args.epochs, selection=args.selection, random_state=0, **common)
+        model = LaSVM(epochs=args.epochs or 1, selection=args.selection, random_state=0, **common)
     elif args.svr:
         model = SVR(epsilon=args.epsilon, **common)
     else:
@@ -70,6 +73,25 @@ def _train(args):
     if args.model:
         save_libsvm_model(model, args.model)
         print(f"model written to {args.model}")
+    return 0
+
+
+def _train_linear(args, name, Xtr, ytr, Xte, yte):
+    """A linear SVM by SGD-QN or SVMSGD2 (squared hinge, the papers' loss)."""
+    if args.svr or args.probability or args.model:
+        raise ValueError(f"--solver {args.solver} trains linear classifiers: drop --svr, -b and -m "
+                         "(pickle the model from Python)")
+    alpha = 1e-4 if args.alpha is None else args.alpha
+    model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs or 5, random_state=0,
+                      n_jobs=args.n_jobs, verbose=args.verbose)
+    print(f"training {args.solver} (linear, squared hinge) on {name}: {Xtr.shape[0]} examples, alpha={alpha:g}, "
+          f"{model.epochs} passes")
+    model.fit(Xtr, ytr)
+    print(f"fit time        {model.fit_time_:.2f} s (t0={model.t0_:g} chosen, skip={model.skip_})")
+    print(f"primal          {float(np.sum(model.objective_)):.6g}")
+    print(f"training error  {100 * float(np.mean(model.training_error_)):.2f} %")
+    if Xte is not None:
+        print(f"test error      {100 * np.mean(model.predict(Xte) != yte):.2f} %  ({len(yte)} examples)")
     return 0
 
 
@@ -113,9 +135,10 @@ def build_parser():
     t.add_argument("--test", help="test file to report the error on")
     t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format)")
     t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
-    t.add_argument("--solver", default="smo", choices=["smo", "lasvm"],
+    t.add_argument("--solver", default="smo", choices=["smo", "lasvm", "sgdqn", "svmsgd2"],
                    help="smo (batch, LIBSVM's algorithm) or lasvm (online: one pass and a finishing step)")
-    t.add_argument("--epochs", type=int, default=1, help="lasvm: online passes")
+    t.add_argument("--epochs", type=int, default=None, help="lasvm: online passes (1); sgdqn, svmsgd2: passes (5)")
+    t.add_argument("--alpha", type=float, default=None, help="sgdqn, svmsgd2: the regularisation lambda (1e-4)")
     t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
     t.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
