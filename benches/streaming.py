@@ -15,7 +15,6 @@ generator's held-out rows (streamed as well).
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -46,9 +45,12 @@ def write_files(rows, folder):
     return paths, test
 
 
-def rss_mb():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+def status_mb(field):
+    """VmRSS or VmHWM (the peak) of this process, from Linux (the peak starts again at exec, unlike
+    getrusage's, which a child inherits from its parent)."""
+    with open("/proc/self/status") as f:
+        line = next(line for line in f if line.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
 
 
 def error_on(model, test, chunk_rows):
@@ -66,7 +68,7 @@ def worker(mode, path, test, chunk_rows, passes):
     from largemargin.datasets import iter_libsvm
 
     model = lm.LinearSGD(algorithm="svmsgd2", alpha=1e-4, t0=1e4, fit_intercept=False, shuffle=False, n_jobs=1)
-    base = rss_mb()
+    base = status_mb("VmRSS")
     started = time.perf_counter()
     if mode == "stream":
         nnz = 0
@@ -82,7 +84,7 @@ def worker(mode, path, test, chunk_rows, passes):
         model.set_params(epochs=passes).fit(X, y)
         nnz = X.nnz
     seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = status_mb("VmHWM")
     print(json.dumps(dict(mode=mode, base_mb=base, peak_mb=peak, growth_mb=peak - base, seconds=seconds,
                           data_mb=nnz * 8 / 2**20, test_error=error_on(model, test, chunk_rows))))
 

@@ -37,3 +37,13 @@ def test_train_with_lasvm(tmp_path):
     assert "LaSVM" in r.stdout and "support vectors" in r.stdout and "test error" in r.stdout
     r = run("train", ABALONE, "--solver", "lasvm", "-m", str(tmp_path / "m"))
     assert r.returncode == 2 and "pickle" in r.stderr
+
+
+def test_train_a_linear_svm_by_sgd():
+    # the bundled adult: a linear SVM's error there is about 15%
+    r = run("train", "--solver", "sgdqn", "--epochs", "2")
+    assert r.returncode == 0, r.stderr
+    error = float(r.stdout.split("test error")[1].split("%")[0])
+    assert "primal" in r.stdout and error < 16.5, r.stdout
+    r = run("train", "--solver", "svmsgd2", "--svr")
+    assert r.returncode == 2 and "linear classifiers" in r.stderr
