@@ -2,29 +2,23 @@
 Gallinari 2009; Bottou 2007), plain SGD, and the margin perceptron of Collobert and Bengio (2004).
 Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 
-import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _native
 from ._arrays import to_native
+from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry
 
 _ALGORITHMS = ("sgdqn", "svmsgd2", "sgd")
-
-
-def _check_real(name, value, ok, expected):
-    """`value` is a finite real number for which ok(value) holds, else a ValueError naming `name`."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or not ok(value):
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
 class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -33,12 +27,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     Subclasses say which algorithm runs with what step size (`_native_args`)."""
 
     def _check_params(self):
-        def positive_int(name):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-
-        positive_int("epochs")
+        check_positive_int("epochs", self.epochs)
         if self.n_jobs == 0:
             raise ValueError("n_jobs == 0 has no meaning")
         for name in ("fit_intercept", "shuffle"):
@@ -106,16 +95,14 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         # the first problem's example weights, class weights included, for t0's choice
         first_weights = sample_weight * np.where(labels[0] > 0, pairs[0][0], pairs[0][1])
         algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], first_weights)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = draw_seed(self.random_state)
         state, fits, seconds = _native.fit_linear(
             to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
             float(t0), rate, int(skip), bool(self.fit_intercept), float(bias_rate), int(epochs), bool(self.shuffle),
             seed, self.n_jobs, bool(self.verbose),
         )
-        self._state = state
+        self._set_state(state)
         self.classes_ = classes
-        self.coef_ = state["w"].astype(np.float64)
-        self.intercept_ = np.asarray(state["bias"], dtype=np.float64)
         self.objective_ = np.array([f[0] for f in fits])
         self.training_error_ = np.array([f[1] for f in fits])
         self.n_iter_ = getattr(self, "n_iter_", 0) + epochs
@@ -123,6 +110,12 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.fit_time_ = seconds  # the passes alone (the objective's evaluation pass excluded)
         self.call_time_ = time.perf_counter() - started
         return self
+
+    def _set_state(self, state):
+        """The optimiser's state, and the coefficients read from it."""
+        self._state = state
+        self.coef_ = state["w"].astype(np.float64)
+        self.intercept_ = np.asarray(state["bias"], dtype=np.float64)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -190,13 +183,11 @@ class LinearSGD(_LinearSGDBase):
         super()._check_params()
         if self._algorithm() not in _ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}; got {self._algorithm()!r}")
-        _check_real("alpha", self.alpha, lambda v: v > 0, "a positive number")
+        check_real("alpha", self.alpha, lambda v: v > 0, "a positive number")
         if self.t0 is not None:
-            _check_real("t0", self.t0, lambda v: v > 0, "a positive number or None")
-        if self.skip is not None and (isinstance(self.skip, bool) or not isinstance(self.skip, numbers.Integral)
-                                      or self.skip < 1):
-            raise ValueError(f"skip must be a positive integer or None, got {self.skip!r}")
-        _check_real("intercept_rate", self.intercept_rate, lambda v: v >= 0, "a nonnegative number")
+            check_real("t0", self.t0, lambda v: v > 0, "a positive number or None")
+        check_positive_int("skip", self.skip, none_ok=True)
+        check_real("intercept_rate", self.intercept_rate, lambda v: v >= 0, "a nonnegative number")
         loss = self.loss
         if isinstance(loss, str):
             loss = get_registry().resolve("loss", loss)
@@ -214,7 +205,7 @@ class LinearSGD(_LinearSGDBase):
             if self.t0 is not None:
                 self.t0_ = float(self.t0)
             else:
-                seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+                seed = draw_seed(self.random_state)
                 self.t0_ = _native.choose_linear_t0(
                     to_native(X), np.ascontiguousarray(y_first), np.ascontiguousarray(sample_weight),
                     self._algorithm(), self._loss, float(self.alpha), self.skip_, bool(self.fit_intercept),
@@ -254,12 +245,10 @@ class MarginPerceptron(_LinearSGDBase):
 
     def _check_params(self):
         super()._check_params()
-        _check_real("learning_rate", self.learning_rate, lambda v: v > 0, "a positive number")
-        _check_real("weight_decay", self.weight_decay, lambda v: v >= 0, "a nonnegative number")
-        _check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
-        if isinstance(self.n_iter_no_change, bool) or not isinstance(self.n_iter_no_change, numbers.Integral) \
-                or self.n_iter_no_change < 1:
-            raise ValueError(f"n_iter_no_change must be a positive integer, got {self.n_iter_no_change!r}")
+        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "a positive number")
+        check_real("weight_decay", self.weight_decay, lambda v: v >= 0, "a nonnegative number")
+        check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
+        check_positive_int("n_iter_no_change", self.n_iter_no_change)
 
     def _native_args(self, X, y_first, sample_weight):
         # the rate is constant; t0 and skip play no part
@@ -272,7 +261,7 @@ class MarginPerceptron(_LinearSGDBase):
         from sklearn.model_selection import train_test_split
 
         train, held = train_test_split(np.arange(len(y)), test_size=self.validation_fraction, stratify=y,
-                                       random_state=check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+                                       random_state=draw_seed(self.random_state))
         scores, best, waited, seconds = [], None, 0, 0.0
         for epoch in range(self.epochs):
             self._train(X[train], y[train], classes, sample_weight[train], 1)
@@ -284,9 +273,7 @@ class MarginPerceptron(_LinearSGDBase):
                 waited += 1
                 if waited >= self.n_iter_no_change:
                     break
-        self._state = best[2]
-        self.coef_ = self._state["w"].astype(np.float64)
-        self.intercept_ = np.asarray(self._state["bias"], dtype=np.float64)
+        self._set_state(best[2])
         self.validation_scores_ = np.array(scores)
         self.best_epoch_ = best[1] + 1
         self.fit_time_ = seconds

@@ -9,12 +9,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
+from ._checks import check_positive_int, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeStrategy, get_registry
 from .svm import _BaseSVM
@@ -58,8 +59,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     def _check_online_params(self):
         """What every online classifier checks: the kernel machine's parameters and epochs."""
         self._check_common_params()
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, numbers.Integral) or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
+        check_positive_int("epochs", self.epochs)
 
     def _targets(self):
         """The class position each binary problem is positive for: classes_[1] for two classes,
@@ -72,7 +72,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         k = len(self.classes_)
         labels = np.ascontiguousarray([np.where(y_idx < 0, np.nan, np.where(y_idx == c, 1.0, -1.0))
                                        for c in self._targets()])
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = draw_seed(self.random_state)
         if self._python_kernel is not None:
             self._X_fit = X
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
@@ -186,8 +186,7 @@ class LaSVM(_OnlineClassifier):
         for name in ("finishing", "shrinking"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if isinstance(self.candidates, bool) or not isinstance(self.candidates, numbers.Integral) or self.candidates < 1:
-            raise ValueError(f"candidates must be a positive integer, got {self.candidates!r}")
+        check_positive_int("candidates", self.candidates)
         selection = self.selection
         if isinstance(selection, str):
             selection = get_registry().resolve("selection_strategy", selection)
@@ -418,8 +417,7 @@ class KernelPerceptron(_OnlineBaseline):
             raise ValueError(f"rule must be one of {', '.join(self._RULES)}; got {self.rule!r}")
         if not isinstance(self.beta, numbers.Real) or not np.isfinite(self.beta):
             raise ValueError(f"beta must be a finite number, got {self.beta!r}")
-        if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Integral) or self.budget < 1:
-            raise ValueError(f"budget must be a positive integer, got {self.budget!r}")
+        check_positive_int("budget", self.budget)
 
     def _native_algorithm(self):
         return self.rule, float(self.C), float(self.beta), int(self.budget)

@@ -9,13 +9,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _native
 from ._arrays import is_sparse, to_native, variance
+from ._checks import draw_seed
 from ._guard import at_least_two
 from .kernels import Kernel
 from .plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
@@ -280,7 +281,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         present = np.unique(y_idx[sample_c > 0])
         if len(present) < 2:
             raise ValueError("Invalid input - all samples with positive weights belong to the same class")
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        seed = draw_seed(self.random_state)
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svc(
             to_native(Xk), y_idx.astype(np.int64), len(self.classes_), np.ascontiguousarray(sample_c),

@@ -1,0 +1,25 @@
+"""Checks of the estimators' parameters, made in `fit`, and the seed a fit draws."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+
+def check_real(name, value, ok, expected):
+    """`value` is a finite real number for which ok(value) holds, else a ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or not ok(value):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+def check_positive_int(name, value, none_ok=False):
+    """`value` is an integer of at least 1 (or None, if `none_ok`), else a ValueError naming `name`."""
+    if none_ok and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
+
+
+def draw_seed(random_state):
+    """The native solvers' seed, drawn from `random_state` as scikit-learn estimators do."""
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
