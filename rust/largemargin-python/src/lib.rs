@@ -3,6 +3,7 @@
 
 mod adapters;
 mod convert;
+mod larank;
 mod linear;
 mod run;
 
@@ -30,16 +31,16 @@ use adapters::{Failure, PyKernel, PyOracle, PyStrategy};
 use convert::{kernel_from_py, kernel_spec, to_py, PyMatrix};
 use run::{run_detached, run_detached_with, threads_for};
 
-fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
+pub(crate) fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
     PyArray1::from_vec(py, v.iter().map(|&x| x as i64).collect())
 }
 
-fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'py, PyAny>> {
     Ok(v.into_pyarray(py).reshape([rows, cols])?.into_any())
 }
 
 /// The cache budget in bytes from `cache_size` in MB.
-fn cache_bytes(cache_size: f64) -> PyResult<usize> {
+pub(crate) fn cache_bytes(cache_size: f64) -> PyResult<usize> {
     if !(cache_size > 0.0 && cache_size.is_finite()) {
         return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
     }
@@ -48,7 +49,7 @@ fn cache_bytes(cache_size: f64) -> PyResult<usize> {
 
 /// Runs a fit detached from the GIL; an exception raised by a Python kernel during the run is
 /// what the caller gets, whatever the solver made of it.
-fn run_fit<T: Send>(
+pub(crate) fn run_fit<T: Send>(
     py: Python<'_>,
     n_jobs: Option<i64>,
     progress: Option<&str>,
@@ -99,7 +100,7 @@ fn params(
     })
 }
 
-fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+pub(crate) fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
     y.as_array()
         .iter()
         .map(|&v| usize::try_from(v).map_err(|_| PyValueError::new_err("class indices must be non-negative")))
@@ -519,6 +520,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(larank::fit_larank, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
     m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;

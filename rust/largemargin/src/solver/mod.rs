@@ -3,6 +3,7 @@
 
 pub mod expansion;
 pub mod huller;
+pub mod larank;
 pub mod lasvm;
 pub mod loss;
 pub mod perceptron;

@@ -1,0 +1,80 @@
+//! Entry point of multiclass LaRank and its baselines (passive-aggressive / MIRA, perceptrons).
+
+use largemargin::multiclass::{train_larank, LaRankConfig};
+use largemargin::solver::larank::{Clock, LaRankParams, Method, Schedule};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::convert::{kernel_from_py, PyMatrix};
+use crate::{cache_bytes, index_vec, matrix_array, run_fit, usize_array};
+
+fn method(name: &str, schedule: &str, reprocess: usize) -> PyResult<Method> {
+    let schedule = match schedule {
+        "adaptive" => Schedule::Adaptive,
+        "fixed" => Schedule::Fixed { reprocess },
+        other => return Err(PyValueError::new_err(format!("schedule must be 'adaptive' or 'fixed', got '{other}'"))),
+    };
+    Ok(match name {
+        "larank" => Method::LaRank(schedule),
+        "mira" => Method::LaRank(Schedule::Fixed { reprocess: 0 }),
+        "perceptron" => Method::Perceptron { averaged: false },
+        "averaged_perceptron" => Method::Perceptron { averaged: true },
+        other => return Err(PyValueError::new_err(format!("unknown LaRank method '{other}'"))),
+    })
+}
+
+/// Fits a multiclass model on class indices `y` (0..n_classes). `warm`: the class coefficients
+/// (rows x n_classes) of the first rows of `x`, which start in the model. Returns a dict.
+#[pyfunction]
+#[pyo3(signature = (x, y, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, warm, seed, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_larank<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
+    sample_weight: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64,
+    method_name: &str, schedule: &str, reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize, until_gap: bool,
+    cache_size: f64, warm: Option<PyReadonlyArray2<'py, f64>>, seed: u64, n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let clock = match clock {
+        "cost" => Clock::Cost,
+        "wall" => Clock::Wall,
+        other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
+    };
+    let params = LaRankParams { c, tol, method: method(method_name, schedule, reprocess)?, clock, cache_bytes: cache_bytes(cache_size)? };
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let config = LaRankConfig { kernel: spec, params, epochs, until_gap, seed };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let label = index_vec(&y)?;
+    let weight = sample_weight.as_slice()?.to_vec();
+    let warm: Option<Vec<f64>> = match warm {
+        Some(w) => Some(w.as_slice()?.to_vec()),
+        None => None,
+    };
+    let fit = run_fit(py, n_jobs, verbose.then_some("LaRank fit"), external, |ctl| {
+        train_larank(&xv, &label, &weight, n_classes, &config, warm.as_deref(), ctl)
+    })?;
+    let d = PyDict::new(py);
+    let p = fit.support.len();
+    d.set_item("support", usize_array(py, &fit.support))?;
+    d.set_item("coef", matrix_array(py, fit.coef, p, n_classes)?)?;
+    if let Some(w) = fit.weights {
+        let cols = w.len() / n_classes.max(1);
+        d.set_item("weights", matrix_array(py, w, n_classes, cols)?)?;
+    }
+    d.set_item("dual", fit.dual)?;
+    d.set_item("gap", fit.gap)?;
+    d.set_item("support_vectors", fit.support_vectors)?;
+    d.set_item("kernel_evals", fit.kernel_evals)?;
+    let s = &fit.stats;
+    d.set_item("process_new", s.process_new)?;
+    d.set_item("process_old", s.process_old)?;
+    d.set_item("optimize", s.optimize)?;
+    d.set_item("steps", s.steps)?;
+    d.set_item("argmax", s.argmax)?;
+    d.set_item("epochs", s.epochs)?;
+    d.set_item("dual_per_epoch", PyArray1::from_vec(py, s.dual_per_epoch.clone()))?;
+    d.set_item("gap_per_epoch", PyArray1::from_vec(py, s.gap_per_epoch.clone()))?;
+    Ok(d)
+}

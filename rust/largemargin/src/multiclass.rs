@@ -1,0 +1,110 @@
+//! Training multiclass LaRank problems (and its baselines) over the shared kernel engine: epochs
+//! in a seeded random order, or epochs until the duality gap is below C (LaRankGap).
+
+use crate::control::Control;
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::{KernelEngine, KernelSpec};
+use crate::rng::Rng;
+use crate::solver::larank::{LaRank, LaRankParams, LaRankStats, Method};
+
+#[derive(Clone, Debug)]
+pub struct LaRankConfig {
+    pub kernel: KernelSpec,
+    pub params: LaRankParams,
+    /// Epochs to run, or (with `until_gap`) the most epochs to run.
+    pub epochs: usize,
+    /// Run epochs until the duality gap is below C (LaRankGap).
+    pub until_gap: bool,
+    pub seed: u64,
+}
+
+/// A fitted multiclass expansion: S_y(x) = sum_k coef[k * classes + y] K(x, x_support[k]).
+#[derive(Clone, Debug, Default)]
+pub struct LaRankFit {
+    pub support: Vec<usize>,
+    pub coef: Vec<f64>,
+    /// The linear path's weight vectors (classes x features), when the kernel is linear.
+    pub weights: Option<Vec<f64>>,
+    pub dual: f64,
+    /// The duality gap, when it was computed (until_gap), else NaN.
+    pub gap: f64,
+    pub support_vectors: usize,
+    pub kernel_evals: u64,
+    pub stats: LaRankStats,
+}
+
+/// Fits one multiclass model on `x` with class indices `label` (0..classes) and per-example
+/// weights of C (`weight`, empty for all ones). `warm` holds the
+/// class coefficients of the data's first rows (row-major), which start in the model; the epochs
+/// then visit the other rows only when `warm` is given.
+pub fn train_larank(
+    x: &Matrix,
+    label: &[usize],
+    weight: &[f64],
+    classes: usize,
+    config: &LaRankConfig,
+    warm: Option<&[f64]>,
+    control: &Control,
+) -> Result<LaRankFit> {
+    let n = x.rows();
+    if n == 0 {
+        return Err(Error::InvalidData("no examples".into()));
+    }
+    if config.epochs == 0 {
+        return Err(Error::InvalidParameter("epochs must be positive".into()));
+    }
+    x.check_finite()?;
+    let engine = KernelEngine::within(*x, config.kernel.clone(), config.params.cache_bytes)?;
+    let mut params = config.params.clone();
+    params.cache_bytes = params.cache_bytes.saturating_sub(engine.extra_bytes());
+    let mut solver = LaRank::new(&engine, *x, label.to_vec(), weight, classes, params)?;
+    let first_new = match warm {
+        Some(w) => {
+            solver.warm_start(w)?;
+            w.len() / classes
+        }
+        None => 0,
+    };
+    let mut rng = Rng::new(config.seed);
+    let mut order: Vec<usize> = (first_new..n).collect();
+    let mut gap = f64::NAN;
+    for _ in 0..config.epochs {
+        rng.shuffle(&mut order);
+        solver.epoch(&order, &mut rng, control)?;
+        if let Some(e) = engine.failure() {
+            return Err(e);
+        }
+        let perceptron = matches!(config.params.method, Method::Perceptron { .. });
+        if config.until_gap && !perceptron {
+            gap = solver.duality_gap();
+            solver.stats.gap_per_epoch.push(gap);
+        } else {
+            solver.settle();
+        }
+        let dual = solver.dual();
+        solver.stats.dual_per_epoch.push(dual);
+        if config.until_gap && gap < config.params.c {
+            break;
+        }
+        // later epochs of a warm start revisit the old patterns too
+        if first_new > 0 && order.len() < n {
+            order = (0..n).collect();
+        }
+    }
+    if let Some(e) = engine.failure() {
+        return Err(e);
+    }
+    control.problem_done();
+    let (support, coef) = solver.expansion();
+    Ok(LaRankFit {
+        support,
+        coef,
+        weights: solver.weights().map(|w| w.to_vec()),
+        dual: solver.dual(),
+        gap,
+        support_vectors: solver.support_vectors(),
+        kernel_evals: engine.evals(),
+        stats: solver.stats.clone(),
+    })
+}

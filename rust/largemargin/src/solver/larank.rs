@@ -1,0 +1,792 @@
+//! LaRank for multiclass problems (spec/bordes.md sections 0.3, 1.9-1.10): an online solver of the
+//! beta-dual of the multiclass SVM with the joint kernel k(x, x') delta(y, y'),
+//!
+//!   max  sum_i beta_i^{y_i} - 1/2 sum_y sum_{i,j} beta_i^y beta_j^y k(x_i, x_j)
+//!   s.t. beta_i^y <= C delta(y, y_i),  sum_y beta_i^y = 0,
+//!
+//! and, in the same framework, its baselines: passive-aggressive / MIRA (PROCESSNEW only) and the
+//! (averaged) multiclass kernel perceptron.
+//!
+//! Support patterns (examples with a nonzero beta) sit at the front of an `ExpansionSet`, so one
+//! kernel row over the set gives every class score at once. Each support pattern keeps its beta
+//! and its gradient g_{i,y} = delta(y, y_i) - S_y(x_i) for every class (a dense row of length
+//! |classes|): a step's gradient update is then one branch-free pass over the set, and PROCESSOLD
+//! reads its loss-augmented argmax from the stored gradients. The gradients of examples outside
+//! the set are never stored. The linear kernel has a fast path with explicit weight vectors.
+
+use std::time::Instant;
+
+use crate::control::Control;
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::{KernelEngine, KernelSpec, Query};
+use crate::rng::Rng;
+use crate::solver::expansion::ExpansionSet;
+
+/// How the LaRank operations are interleaved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// Algorithm 22: after each PROCESSNEW, operations are drawn with probabilities that follow
+    /// their recent dual increase per unit of cost, until PROCESSNEW is drawn again.
+    Adaptive,
+    /// Algorithm 21: per example, PROCESSNEW then `reprocess` times (1 PROCESSOLD + 10 OPTIMIZE).
+    /// `reprocess = 0` is the passive-aggressive / MIRA baseline.
+    Fixed { reprocess: usize },
+}
+
+/// What the adaptive schedule counts as an operation's duration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Clock {
+    /// A cost proxy (kernel evaluations weighted by the features they read, plus coefficient
+    /// updates): runs depend on the seed only.
+    Cost,
+    /// Measured wall time, as in the thesis (runs are not reproducible).
+    Wall,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    LaRank(Schedule),
+    /// The multiclass kernel perceptron; `averaged` keeps the average of all intermediate models.
+    Perceptron { averaged: bool },
+}
+
+#[derive(Clone, Debug)]
+pub struct LaRankParams {
+    pub c: f64,
+    /// tau: a step is taken only when g+ - g- is at least this.
+    pub tol: f64,
+    pub method: Method,
+    pub clock: Clock,
+    pub cache_bytes: usize,
+}
+
+impl Default for LaRankParams {
+    fn default() -> Self {
+        LaRankParams { c: 1.0, tol: 1e-4, method: Method::LaRank(Schedule::Adaptive), clock: Clock::Cost, cache_bytes: 200 << 20 }
+    }
+}
+
+impl LaRankParams {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::InvalidParameter(format!("C must be positive and finite, got {}", self.c)));
+        }
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(Error::InvalidParameter(format!("tol must be positive and finite, got {}", self.tol)));
+        }
+        Ok(())
+    }
+}
+
+/// Counters a caller may report.
+#[derive(Clone, Debug, Default)]
+pub struct LaRankStats {
+    pub process_new: u64,
+    pub process_old: u64,
+    pub optimize: u64,
+    /// SMO steps that changed a coefficient.
+    pub steps: u64,
+    /// Loss-augmented or plain argmax computations over all classes (inference calls).
+    pub argmax: u64,
+    pub epochs: u64,
+    /// Dual objective after each epoch, and the duality gap where it was computed.
+    pub dual_per_epoch: Vec<f64>,
+    pub gap_per_epoch: Vec<f64>,
+}
+
+/// Where class scores come from.
+enum Scores {
+    /// Kernel expansions over the support patterns (rows from the cache).
+    Kernel,
+    /// Explicit weight vectors, one row of `d` per class (linear kernel).
+    Linear { w: Vec<f64>, d: usize },
+}
+
+/// Operations of the adaptive schedule.
+const NEW: usize = 0;
+const OLD: usize = 1;
+const OPT: usize = 2;
+/// OPTIMIZE steps batched into one operation, and patterns PROCESSOLD tries before giving up.
+const OPTIMIZE_BATCH: usize = 10;
+const PROCESS_OLD_TRIES: usize = 10;
+/// Smoothing of the adaptive scores, and each operation's least share of the total score.
+const ADAPT_RATE: f64 = 0.05;
+const ADAPT_FLOOR: f64 = 1.0 / 20.0;
+
+pub struct LaRank<'e, 'a> {
+    x: Matrix<'a>,
+    set: ExpansionSet<'e, 'a>,
+    scores: Scores,
+    /// Class index of each example (problem index).
+    label: Vec<usize>,
+    classes: usize,
+    params: LaRankParams,
+    /// Per support position: beta and gradient for every class, and (perceptron) the averaging
+    /// accumulator sum_s delta_s (s - 1).
+    beta: Vec<f64>,
+    grad: Vec<f64>,
+    acc: Vec<f64>,
+    /// K(x, x) by problem index (curvature of a step is 2 K(x, x)).
+    self_kernel: Vec<f64>,
+    /// The bound C_i of beta_i^{y_i} by problem index (C times the example's weight).
+    upper: Vec<f64>,
+    /// Cost units per kernel evaluation (adaptive schedule, cost clock).
+    kernel_cost: f64,
+    engine: &'e KernelEngine<'a>,
+    /// Perceptron updates counted for averaging.
+    ticks: u64,
+    work: f64,
+    buf: Vec<f64>,
+    pub stats: LaRankStats,
+}
+
+impl<'e, 'a> LaRank<'e, 'a> {
+    /// A solver over all rows of the engine's matrix `x`, with class indices `label` in
+    /// 0..classes; example i's coefficient of its own class is bounded by `params.c` times
+    /// `weight[i]` (all ones when `weight` is empty).
+    pub fn new(
+        engine: &'e KernelEngine<'a>, x: Matrix<'a>, label: Vec<usize>, weight: &[f64], classes: usize, params: LaRankParams,
+    ) -> Result<Self> {
+        params.validate()?;
+        let n = x.rows();
+        if label.len() != n {
+            return Err(Error::InvalidData(format!("{} labels for {n} examples", label.len())));
+        }
+        if !weight.is_empty() && weight.len() != n {
+            return Err(Error::InvalidData(format!("{} sample weights for {n} examples", weight.len())));
+        }
+        if let Some(k) = weight.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(Error::InvalidData(format!("sample weight {} of example {k} is not a finite non-negative number", weight[k])));
+        }
+        let upper = if weight.is_empty() { vec![params.c; n] } else { weight.iter().map(|w| w * params.c).collect() };
+        if classes < 2 {
+            return Err(Error::InvalidData("LaRank needs at least two classes".into()));
+        }
+        if let Some(k) = label.iter().position(|&y| y >= classes) {
+            return Err(Error::InvalidData(format!("label {} of example {k} is not below {classes}", label[k])));
+        }
+        let linear = matches!(engine.spec(), KernelSpec::Linear);
+        let self_kernel = if linear {
+            (0..n).map(|i| Query::row(&x, i).squared_norm()).collect()
+        } else {
+            engine.diagonal(&(0..n).collect::<Vec<_>>())
+        };
+        let nnz: usize = (0..n).map(|i| {
+            let mut c = 0;
+            Query::row(&x, i).for_each_nonzero(|_, _| c += 1);
+            c
+        }).sum();
+        let kernel_cost = 2.0 + nnz as f64 / n.max(1) as f64 / 4.0;
+        let scores = if linear { Scores::Linear { w: vec![0.0; classes * x.cols()], d: x.cols() } } else { Scores::Kernel };
+        let cache = if linear { 0 } else { params.cache_bytes };
+        Ok(LaRank {
+            x,
+            set: ExpansionSet::new(engine, (0..n).collect(), cache),
+            scores,
+            label,
+            classes,
+            params,
+            beta: Vec::new(),
+            grad: Vec::new(),
+            acc: Vec::new(),
+            self_kernel,
+            upper,
+            kernel_cost,
+            engine,
+            ticks: 0,
+            work: 0.0,
+            buf: vec![0.0; classes],
+            stats: LaRankStats::default(),
+        })
+    }
+
+    /// Number of support patterns.
+    pub fn support_patterns(&self) -> usize {
+        self.set.len()
+    }
+    /// Number of support vectors: (pattern, class) pairs with a nonzero coefficient.
+    pub fn support_vectors(&self) -> usize {
+        self.beta.iter().filter(|&&b| b != 0.0).count()
+    }
+
+    /// Starts from coefficients of the first rows (a previous fit's support patterns, for
+    /// `partial_fit`): row-major, `classes` per pattern.
+    pub fn warm_start(&mut self, beta: &[f64]) -> Result<()> {
+        let k = self.classes;
+        if beta.len() % k != 0 || beta.len() / k > self.x.rows() {
+            return Err(Error::InvalidData("warm start: one row of class coefficients per leading example".into()));
+        }
+        for (e, row) in beta.chunks_exact(k).enumerate() {
+            if row.iter().all(|&b| b == 0.0) {
+                continue;
+            }
+            let p = self.set.position(e);
+            let s = self.insert(p);
+            self.beta[s * k..(s + 1) * k].copy_from_slice(row);
+            if let Scores::Linear { w, d } = &mut self.scores {
+                let d = *d;
+                Query::row(&self.x, e).for_each_nonzero(|j, v| {
+                    for (c, b) in row.iter().enumerate() {
+                        w[c * d + j] += b * v;
+                    }
+                });
+            }
+        }
+        self.refresh_gradients();
+        Ok(())
+    }
+
+    /// One pass over `order` (problem indices), as the method says.
+    pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
+        match self.params.method {
+            Method::Perceptron { .. } => {
+                for (k, &e) in order.iter().enumerate() {
+                    if k % 256 == 0 && control.should_stop() {
+                        return Err(Error::Interrupted);
+                    }
+                    self.perceptron(e);
+                }
+            }
+            Method::LaRank(Schedule::Fixed { reprocess }) => {
+                for (k, &e) in order.iter().enumerate() {
+                    if k % 64 == 0 && control.should_stop() {
+                        return Err(Error::Interrupted);
+                    }
+                    self.process_new(e);
+                    for _ in 0..reprocess {
+                        self.process_old(rng);
+                        for _ in 0..OPTIMIZE_BATCH {
+                            self.optimize(rng);
+                        }
+                    }
+                }
+            }
+            Method::LaRank(Schedule::Adaptive) => self.adaptive_epoch(order, rng, control)?,
+        }
+        control.add_iterations(order.len() as u64);
+        self.stats.epochs += 1;
+        Ok(())
+    }
+
+    fn adaptive_epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
+        let mut score = [1.0f64; 3];
+        for (k, &e) in order.iter().enumerate() {
+            if k % 64 == 0 && control.should_stop() {
+                return Err(Error::Interrupted);
+            }
+            let mut op = NEW;
+            loop {
+                let (start_work, start_evals, start_time) = (self.work, self.engine.evals(), Instant::now());
+                let gain = match op {
+                    NEW => self.process_new(e),
+                    OLD => (0..PROCESS_OLD_TRIES).map(|_| self.process_old(rng)).find(|&g| g > 0.0).unwrap_or(0.0),
+                    _ => (0..OPTIMIZE_BATCH).map(|_| self.optimize(rng)).sum(),
+                };
+                let duration = match self.params.clock {
+                    Clock::Cost => {
+                        self.work - start_work + (self.engine.evals() - start_evals) as f64 * self.kernel_cost + 10.0
+                    }
+                    Clock::Wall => 1e-5 + start_time.elapsed().as_secs_f64(),
+                };
+                score[op] = (1.0 - ADAPT_RATE) * score[op] + ADAPT_RATE * gain / duration;
+                let floor = ADAPT_FLOOR * score.iter().sum::<f64>();
+                for s in score.iter_mut() {
+                    *s = s.max(floor);
+                }
+                let total: f64 = score.iter().sum();
+                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+                op = if u < score[NEW] { NEW } else if u < score[NEW] + score[OLD] { OLD } else { OPT };
+                if op == NEW || self.set.is_empty() {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// S_y(x_e) for every class, into self.buf; e at position p.
+    fn class_scores(&mut self, e: usize, p: usize) {
+        let k = self.classes;
+        self.buf.iter_mut().for_each(|s| *s = 0.0);
+        match &self.scores {
+            Scores::Kernel => {
+                let len = self.set.len();
+                if len == 0 {
+                    return;
+                }
+                let row = self.set.row(p);
+                for (q, &kv) in row.iter().enumerate() {
+                    let kv = kv as f64;
+                    for (s, b) in self.buf.iter_mut().zip(&self.beta[q * k..(q + 1) * k]) {
+                        *s += kv * b;
+                    }
+                }
+                self.work += (len * k) as f64 / 4.0;
+            }
+            Scores::Linear { w, d } => {
+                let d = *d;
+                let buf = &mut self.buf;
+                let mut nnz = 0;
+                Query::row(&self.x, e).for_each_nonzero(|j, v| {
+                    nnz += 1;
+                    for (c, s) in buf.iter_mut().enumerate() {
+                        *s += w[c * d + j] * v;
+                    }
+                });
+                self.work += (nnz * k) as f64;
+            }
+        }
+    }
+
+    /// Brings example e (at position p, outside the set) into the set with zero coefficients and
+    /// its current gradients; returns its new position.
+    fn insert(&mut self, p: usize) -> usize {
+        let s = self.set.len();
+        let e = self.set.index_at(p);
+        // its gradients before it counts itself: delta(y, y_e) - S_y(x_e)
+        self.class_scores(e, p);
+        self.set.swap(p, s);
+        self.set.set_len(s + 1);
+        let k = self.classes;
+        self.beta.resize((s + 1) * k, 0.0);
+        self.grad.resize((s + 1) * k, 0.0);
+        self.acc.resize((s + 1) * k, 0.0);
+        let y = self.label[e];
+        for c in 0..k {
+            self.grad[s * k + c] = if c == y { 1.0 } else { 0.0 } - self.buf[c];
+        }
+        s
+    }
+
+    /// Takes position s (a support pattern whose coefficients are all zero) out of the set.
+    fn remove(&mut self, s: usize) {
+        let last = self.set.len() - 1;
+        let k = self.classes;
+        if s != last {
+            self.set.swap(s, last);
+            for v in [&mut self.beta, &mut self.grad, &mut self.acc] {
+                let (a, b) = v.split_at_mut(last * k);
+                a[s * k..(s + 1) * k].swap_with_slice(&mut b[..k]);
+            }
+        }
+        self.set.set_len(last);
+        self.beta.truncate(last * k);
+        self.grad.truncate(last * k);
+        self.acc.truncate(last * k);
+    }
+
+    /// The elementary step (Algorithm 17 with the sign corrections of spec 1.9) on the support
+    /// pattern at position s between classes cp (increased) and cm (decreased), from gradients gp
+    /// and gm. Returns the dual increase.
+    fn smo_step(&mut self, s: usize, cp: usize, cm: usize, gp: f64, gm: f64) -> f64 {
+        let k = self.classes;
+        let e = self.set.index_at(s);
+        let kii = self.self_kernel[e];
+        let bound = if cp == self.label[e] { self.upper[e] } else { 0.0 } - self.beta[s * k + cp];
+        let lambda = if kii > 0.0 { ((gp - gm) / (2.0 * kii)).min(bound) } else { bound };
+        if lambda <= 0.0 || cp == cm {
+            return 0.0;
+        }
+        self.beta[s * k + cp] += lambda;
+        self.beta[s * k + cm] -= lambda;
+        if cp != self.label[e] && self.beta[s * k + cp] > 0.0 {
+            self.beta[s * k + cp] = 0.0; // rounding: a wrong class never goes positive
+        }
+        match &mut self.scores {
+            Scores::Kernel => {
+                let len = self.set.len();
+                let row = self.set.row(s);
+                for (q, &kv) in row.iter().enumerate() {
+                    let d = lambda * kv as f64;
+                    self.grad[q * k + cp] -= d;
+                    self.grad[q * k + cm] += d;
+                }
+                self.work += len as f64;
+            }
+            Scores::Linear { w, d } => {
+                let d = *d;
+                let mut nnz = 0;
+                Query::row(&self.x, e).for_each_nonzero(|j, v| {
+                    nnz += 1;
+                    w[cp * d + j] += lambda * v;
+                    w[cm * d + j] -= lambda * v;
+                });
+                self.grad[s * k + cp] -= 2.0 * lambda * kii;
+                self.grad[s * k + cm] += 2.0 * lambda * kii;
+                self.work += nnz as f64;
+            }
+        }
+        self.stats.steps += 1;
+        if self.beta[s * k..(s + 1) * k].iter().all(|&b| b == 0.0) {
+            self.remove(s);
+        }
+        lambda * (gp - gm) - lambda * lambda * kii
+    }
+
+    /// The gradients of the support pattern at position s, computed afresh (linear path: they
+    /// are not kept up to date between visits).
+    fn fresh_gradients(&mut self, s: usize) {
+        if let Scores::Linear { .. } = self.scores {
+            let e = self.set.index_at(s);
+            self.class_scores(e, s);
+            let (k, y) = (self.classes, self.label[e]);
+            for c in 0..k {
+                self.grad[s * k + c] = if c == y { 1.0 } else { 0.0 } - self.buf[c];
+            }
+        }
+    }
+
+    /// PROCESSNEW (Algorithm 18) on example e: c+ = y_e, c- = the loss-augmented argmax. An
+    /// example already in the set is processed as PROCESSOLD would.
+    pub fn process_new(&mut self, e: usize) -> f64 {
+        self.stats.process_new += 1;
+        self.stats.argmax += 1;
+        let p = self.set.position(e);
+        if p < self.set.len() {
+            self.fresh_gradients(p);
+            return self.old_step(p);
+        }
+        let k = self.classes;
+        let y = self.label[e];
+        self.class_scores(e, p);
+        let gp = 1.0 - self.buf[y];
+        let (cm, gm) = (0..k).map(|c| (c, if c == y { gp } else { -self.buf[c] })).fold((y, gp), |b, a| if a.1 < b.1 { a } else { b });
+        if cm == y || gp - gm < self.params.tol {
+            self.set.discard(p);
+            return 0.0;
+        }
+        let s = self.insert(p);
+        self.smo_step(s, y, cm, gp, gm)
+    }
+
+    /// PROCESSOLD (Algorithm 19) on a random support pattern. Returns the dual increase.
+    pub fn process_old(&mut self, rng: &mut Rng) -> f64 {
+        if self.set.is_empty() {
+            return 0.0;
+        }
+        self.stats.process_old += 1;
+        self.stats.argmax += 1;
+        let s = rng.below(self.set.len());
+        self.fresh_gradients(s);
+        self.old_step(s)
+    }
+
+    /// c+ = argmax of g over the classes that may increase, c- = argmin over all classes.
+    fn old_step(&mut self, s: usize) -> f64 {
+        let k = self.classes;
+        let e = self.set.index_at(s);
+        let y = self.label[e];
+        let (c, b, g) = (self.upper[e], &self.beta[s * k..(s + 1) * k], &self.grad[s * k..(s + 1) * k]);
+        let mut plus: Option<usize> = None;
+        let mut minus = 0;
+        for j in 0..k {
+            let room = if j == y { c - b[j] } else { -b[j] };
+            if room > 0.0 && plus.is_none_or(|p| g[j] > g[p]) {
+                plus = Some(j);
+            }
+            if g[j] < g[minus] {
+                minus = j;
+            }
+        }
+        match plus {
+            Some(p) if p != minus && g[p] - g[minus] >= self.params.tol => {
+                let (gp, gm) = (g[p], g[minus]);
+                self.smo_step(s, p, minus, gp, gm)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// OPTIMIZE (Algorithm 20) on a random support pattern: both classes among its support
+    /// vectors. Returns the dual increase.
+    pub fn optimize(&mut self, rng: &mut Rng) -> f64 {
+        if self.set.is_empty() {
+            return 0.0;
+        }
+        self.stats.optimize += 1;
+        let s = rng.below(self.set.len());
+        self.fresh_gradients(s);
+        let k = self.classes;
+        let e = self.set.index_at(s);
+        let y = self.label[e];
+        let (c, b, g) = (self.upper[e], &self.beta[s * k..(s + 1) * k], &self.grad[s * k..(s + 1) * k]);
+        let mut plus: Option<usize> = None;
+        let mut minus: Option<usize> = None;
+        for j in 0..k {
+            if b[j] == 0.0 && j != y {
+                continue;
+            }
+            let room = if j == y { c - b[j] } else { -b[j] };
+            if room > 0.0 && plus.is_none_or(|p| g[j] > g[p]) {
+                plus = Some(j);
+            }
+            if minus.is_none_or(|m| g[j] < g[m]) {
+                minus = Some(j);
+            }
+        }
+        match (plus, minus) {
+            (Some(p), Some(m)) if p != m && g[p] - g[m] >= self.params.tol => {
+                let (gp, gm) = (g[p], g[m]);
+                self.smo_step(s, p, m, gp, gm)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// A perceptron update on example e: on a mistake, +1 to its class and -1 to the predicted one.
+    fn perceptron(&mut self, e: usize) {
+        self.stats.process_new += 1;
+        self.stats.argmax += 1;
+        self.ticks += 1;
+        let p = self.set.position(e);
+        self.class_scores(e, p);
+        let y = self.label[e];
+        let predicted = argmax_first(&self.buf);
+        if predicted == y {
+            if p >= self.set.len() {
+                self.set.discard(p);
+            }
+            return;
+        }
+        let s = if p < self.set.len() { p } else { self.insert(p) };
+        let k = self.classes;
+        let t = (self.ticks - 1) as f64;
+        for (c, d) in [(y, 1.0), (predicted, -1.0)] {
+            self.beta[s * k + c] += d;
+            self.acc[s * k + c] += d * t;
+        }
+        if let Scores::Linear { w, d } = &mut self.scores {
+            let d = *d;
+            Query::row(&self.x, e).for_each_nonzero(|j, v| {
+                w[y * d + j] += v;
+                w[predicted * d + j] -= v;
+            });
+        }
+        self.stats.steps += 1;
+    }
+
+    /// Recomputes every support pattern's gradients from the expansion (no drift), and returns
+    /// the duality gap (primal minus dual) over all examples; the class scores of every example
+    /// are computed, in parallel.
+    pub fn duality_gap(&mut self) -> f64 {
+        self.refresh_gradients();
+        let scores = self.all_scores();
+        let k = self.classes;
+        let slack: f64 = scores.chunks_exact(k).enumerate().map(|(e, s)| {
+            let y = self.label[e];
+            let worst = (0..k).filter(|&j| j != y).map(|j| s[j]).fold(f64::NEG_INFINITY, f64::max);
+            self.upper[e] * (1.0 + worst - s[y]).max(0.0)
+        }).sum();
+        let w2 = self.norm_w_squared();
+        let dual = self.dual();
+        0.5 * w2 + slack - dual
+    }
+
+    /// S_y(x_e) for every example and class, row-major.
+    fn all_scores(&self) -> Vec<f64> {
+        use rayon::prelude::*;
+        let (n, k) = (self.x.rows(), self.classes);
+        let mut out = vec![0.0; n * k];
+        match &self.scores {
+            Scores::Kernel => {
+                let len = self.set.len();
+                let support: Vec<usize> = (0..len).map(|q| self.set.index_at(q)).collect();
+                let beta = &self.beta;
+                out.par_chunks_mut(k).enumerate().for_each_init(
+                    || vec![0.0f64; len],
+                    |row, (e, s)| {
+                        self.engine.row(e, &support, row);
+                        for (q, &kv) in row.iter().enumerate() {
+                            for (v, b) in s.iter_mut().zip(&beta[q * k..(q + 1) * k]) {
+                                *v += kv * b;
+                            }
+                        }
+                    },
+                );
+            }
+            Scores::Linear { w, d } => {
+                out.par_chunks_mut(k).enumerate().for_each(|(e, s)| {
+                    Query::row(&self.x, e).for_each_nonzero(|j, v| {
+                        for (c, o) in s.iter_mut().enumerate() {
+                            *o += w[c * d + j] * v;
+                        }
+                    });
+                });
+            }
+        }
+        out
+    }
+
+    /// Sets every support pattern's gradients from its exact class scores.
+    fn refresh_gradients(&mut self) {
+        let k = self.classes;
+        for s in 0..self.set.len() {
+            let e = self.set.index_at(s);
+            self.class_scores(e, s);
+            let y = self.label[e];
+            for c in 0..k {
+                self.grad[s * k + c] = if c == y { 1.0 } else { 0.0 } - self.buf[c];
+            }
+        }
+    }
+
+    /// ||w||^2 = sum_{i,y} beta_i^y S_y(x_i), from the stored gradients.
+    fn norm_w_squared(&self) -> f64 {
+        let k = self.classes;
+        (0..self.set.len()).map(|s| {
+            let y = self.label[self.set.index_at(s)];
+            (0..k).map(|c| self.beta[s * k + c] * (if c == y { 1.0 } else { 0.0 } - self.grad[s * k + c])).sum::<f64>()
+        }).sum()
+    }
+
+    /// The dual objective sum_i beta_i^{y_i} - 1/2 ||w||^2 (from the stored gradients: exact after
+    /// `duality_gap` or a refresh, up to rounding drift otherwise).
+    pub fn dual(&self) -> f64 {
+        let k = self.classes;
+        let linear = (0..self.set.len()).map(|s| self.beta[s * k + self.label[self.set.index_at(s)]]).sum::<f64>();
+        let w2 = match &self.scores {
+            Scores::Linear { w, .. } => w.iter().map(|v| v * v).sum(),
+            Scores::Kernel => self.norm_w_squared(),
+        };
+        linear - 0.5 * w2
+    }
+
+    /// Updates the stored gradients where the linear path let them go stale.
+    pub fn settle(&mut self) {
+        if let Scores::Linear { .. } = self.scores {
+            self.refresh_gradients();
+        }
+    }
+
+    /// The support patterns (problem indices) and their class coefficients, row-major; for the
+    /// averaged perceptron, the averaged coefficients.
+    pub fn expansion(&self) -> (Vec<usize>, Vec<f64>) {
+        let k = self.classes;
+        let support: Vec<usize> = (0..self.set.len()).map(|s| self.set.index_at(s)).collect();
+        let coef = match self.params.method {
+            Method::Perceptron { averaged: true } if self.ticks > 0 => {
+                let t = self.ticks as f64;
+                self.beta.iter().zip(&self.acc).map(|(b, a)| b - a / t).collect()
+            }
+            _ => self.beta[..support.len() * k].to_vec(),
+        };
+        (support, coef)
+    }
+
+    /// The linear path's weight vectors (classes x features), when it is taken.
+    pub fn weights(&self) -> Option<&[f64]> {
+        match &self.scores {
+            Scores::Linear { w, .. } => Some(w),
+            Scores::Kernel => None,
+        }
+    }
+}
+
+fn argmax_first(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (j, &s) in v.iter().enumerate() {
+        if s > v[best] {
+            best = j;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseView;
+
+    fn clusters(n: usize, classes: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
+        let mut rng = Rng::new(seed);
+        let mut x = Vec::with_capacity(2 * n);
+        let mut y = Vec::with_capacity(n);
+        for i in 0..n {
+            let c = i % classes;
+            let angle = c as f64 * std::f64::consts::TAU / classes as f64;
+            for centre in [angle.cos(), angle.sin()] {
+                let u: f64 = (0..6).map(|_| rng.below(1000) as f64 / 1000.0).sum::<f64>() - 3.0;
+                x.push(1.5 * centre + 0.5 * u);
+            }
+            y.push(c);
+        }
+        (x, y)
+    }
+
+    fn solve(kernel: KernelSpec, method: Method, epochs: usize) -> (f64, f64, f64, usize) {
+        let n = 400;
+        let (xs, y) = clusters(n, 4, 3);
+        let x = Matrix::Dense64(DenseView::new(&xs, n, 2).unwrap());
+        let engine = KernelEngine::new(x, kernel).unwrap();
+        let params = LaRankParams { c: 1.0, method, ..Default::default() };
+        let mut lr = LaRank::new(&engine, x, y.clone(), &[], 4, params).unwrap();
+        let mut rng = Rng::new(1);
+        let mut order: Vec<usize> = (0..n).collect();
+        let control = Control::new();
+        for _ in 0..epochs {
+            rng.shuffle(&mut order);
+            lr.epoch(&order, &mut rng, &control).unwrap();
+        }
+        let dual_tracked = lr.dual();
+        let gap = lr.duality_gap();
+        let scores = lr.all_scores();
+        let errors = scores.chunks_exact(4).zip(&y).filter(|(s, &t)| argmax_first(s) != t).count();
+        (lr.dual(), dual_tracked, gap, errors)
+    }
+
+    /// The beta-dual's constraints hold and the gap closes with epochs; the tracked gradients
+    /// agree with the recomputed ones.
+    #[test]
+    fn epochs_close_the_duality_gap() {
+        let rbf = KernelSpec::Rbf { gamma: 0.5 };
+        let (d1, t1, g1, _) = solve(rbf.clone(), Method::LaRank(Schedule::Adaptive), 1);
+        let (d5, _, g5, e5) = solve(rbf, Method::LaRank(Schedule::Adaptive), 8);
+        assert!((d1 - t1).abs() < 1e-6 * d1.abs().max(1.0), "tracked {t1} vs exact {d1}");
+        assert!(d5 >= d1 - 1e-9, "dual {d1} -> {d5}");
+        assert!(g5 < g1 && g5 >= -1e-6, "gap {g1} -> {g5}");
+        assert!(g5 < 1.0, "gap after 8 epochs {g5}");
+        assert!(e5 < 60, "{e5} training errors");
+    }
+
+    /// More reprocessing gives a better dual than passive-aggressive (PROCESSNEW only).
+    #[test]
+    fn reprocessing_beats_passive_aggressive() {
+        let rbf = KernelSpec::Rbf { gamma: 0.5 };
+        let (pa, ..) = solve(rbf.clone(), Method::LaRank(Schedule::Fixed { reprocess: 0 }), 1);
+        let (fixed, ..) = solve(rbf.clone(), Method::LaRank(Schedule::Fixed { reprocess: 3 }), 1);
+        let (adaptive, ..) = solve(rbf, Method::LaRank(Schedule::Adaptive), 1);
+        assert!(fixed > pa && adaptive > pa, "PA {pa}, fixed {fixed}, adaptive {adaptive}");
+    }
+
+    /// The linear path (explicit weights) and the kernel path over a linear kernel make the same
+    /// steps.
+    #[test]
+    fn linear_path_matches_the_kernel_path() {
+        let (d_lin, _, g_lin, e_lin) = solve(KernelSpec::Linear, Method::LaRank(Schedule::Fixed { reprocess: 2 }), 2);
+        let poly = KernelSpec::Poly { gamma: 1.0, coef0: 0.0, degree: 1 };
+        let (d_ker, _, g_ker, e_ker) = solve(poly, Method::LaRank(Schedule::Fixed { reprocess: 2 }), 2);
+        assert!((d_lin - d_ker).abs() < 1e-6 * d_lin.abs(), "{d_lin} vs {d_ker}");
+        assert!((g_lin - g_ker).abs() < 1e-5 * d_lin.abs(), "{g_lin} vs {g_ker}");
+        assert_eq!(e_lin, e_ker);
+    }
+
+    /// One PROCESSNEW on an empty model is the passive-aggressive step with curvature 2 k(x, x):
+    /// lambda = min(C, 1 / (2 k(x,x))).
+    #[test]
+    fn first_step_is_the_closed_form() {
+        let xs = [2.0, 0.0, 0.0, 1.0];
+        let x = Matrix::Dense64(DenseView::new(&xs, 2, 2).unwrap());
+        let engine = KernelEngine::new(x, KernelSpec::Linear).unwrap();
+        for (c, want) in [(10.0, 1.0 / 8.0), (0.05, 0.05)] {
+            let params = LaRankParams { c, method: Method::LaRank(Schedule::Fixed { reprocess: 0 }), ..Default::default() };
+            let mut lr = LaRank::new(&engine, x, vec![1, 0], &[], 3, params).unwrap();
+            let gain = lr.process_new(0);
+            let (support, coef) = lr.expansion();
+            assert_eq!(support, vec![0]);
+            // c- is the first class of least gradient (0 and 2 tie at g = 0)
+            assert_eq!(coef, vec![-want, want, 0.0]);
+            assert!((gain - (want * 1.0 - want * want * 4.0)).abs() < 1e-12);
+        }
+    }
+}
