@@ -154,6 +154,9 @@ impl KernelCache {
         self.rows.swap(i, j);
         if li { self.push_front(j) }
         if lj { self.push_front(i) }
+        if i >= self.longest {
+            return; // no row holds entry i or j (an expansion set growing by one at its end)
+        }
         let mut r = self.head;
         while r != NIL {
             let next = self.next[r];
