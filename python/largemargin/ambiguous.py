@@ -18,7 +18,11 @@ from .larank import _LaRankBase
 
 
 def _is_scalar_label(v):
-    return isinstance(v, (str, bytes, numbers.Number, np.generic)) or np.ndim(v) == 0
+    if isinstance(v, (str, bytes, numbers.Number, np.generic)):
+        return True
+    if isinstance(v, np.ndarray):
+        return v.ndim == 0
+    return not hasattr(v, "__iter__")
 
 
 def _parse_bags(bags, classes):
@@ -73,7 +77,7 @@ def _parse_bags(bags, classes):
     unknown = np.flatnonzero(classes[idx] != flat)
     if len(unknown):
         at = int(np.searchsorted(np.cumsum([len(b) for b in lists]), unknown[0], side="right"))
-        raise ValueError(f"candidate label {flat[unknown[0]]!r} of example {at} is not among the classes {classes!r}")
+        raise ValueError(f"candidate label {flat[unknown[0]].item()!r} of example {at} is not among the classes {classes.tolist()}")
     offsets = np.concatenate([[0], np.cumsum([len(b) for b in lists])])
     return classes, offsets.astype(np.int64), idx.astype(np.int64)
 
