@@ -1,11 +1,12 @@
 """largemargin: large-scale support vector machines with a Rust core.
 
 Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
-``LaRankClassifier`` (online multiclass), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
+``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
 stochastic gradient).
 """
 
 from ._native import __version__
+from .ambiguous import AmbiguousLaRankClassifier, make_ambiguous
 from .datasets import load_adult, load_libsvm
 from .larank import LaRankClassifier
 from .linear import LinearSGD, MarginPerceptron
@@ -13,4 +14,4 @@ from .model_io import load_libsvm_model, save_libsvm_model
 from .online import Huller, KernelPerceptron, LaSVM
 from .svm import SVC, SVR
 
-__all__ = ["Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "SVC", "SVR", "load_adult", "load_libsvm", "load_libsvm_model", "save_libsvm_model", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "SVC", "SVR", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "save_libsvm_model", "__version__"]

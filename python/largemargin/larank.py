@@ -21,7 +21,80 @@ from .svm import _BaseSVM
 _METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
 
 
-class LaRankClassifier(ClassifierMixin, _BaseSVM):
+class _LaRankBase(ClassifierMixin, _BaseSVM):
+    """What the LaRank classifiers share: parameter checks, storing a native fit, prediction."""
+
+    _task = "classification"
+    _methods = _METHODS
+
+    def _check_params(self):
+        self._check_common_params()
+        if self.epochs is not None:
+            check_positive_int("epochs", self.epochs)
+        if self.method not in self._methods:
+            raise ValueError(f"method must be one of {self._methods}, got {self.method!r}")
+        if self.schedule not in ("adaptive", "fixed"):
+            raise ValueError(f"schedule must be 'adaptive' or 'fixed', got {self.schedule!r}")
+        if self.clock not in ("cost", "wall"):
+            raise ValueError(f"clock must be 'cost' or 'wall', got {self.clock!r}")
+        if isinstance(self.n_reprocess, bool) or not isinstance(self.n_reprocess, numbers.Integral) or self.n_reprocess < 0:
+            raise ValueError(f"n_reprocess must be a non-negative integer, got {self.n_reprocess!r}")
+        if not isinstance(self.until_gap, (bool, np.bool_)):
+            raise ValueError(f"until_gap must be True or False, got {self.until_gap!r}")
+
+    def _epochs(self):
+        if self.epochs is not None:
+            return int(self.epochs)
+        return 100 if self.until_gap else 1
+
+    def _store(self, fit, Xk, sv_class, sv_weight, started):
+        """The fitted attributes from the native fit's dict; `sv_class`, `sv_weight`: the class
+        index and weight of each support pattern."""
+        k = len(self.classes_)
+        support = fit["support"].astype(np.int64)
+        self._beta = fit["coef"]
+        self._finish_fit(dict(
+            support=support, kernel_evals=fit["kernel_evals"], objective=np.array([fit["dual"]]),
+            n_iter=np.array([fit["epochs"]]), converged=[True], intercept=np.zeros(k),
+            dual_coef=np.ascontiguousarray(self._beta.T),
+        ), Xk, started)
+        self._sv_class = np.asarray(sv_class, dtype=np.int64)
+        self._sv_weight = np.asarray(sv_weight, dtype=np.float64)
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
+        self.intercept_ = self._intercept_
+        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
+        if "weights" in fit:
+            self.coef_ = fit["weights"]
+        self.dual_ = float(fit["dual"])
+        self.duality_gap_ = float(fit["gap"])
+        self.n_support_vectors_ = int(fit["support_vectors"])
+        self.n_argmax_ = int(fit["argmax"])
+        self.n_iter_ = int(fit["epochs"])
+        self.dual_per_epoch_ = fit["dual_per_epoch"]
+        self.gap_per_epoch_ = fit["gap_per_epoch"]
+        self.steps_ = {name: int(fit[name]) for name in ("process_new", "process_old", "optimize", "steps")}
+
+    def _n_support_groups(self):
+        return np.zeros(0, dtype=np.int64)  # one independent output per class
+
+    def _scores(self, X):
+        """S_y(x) for every class, shape (n, n_classes)."""
+        check_is_fitted(self)
+        if hasattr(self, "coef_") and self._python_kernel is None:
+            X = self._validate_X(X, reset=False)
+            return np.asarray(X @ self.coef_.T)
+        return self._native_decision(X)
+
+    def decision_function(self, X):
+        """Class scores (n, n_classes); for two classes, S_1(x) - S_0(x) (positive: classes_[1])."""
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self._scores(X), axis=1)]
+
+
+class LaRankClassifier(_LaRankBase):
     """Multiclass SVM (Crammer-Singer formulation, no bias) trained online by LaRank.
 
     One pass (``epochs=1``) comes close to the batch solution's dual and test error; with
@@ -74,8 +147,6 @@ class LaRankClassifier(ClassifierMixin, _BaseSVM):
     operation and of the steps that changed a coefficient), fit_time_.
     """
 
-    _task = "classification"
-
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, method="larank",
                  schedule="adaptive", n_reprocess=1, clock="cost", tol=1e-4, epochs=None, until_gap=False,
                  cache_size=200, class_weight=None, random_state=None, n_jobs=None, verbose=False):
@@ -96,21 +167,6 @@ class LaRankClassifier(ClassifierMixin, _BaseSVM):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-
-    def _check_params(self):
-        self._check_common_params()
-        if self.epochs is not None:
-            check_positive_int("epochs", self.epochs)
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        if self.schedule not in ("adaptive", "fixed"):
-            raise ValueError(f"schedule must be 'adaptive' or 'fixed', got {self.schedule!r}")
-        if self.clock not in ("cost", "wall"):
-            raise ValueError(f"clock must be 'cost' or 'wall', got {self.clock!r}")
-        if isinstance(self.n_reprocess, bool) or not isinstance(self.n_reprocess, numbers.Integral) or self.n_reprocess < 0:
-            raise ValueError(f"n_reprocess must be a non-negative integer, got {self.n_reprocess!r}")
-        if not isinstance(self.until_gap, (bool, np.bool_)):
-            raise ValueError(f"until_gap must be True or False, got {self.until_gap!r}")
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
@@ -156,11 +212,6 @@ class LaRankClassifier(ClassifierMixin, _BaseSVM):
                     np.ascontiguousarray(self._beta), started)
         return self
 
-    def _epochs(self):
-        if self.epochs is not None:
-            return int(self.epochs)
-        return 100 if self.until_gap else 1
-
     def _solve(self, X, Xk, y_idx, weight, warm, started):
         k = len(self.classes_)
         if self._python_kernel is not None:
@@ -173,44 +224,5 @@ class LaRankClassifier(ClassifierMixin, _BaseSVM):
             bool(self.until_gap), float(self.cache_size), warm, draw_seed(self.random_state), self.n_jobs,
             bool(self.verbose),
         )
-        support = fit["support"].astype(np.int64)
-        self._beta = fit["coef"]
-        self._finish_fit(dict(
-            support=support, kernel_evals=fit["kernel_evals"], objective=np.array([fit["dual"]]),
-            n_iter=np.array([fit["epochs"]]), converged=[True], intercept=np.zeros(k),
-            dual_coef=np.ascontiguousarray(self._beta.T),
-        ), Xk, started)
-        self._sv_class = np.asarray(y_idx)[support]
-        self._sv_weight = np.asarray(weight, dtype=np.float64)[support]
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
-        self.intercept_ = self._intercept_
-        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
-        if "weights" in fit:
-            self.coef_ = fit["weights"]
-        self.dual_ = float(fit["dual"])
-        self.duality_gap_ = float(fit["gap"])
-        self.n_support_vectors_ = int(fit["support_vectors"])
-        self.n_argmax_ = int(fit["argmax"])
-        self.n_iter_ = int(fit["epochs"])
-        self.dual_per_epoch_ = fit["dual_per_epoch"]
-        self.gap_per_epoch_ = fit["gap_per_epoch"]
-        self.steps_ = {name: int(fit[name]) for name in ("process_new", "process_old", "optimize", "steps")}
-
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)  # one independent output per class
-
-    def _scores(self, X):
-        """S_y(x) for every class, shape (n, n_classes)."""
-        check_is_fitted(self)
-        if hasattr(self, "coef_") and self._python_kernel is None:
-            X = self._validate_X(X, reset=False)
-            return np.asarray(X @ self.coef_.T)
-        return self._native_decision(X)
-
-    def decision_function(self, X):
-        """Class scores (n, n_classes); for two classes, S_1(x) - S_0(x) (positive: classes_[1])."""
-        scores = self._scores(X)
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
-
-    def predict(self, X):
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        support = fit["support"]
+        self._store(fit, Xk, np.asarray(y_idx)[support], np.asarray(weight, dtype=np.float64)[support], started)

@@ -1,13 +1,15 @@
-//! Entry point of multiclass LaRank and its baselines (passive-aggressive / MIRA, perceptrons).
+//! Entry points of multiclass LaRank and its baselines (passive-aggressive / MIRA, perceptrons), and
+//! of LaRank from candidate label sets (ambiguous supervision).
 
-use largemargin::multiclass::{train_larank, LaRankConfig};
+use largemargin::multiclass::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
+use largemargin::solver::ambiguous::Bags;
 use largemargin::solver::larank::{Clock, LaRankParams, Method, Schedule};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{kernel_from_py, PyMatrix};
+use crate::convert::{kernel_from_py, to_py, PyMatrix};
 use crate::{cache_bytes, index_vec, matrix_array, run_fit, usize_array};
 
 fn method(name: &str, schedule: &str, reprocess: usize) -> PyResult<Method> {
@@ -55,6 +57,47 @@ pub fn fit_larank<'py>(
     let fit = run_fit(py, n_jobs, verbose.then_some("LaRank fit"), external, |ctl| {
         train_larank(&xv, &label, &weight, n_classes, &config, warm.as_deref(), ctl)
     })?;
+    fit_dict(py, fit, n_classes)
+}
+
+/// Fits a multiclass model from candidate label sets: example e's candidates (class indices) are
+/// `bag_labels[bag_offsets[e]..bag_offsets[e + 1]]`. Returns the dict of `fit_larank`, plus
+/// "support_label": the candidate each support pattern was trained on.
+#[pyfunction]
+#[pyo3(signature = (x, bag_offsets, bag_labels, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, seed, n_jobs, verbose))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_ambiguous<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, bag_offsets: PyReadonlyArray1<'py, i64>, bag_labels: PyReadonlyArray1<'py, i64>,
+    n_classes: usize, sample_weight: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64,
+    degree: i64, method_name: &str, schedule: &str, reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize,
+    until_gap: bool, cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let clock = match clock {
+        "cost" => Clock::Cost,
+        "wall" => Clock::Wall,
+        other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
+    };
+    let method = method(method_name, schedule, reprocess)?;
+    if !matches!(method, Method::LaRank(_)) {
+        return Err(PyValueError::new_err(format!("method '{method_name}' cannot learn from candidate label sets")));
+    }
+    let params = LaRankParams { c, tol, method, clock, cache_bytes: cache_bytes(cache_size)? };
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let config = LaRankConfig { kernel: spec, params, epochs, until_gap, seed };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let bags = Bags::from_lists(&index_vec(&bag_offsets)?, &index_vec(&bag_labels)?, n_classes).map_err(to_py)?;
+    let weight = sample_weight.as_slice()?.to_vec();
+    let fit = run_fit(py, n_jobs, verbose.then_some("ambiguous LaRank fit"), external, |ctl| {
+        train_ambiguous(&xv, &bags, &weight, n_classes, &config, None, ctl)
+    })?;
+    let support_label = usize_array(py, &fit.support_label);
+    let d = fit_dict(py, fit, n_classes)?;
+    d.set_item("support_label", support_label)?;
+    Ok(d)
+}
+
+fn fit_dict(py: Python<'_>, fit: LaRankFit, n_classes: usize) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     let p = fit.support.len();
     d.set_item("support", usize_array(py, &fit.support))?;

@@ -521,6 +521,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(larank::fit_larank, m)?)?;
+    m.add_function(wrap_pyfunction!(larank::fit_ambiguous, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
     m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;

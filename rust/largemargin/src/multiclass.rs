@@ -1,11 +1,13 @@
 //! Training multiclass LaRank problems (and its baselines) over the shared kernel engine: epochs
-//! in a seeded random order, or epochs until the duality gap is below C (LaRankGap).
+//! in a seeded random order, or epochs until the duality gap is below C (LaRankGap); and the same
+//! from candidate label sets (ambiguous supervision, `train_ambiguous`).
 
 use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
 use crate::rng::Rng;
+use crate::solver::ambiguous::Bags;
 use crate::solver::larank::{LaRank, LaRankParams, LaRankStats, Method};
 
 #[derive(Clone, Debug)]
@@ -31,6 +33,8 @@ pub struct LaRankFit {
     pub gap: f64,
     pub support_vectors: usize,
     pub kernel_evals: u64,
+    /// The positive label of each support pattern (with bags: the candidate it was given).
+    pub support_label: Vec<usize>,
     pub stats: LaRankStats,
 }
 
@@ -41,6 +45,39 @@ pub struct LaRankFit {
 pub fn train_larank(
     x: &Matrix,
     label: &[usize],
+    weight: &[f64],
+    classes: usize,
+    config: &LaRankConfig,
+    warm: Option<&[f64]>,
+    control: &Control,
+) -> Result<LaRankFit> {
+    train(x, label, None, weight, classes, config, warm, control)
+}
+
+/// Fits one multiclass model from candidate label sets (`bags`, one per row of `x`): LaRank where
+/// each pattern's positive label is its best-scoring candidate (see `solver::ambiguous`). `warm`
+/// as in `train_larank`; a warm row's positive label is its class with a positive coefficient.
+pub fn train_ambiguous(
+    x: &Matrix,
+    bags: &Bags,
+    weight: &[f64],
+    classes: usize,
+    config: &LaRankConfig,
+    warm: Option<&[f64]>,
+    control: &Control,
+) -> Result<LaRankFit> {
+    if bags.examples() != x.rows() {
+        return Err(Error::InvalidData(format!("{} candidate label sets for {} examples", bags.examples(), x.rows())));
+    }
+    let label: Vec<usize> = (0..x.rows()).map(|e| bags.candidates(e).next().unwrap_or(0)).collect();
+    train(x, &label, Some(bags), weight, classes, config, warm, control)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn train(
+    x: &Matrix,
+    label: &[usize],
+    bags: Option<&Bags>,
     weight: &[f64],
     classes: usize,
     config: &LaRankConfig,
@@ -59,6 +96,9 @@ pub fn train_larank(
     let mut params = config.params.clone();
     params.cache_bytes = params.cache_bytes.saturating_sub(engine.extra_bytes());
     let mut solver = LaRank::new(&engine, *x, label.to_vec(), weight, classes, params)?;
+    if let Some(b) = bags {
+        solver = solver.with_bags(b.clone(), config.seed ^ 0xA5A5)?;
+    }
     let first_new = match warm {
         Some(w) => {
             solver.warm_start(w)?;
@@ -97,6 +137,7 @@ pub fn train_larank(
     }
     control.problem_done();
     let (support, coef) = solver.expansion();
+    let support_label = support.iter().map(|&e| solver.label_of(e)).collect();
     Ok(LaRankFit {
         support,
         coef,
@@ -105,6 +146,7 @@ pub fn train_larank(
         gap,
         support_vectors: solver.support_vectors(),
         kernel_evals: engine.evals(),
+        support_label,
         stats: solver.stats.clone(),
     })
 }

@@ -13,6 +13,9 @@
 //! step's gradient update is then two contiguous passes over the set, and PROCESSOLD reads its
 //! loss-augmented argmax from the stored gradients. The gradients of examples outside
 //! the set are never stored. The linear kernel has a fast path with explicit weight vectors.
+//!
+//! Given candidate label sets (`with_bags`), the same solver learns from ambiguous supervision:
+//! see `solver::ambiguous`.
 
 use std::time::Instant;
 
@@ -21,6 +24,7 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
 use crate::rng::Rng;
+use crate::solver::ambiguous::Bags;
 use crate::solver::expansion::ExpansionSet;
 
 /// How the LaRank operations are interleaved.
@@ -130,8 +134,12 @@ pub struct LaRank<'e, 'a> {
     x: Matrix<'a>,
     set: ExpansionSet<'e, 'a>,
     scores: Scores,
-    /// Class index of each example (problem index).
+    /// Class index of each example (problem index); with bags, the positive label chosen when the
+    /// example last entered the set.
     label: Vec<usize>,
+    /// Candidate labels (ambiguous supervision), and the draws that break ties between them.
+    bags: Option<Bags>,
+    ties: Rng,
     classes: usize,
     params: LaRankParams,
     /// Per support position: beta for every class, and (perceptron) the averaging accumulator
@@ -201,6 +209,8 @@ impl<'e, 'a> LaRank<'e, 'a> {
             set: ExpansionSet::new(engine, (0..n).collect(), cache),
             scores,
             label,
+            bags: None,
+            ties: Rng::new(0),
             classes,
             params,
             beta: Vec::new(),
@@ -216,6 +226,61 @@ impl<'e, 'a> LaRank<'e, 'a> {
             buf: vec![0.0; classes],
             stats: LaRankStats::default(),
         })
+    }
+
+    /// Learns from candidate label sets instead of the labels given to `new`: a pattern's positive
+    /// label is its best-scoring candidate when it enters the set (ties drawn with `seed`); the
+    /// other candidates are never stepped on. Only LaRank's own operations support this.
+    pub fn with_bags(mut self, bags: Bags, seed: u64) -> Result<Self> {
+        if bags.examples() != self.x.rows() || bags.classes() != self.classes {
+            return Err(Error::InvalidData(format!(
+                "{} bags over {} classes for {} examples over {} classes",
+                bags.examples(), bags.classes(), self.x.rows(), self.classes
+            )));
+        }
+        if !matches!(self.params.method, Method::LaRank(_)) {
+            return Err(Error::InvalidParameter("candidate label sets need a LaRank method, not the perceptron".into()));
+        }
+        for e in 0..self.x.rows() {
+            self.label[e] = bags.candidates(e).next().unwrap_or(0);
+        }
+        self.bags = Some(bags);
+        self.ties = Rng::new(seed);
+        Ok(self)
+    }
+
+    /// Whether class c of example e is a candidate other than its positive label (its coefficient
+    /// stays zero).
+    #[inline]
+    fn frozen(&self, e: usize, c: usize) -> bool {
+        match &self.bags {
+            Some(b) => c != self.label[e] && b.contains(e, c),
+            None => false,
+        }
+    }
+
+    /// The candidate of example e with the highest score in self.buf, ties drawn at random.
+    fn best_candidate(&mut self, e: usize) -> usize {
+        let Some(bags) = &self.bags else { return self.label[e] };
+        let (mut best, mut ties) = (usize::MAX, 0);
+        for c in bags.candidates(e) {
+            if best == usize::MAX || self.buf[c] > self.buf[best] {
+                best = c;
+                ties = 1;
+            } else if self.buf[c] == self.buf[best] {
+                // reservoir draw among equal scores (an empty model scores every class 0)
+                ties += 1;
+                if self.ties.below(ties) == 0 {
+                    best = c;
+                }
+            }
+        }
+        best
+    }
+
+    /// The positive label of example e (with bags: the candidate chosen when it last entered the set).
+    pub fn label_of(&self, e: usize) -> usize {
+        self.label[e]
     }
 
     /// Number of support patterns.
@@ -237,6 +302,11 @@ impl<'e, 'a> LaRank<'e, 'a> {
         for (e, row) in beta.chunks_exact(k).enumerate() {
             if row.iter().all(|&b| b == 0.0) {
                 continue;
+            }
+            if self.bags.is_some() {
+                if let Some(c) = row.iter().position(|&b| b > 0.0) {
+                    self.label[e] = c;
+                }
             }
             let p = self.set.position(e);
             let s = self.insert(p);
@@ -473,10 +543,16 @@ impl<'e, 'a> LaRank<'e, 'a> {
             return self.old_step(p);
         }
         let k = self.classes;
-        let y = self.label[e];
         self.class_scores(e, p);
+        if self.bags.is_some() {
+            self.label[e] = self.best_candidate(e);
+        }
+        let y = self.label[e];
         let gp = 1.0 - self.buf[y];
-        let (cm, gm) = (0..k).map(|c| (c, if c == y { gp } else { -self.buf[c] })).fold((y, gp), |b, a| if a.1 < b.1 { a } else { b });
+        let (cm, gm) = (0..k)
+            .filter(|&c| !self.frozen(e, c))
+            .map(|c| (c, if c == y { gp } else { -self.buf[c] }))
+            .fold((y, gp), |b, a| if a.1 < b.1 { a } else { b });
         if cm == y || gp - gm < self.params.tol {
             self.set.discard(p);
             return 0.0;
@@ -497,7 +573,8 @@ impl<'e, 'a> LaRank<'e, 'a> {
         self.old_step(s)
     }
 
-    /// c+ = argmax of g over the classes that may increase, c- = argmin over all classes.
+    /// c+ = argmax of g over the classes that may increase, c- = argmin over all classes (but the
+    /// other candidates of an ambiguous example).
     fn old_step(&mut self, s: usize) -> f64 {
         let k = self.classes;
         let e = self.set.index_at(s);
@@ -507,20 +584,23 @@ impl<'e, 'a> LaRank<'e, 'a> {
         }
         let (c, b, g) = (self.upper[e], &self.beta[s * k..(s + 1) * k], &self.row);
         let mut plus: Option<usize> = None;
-        let mut minus = 0;
+        let mut minus: Option<usize> = None;
         for j in 0..k {
+            if self.frozen(e, j) {
+                continue;
+            }
             let room = if j == y { c - b[j] } else { -b[j] };
             if room > 0.0 && plus.is_none_or(|p| g[j] > g[p]) {
                 plus = Some(j);
             }
-            if g[j] < g[minus] {
-                minus = j;
+            if minus.is_none_or(|m| g[j] < g[m]) {
+                minus = Some(j);
             }
         }
-        match plus {
-            Some(p) if p != minus && g[p] - g[minus] >= self.params.tol => {
-                let (gp, gm) = (g[p], g[minus]);
-                self.smo_step(s, p, minus, gp, gm)
+        match (plus, minus) {
+            (Some(p), Some(m)) if p != m && g[p] - g[m] >= self.params.tol => {
+                let (gp, gm) = (g[p], g[m]);
+                self.smo_step(s, p, m, gp, gm)
             }
             _ => 0.0,
         }
@@ -605,8 +685,14 @@ impl<'e, 'a> LaRank<'e, 'a> {
         let scores = self.all_scores();
         let k = self.classes;
         let slack: f64 = scores.chunks_exact(k).enumerate().map(|(e, s)| {
-            let y = self.label[e];
-            let worst = (0..k).filter(|&j| j != y).map(|j| s[j]).fold(f64::NEG_INFINITY, f64::max);
+            // outside the set the positive label is free: the best candidate's loss is the primal's
+            let y = match &self.bags {
+                Some(b) if self.set.position(e) >= self.set.len() => {
+                    b.candidates(e).fold(self.label[e], |best, c| if s[c] > s[best] { c } else { best })
+                }
+                _ => self.label[e],
+            };
+            let worst = (0..k).filter(|&j| j != y && !self.frozen(e, j)).map(|j| s[j]).fold(f64::NEG_INFINITY, f64::max);
             self.upper[e] * (1.0 + worst - s[y]).max(0.0)
         }).sum();
         let w2 = self.norm_w_squared();

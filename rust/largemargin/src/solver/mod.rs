@@ -1,6 +1,7 @@
 //! Solvers. Each one is a module; the kernel solvers share the kernel engine and the kernel cache,
 //! the linear ones (`sgd`) their `loss`.
 
+pub mod ambiguous;
 pub mod expansion;
 pub mod huller;
 pub mod larank;

@@ -1,0 +1,218 @@
+"""Multiclass SVMs from ambiguous supervision (Bordes 2010, chapter 6): each training example comes
+with a bag of candidate labels, one of which (unknown) is correct; `make_ambiguous` simulates such
+bags from plain labels at the thesis' ambiguity levels."""
+
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from . import _native
+from ._arrays import to_native
+from ._checks import draw_seed
+from ._guard import at_least_two, unchanged_on_failure
+from .larank import _LaRankBase
+
+
+def _is_scalar_label(v):
+    if isinstance(v, (str, bytes, numbers.Number, np.generic)):
+        return True
+    if isinstance(v, np.ndarray):
+        return v.ndim == 0
+    return not hasattr(v, "__iter__")
+
+
+def _parse_bags(bags, classes):
+    """(classes, offsets, labels): the sorted classes and each example's candidates as class
+    indices, CSR-style. `bags` is a boolean (n, n_classes) mask or a sequence of candidate sets
+    (a single label counts as a set of one)."""
+    if sp.issparse(bags):
+        bags = bags.toarray()
+    if isinstance(bags, np.ndarray) and bags.dtype == bool:
+        if bags.ndim != 2:
+            raise ValueError(f"a boolean mask of candidate labels must be 2-D (n_samples, n_classes), got shape {bags.shape}")
+        if classes is None:
+            classes = np.arange(bags.shape[1])
+        classes = np.asarray(classes)
+        if len(classes) != bags.shape[1] or len(np.unique(classes)) != len(classes):
+            raise ValueError(f"the mask has {bags.shape[1]} columns but {len(classes)} distinct classes are given")
+        order = np.argsort(classes, kind="stable")
+        classes, bags = classes[order], bags[:, order]
+        empty = np.flatnonzero(~bags.any(axis=1))
+        if len(empty):
+            raise ValueError(f"the candidate label set of example {empty[0]} is empty")
+        rows, cols = np.nonzero(bags)
+        offsets = np.concatenate([[0], np.cumsum(bags.sum(axis=1))])
+        return at_least_two(classes), offsets.astype(np.int64), cols.astype(np.int64)
+    if isinstance(bags, (str, bytes)) or not hasattr(bags, "__len__"):
+        raise ValueError("candidate labels must be a sequence of label sets or a boolean (n_samples, n_classes) mask")
+    lists = []
+    for i, bag in enumerate(bags):
+        if _is_scalar_label(bag):
+            bag = [bag]
+        elif isinstance(bag, (set, frozenset)):
+            bag = sorted(bag)
+        bag = list(bag)
+        if not bag:
+            raise ValueError(f"the candidate label set of example {i} is empty")
+        lists.append(bag)
+    flat = [v for bag in lists for v in bag]
+    if classes is None:
+        try:
+            classes = np.unique(np.asarray(flat))
+        except TypeError as e:
+            raise ValueError(f"candidate labels must be of one comparable type: {e}") from None
+    else:
+        classes = np.unique(np.asarray(classes))
+    at_least_two(classes)
+    flat = np.asarray(flat)
+    try:
+        idx = np.searchsorted(classes, flat)
+    except TypeError as e:
+        raise ValueError(f"candidate labels do not compare with the classes {classes!r}: {e}") from None
+    idx = np.minimum(idx, len(classes) - 1)
+    unknown = np.flatnonzero(classes[idx] != flat)
+    if len(unknown):
+        at = int(np.searchsorted(np.cumsum([len(b) for b in lists]), unknown[0], side="right"))
+        raise ValueError(f"candidate label {flat[unknown[0]].item()!r} of example {at} is not among the classes {classes.tolist()}")
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in lists])])
+    return classes, offsets.astype(np.int64), idx.astype(np.int64)
+
+
+class AmbiguousLaRankClassifier(_LaRankBase):
+    """Multiclass SVM trained online by LaRank from bags of candidate labels.
+
+    Each training example comes with a set of candidate labels that holds its true label (or is
+    meant to), without saying which. As in the thesis' AmbigSVM step, a pattern's positive label is
+    the candidate the current model scores highest, chosen when the pattern becomes a support
+    pattern and kept while it stays one; its negative labels are the most violating ones *outside*
+    the bag, so the other candidates are never pushed down. Every step raises the multiclass dual
+    of the current choice of labels; the model minimises
+    ``1/2 ||w||^2 + C sum_i [1 - max_{y in bag_i} S_y(x_i) + max_{y not in bag_i} S_y(x_i)]_+``.
+    With one candidate per example it is `LaRankClassifier`, step for step.
+
+    Parameters
+    ----------
+    C, kernel, degree, gamma, coef0, schedule, n_reprocess, clock, tol, epochs, until_gap,
+    cache_size, random_state, n_jobs, verbose
+        As in `LaRankClassifier`.
+    method : {"larank", "mira"}, default "larank"
+        "mira" takes one step per new example only (passive-aggressive).
+
+    Attributes
+    ----------
+    As `LaRankClassifier`, and ``support_labels_``: the candidate each support pattern was trained
+    on (its positive label).
+    """
+
+    _methods = ("larank", "mira")
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, method="larank",
+                 schedule="adaptive", n_reprocess=1, clock="cost", tol=1e-4, epochs=None, until_gap=False,
+                 cache_size=200, random_state=None, n_jobs=None, verbose=False):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.method = method
+        self.schedule = schedule
+        self.n_reprocess = n_reprocess
+        self.clock = clock
+        self.tol = tol
+        self.epochs = epochs
+        self.until_gap = until_gap
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    @unchanged_on_failure
+    def fit(self, X, y, classes=None, sample_weight=None):
+        """Fit on X (n_samples, n_features; sparse allowed) and candidate labels y: a sequence of
+        label sets (lists, arrays, sets; a single label is a set of one), or a boolean mask
+        (n_samples, n_classes) whose columns are ``classes`` (default 0..n_classes-1).
+        ``classes``: all the labels (default: those that occur in y); a candidate outside them is
+        an error."""
+        started = time.perf_counter()
+        self._check_params()
+        classes, offsets, labels = _parse_bags(y, classes)
+        n = len(offsets) - 1
+        X, Xk, _, sample_weight = self._prepare_fit(X, np.zeros(n), sample_weight)
+        self.classes_ = classes
+        if self._python_kernel is not None:
+            self._X_fit = X
+        kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
+        fit = _native.fit_ambiguous(
+            to_native(Xk), offsets, labels, len(classes), np.ascontiguousarray(sample_weight, dtype=np.float64),
+            kernel, gamma, coef0, degree, self.method, self.schedule, int(self.n_reprocess), self.clock,
+            float(self.C), float(self.tol), self._epochs(), bool(self.until_gap), float(self.cache_size),
+            draw_seed(self.random_state), self.n_jobs, bool(self.verbose),
+        )
+        support = fit["support"]
+        self._store(fit, Xk, fit["support_label"], sample_weight[support], started)
+        self.support_labels_ = classes[fit["support_label"]]
+        return self
+
+    def disambiguate(self, X, y):
+        """The best-scoring candidate of each example (candidate sets y as in `fit`, over the
+        fitted classes): the labels the model attributes to the bags."""
+        check_is_fitted(self)
+        _, offsets, labels = _parse_bags(y, self.classes_)
+        scores = self._scores(X)
+        if scores.shape[0] != len(offsets) - 1:
+            raise ValueError(f"X has {scores.shape[0]} samples but there are {len(offsets) - 1} candidate sets")
+        rows = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        masked = np.full(scores.shape, -np.inf)
+        masked[rows, labels] = scores[rows, labels]
+        return self.classes_[np.argmax(masked, axis=1)]
+
+
+def make_ambiguous(y, level, classes=None, random_state=None):
+    """Candidate label sets for labels y at an ambiguity level, as in the thesis' simulations:
+    level n means each bag holds the correct label plus n incorrect ones on average.
+
+    Each example gets a number of distractors drawn uniformly from 0..2n (mean n), picked without
+    replacement and uniformly among the other classes ("unbiased ambiguity": the condition under
+    which the thesis' Theorem 12 shows the correct label is learnt). Level 0 gives one label per
+    bag. Returns a list of sorted label arrays, one per example.
+
+    Parameters
+    ----------
+    y : array-like (n_samples,)
+        The correct labels.
+    level : int >= 0
+        Average number of incorrect candidates; 2 * level must not exceed the number of classes
+        minus one.
+    classes : array-like or None
+        The label set the distractors come from (default: the labels in y).
+    random_state : int, RandomState or None
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < 0:
+        raise ValueError(f"level must be a non-negative integer, got {level!r}")
+    classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+    unknown = np.setdiff1d(np.unique(y), classes)
+    if len(unknown):
+        raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+    k = len(classes)
+    if 2 * level > k - 1:
+        raise ValueError(f"level {level} needs at least {2 * level + 1} classes (up to {2 * level} distractors), got {k}")
+    rng = check_random_state(random_state)
+    counts = rng.randint(0, 2 * level + 1, size=len(y))
+    true_idx = np.searchsorted(classes, y)
+    bags = []
+    for t, m in zip(true_idx, counts):
+        if m == 0:
+            bags.append(classes[[t]])
+            continue
+        # m distinct classes among the k - 1 others: draw from 0..k-2 and skip over t
+        pick = rng.choice(k - 1, size=m, replace=False)
+        pick = pick + (pick >= t)
+        bags.append(classes[np.sort(np.concatenate([[t], pick]))])
+    return bags
