@@ -99,8 +99,12 @@ class AmbiguousLaRankClassifier(_LaRankBase):
     C, kernel, degree, gamma, coef0, schedule, n_reprocess, clock, tol, epochs, until_gap,
     cache_size, random_state, n_jobs, verbose
         As in `LaRankClassifier`.
-    method : {"larank", "mira"}, default "larank"
-        "mira" takes one step per new example only (passive-aggressive).
+    method : {"larank", "mira", "ambigsvm"}, default "larank"
+        "mira" takes one step per new example only (passive-aggressive); "ambigsvm" is the thesis'
+        AmbigSVM dual step (Algorithm 23): one passive-aggressive step per example on the mean
+        pairwise hinge loss between the candidates and the other labels (no positive label is
+        chosen; ``dual_`` is NaN and ``support_labels_`` the candidate that scored best when a pattern was
+        last stepped on).
 
     Attributes
     ----------
@@ -108,7 +112,7 @@ class AmbiguousLaRankClassifier(_LaRankBase):
     on (its positive label).
     """
 
-    _methods = ("larank", "mira")
+    _methods = ("larank", "mira", "ambigsvm")
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, method="larank",
                  schedule="adaptive", n_reprocess=1, clock="cost", tol=1e-4, epochs=None, until_gap=False,

@@ -23,6 +23,7 @@ fn method(name: &str, schedule: &str, reprocess: usize) -> PyResult<Method> {
         "mira" => Method::LaRank(Schedule::Fixed { reprocess: 0 }),
         "perceptron" => Method::Perceptron { averaged: false },
         "averaged_perceptron" => Method::Perceptron { averaged: true },
+        "ambigsvm" => Method::PairwisePA,
         other => return Err(PyValueError::new_err(format!("unknown LaRank method '{other}'"))),
     })
 }
@@ -78,7 +79,7 @@ pub fn fit_ambiguous<'py>(
         other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
     };
     let method = method(method_name, schedule, reprocess)?;
-    if !matches!(method, Method::LaRank(_)) {
+    if matches!(method, Method::Perceptron { .. }) {
         return Err(PyValueError::new_err(format!("method '{method_name}' cannot learn from candidate label sets")));
     }
     let params = LaRankParams { c, tol, method, clock, cache_bytes: cache_bytes(cache_size)? };

@@ -115,7 +115,8 @@ fn train(
         if let Some(e) = engine.failure() {
             return Err(e);
         }
-        let perceptron = matches!(config.params.method, Method::Perceptron { .. });
+        // the gap measures the beta-dual that LaRank solves; the other rules are not solvers of it
+        let perceptron = matches!(config.params.method, Method::Perceptron { .. } | Method::PairwisePA);
         if config.until_gap && !perceptron {
             gap = solver.duality_gap();
             solver.stats.gap_per_epoch.push(gap);

@@ -53,6 +53,10 @@ pub enum Method {
     LaRank(Schedule),
     /// The multiclass kernel perceptron; `averaged` keeps the average of all intermediate models.
     Perceptron { averaged: bool },
+    /// AMBIGSVMDUALSTEP (Algorithm 23): one passive-aggressive step per example on the mean
+    /// pairwise hinge loss between its candidates and the other labels (ambiguous supervision;
+    /// with bags of one label, a multiclass passive-aggressive rule over all pairs).
+    PairwisePA,
 }
 
 #[derive(Clone, Debug)]
@@ -238,8 +242,8 @@ impl<'e, 'a> LaRank<'e, 'a> {
                 bags.examples(), bags.classes(), self.x.rows(), self.classes
             )));
         }
-        if !matches!(self.params.method, Method::LaRank(_)) {
-            return Err(Error::InvalidParameter("candidate label sets need a LaRank method, not the perceptron".into()));
+        if matches!(self.params.method, Method::Perceptron { .. }) {
+            return Err(Error::InvalidParameter("candidate label sets need a LaRank method or the pairwise PA step, not the perceptron".into()));
         }
         for e in 0..self.x.rows() {
             self.label[e] = bags.candidates(e).next().unwrap_or(0);
@@ -333,6 +337,14 @@ impl<'e, 'a> LaRank<'e, 'a> {
                         return Err(Error::Interrupted);
                     }
                     self.perceptron(e);
+                }
+            }
+            Method::PairwisePA => {
+                for (k, &e) in order.iter().enumerate() {
+                    if k % 256 == 0 && control.should_stop() {
+                        return Err(Error::Interrupted);
+                    }
+                    self.pairwise_pa(e);
                 }
             }
             Method::LaRank(Schedule::Fixed { reprocess }) => {
@@ -645,6 +657,61 @@ impl<'e, 'a> LaRank<'e, 'a> {
         }
     }
 
+    /// AMBIGSVMDUALSTEP (Algorithm 23, spec 1.12) on example e with candidate set B: the pairs
+    /// (y in B, y' not in B) whose margin S_y - S_y' is below 1 give v (v_y = pairs where y is the
+    /// candidate minus pairs where y is the other label); with N = |B| |Y \ B| the step is
+    /// w += alpha (x / N) (x) v, alpha = min(C_e, loss / ||Psi||^2), loss = (1/N) sum of the
+    /// violated pairs' hinges and ||Psi||^2 = K(x, x) ||v||^2 / N^2. So beta_e += alpha v / N.
+    fn pairwise_pa(&mut self, e: usize) {
+        self.stats.process_new += 1;
+        self.stats.argmax += 1;
+        let p = self.set.position(e);
+        self.class_scores(e, p);
+        let k = self.classes;
+        let inside: Vec<bool> = match &self.bags {
+            Some(b) => (0..k).map(|c| b.contains(e, c)).collect(),
+            None => (0..k).map(|c| c == self.label[e]).collect(),
+        };
+        let size = inside.iter().filter(|&&b| b).count();
+        let mut v = vec![0.0f64; k];
+        let mut hinge = 0.0;
+        for y in (0..k).filter(|&c| inside[c]) {
+            for o in (0..k).filter(|&c| !inside[c]) {
+                let l = 1.0 - (self.buf[y] - self.buf[o]);
+                if l > 0.0 {
+                    v[y] += 1.0;
+                    v[o] -= 1.0;
+                    hinge += l;
+                }
+            }
+        }
+        let n = (size * (k - size)) as f64;
+        let kii = self.self_kernel[e];
+        let psi2 = kii * v.iter().map(|a| a * a).sum::<f64>() / (n * n);
+        if hinge == 0.0 || n == 0.0 || psi2 <= 0.0 {
+            if p >= self.set.len() {
+                self.set.discard(p);
+            }
+            return;
+        }
+        // reported as its label: the candidate that scored best when it was stepped on
+        self.label[e] = self.best_candidate(e);
+        let alpha = (hinge / n / psi2).min(self.upper[e]);
+        let s = if p < self.set.len() { p } else { self.insert(p) };
+        for (c, vc) in v.iter().enumerate() {
+            self.beta[s * k + c] += alpha * vc / n;
+        }
+        if let Scores::Linear { w, d } = &mut self.scores {
+            let d = *d;
+            Query::row(&self.x, e).for_each_nonzero(|j, x| {
+                for (c, vc) in v.iter().enumerate() {
+                    w[c * d + j] += alpha * vc / n * x;
+                }
+            });
+        }
+        self.stats.steps += 1;
+    }
+
     /// A perceptron update on example e: on a mistake, +1 to its class and -1 to the predicted one.
     fn perceptron(&mut self, e: usize) {
         self.stats.process_new += 1;
@@ -758,7 +825,11 @@ impl<'e, 'a> LaRank<'e, 'a> {
 
     /// The dual objective sum_i beta_i^{y_i} - 1/2 ||w||^2 (from the stored gradients: exact after
     /// `duality_gap` or a refresh, up to rounding drift otherwise).
+    /// NaN for the perceptron and pairwise PA rules, whose coefficients are not a point of it.
     pub fn dual(&self) -> f64 {
+        if !matches!(self.params.method, Method::LaRank(_)) {
+            return f64::NAN;
+        }
         let k = self.classes;
         let linear = (0..self.set.len()).map(|s| self.beta[s * k + self.label[self.set.index_at(s)]]).sum::<f64>();
         let w2 = match &self.scores {
