@@ -160,6 +160,17 @@ def test_numeric_sequences_and_dual_grows_with_epochs():
         est.predict([[("a", "b")]])
 
 
+def test_until_gap_reaches_a_gap_below_c():
+    X, y = _synthetic(60, 3)
+    for method in ("larank_greedy", "larank_exact"):
+        est = SequenceLabeler(method, C=0.1, until_gap=True, epochs=50, random_state=0).fit(X, y)
+        assert est.duality_gap_ < 0.1 and est.n_iter_ == len(est.gap_per_epoch_) <= 50
+        one = SequenceLabeler(method, C=0.1, random_state=0).fit(X, y)
+        assert est.dual_ >= one.dual_ - 1e-9 and np.isnan(one.duality_gap_)
+    with pytest.raises(ValueError, match="until_gap"):
+        SequenceLabeler("perceptron", until_gap=True).fit(X, y)
+
+
 def test_determinism_with_random_state():
     X, y = _synthetic(60, 2)
     a = SequenceLabeler("larank_greedy", random_state=3).fit(X, y)
@@ -207,7 +218,7 @@ def test_native_rejects_malformed_arrays():
     with pytest.raises(ValueError, match="offsets"):
         _native.fit_sequence(np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int32), np.ones(1), 1,
                              np.array([0, 2], dtype=np.int64), np.array([0]), 2, "larank", "greedy", 1, 0.1, 1e-4,
-                             1, 1, 0, False)
+                             1, 1, False, 0, False)
     with pytest.raises(ValueError, match="model arrays"):
         _native.predict_sequence(*_one_hot_tokens(2)[:3], 1, _one_hot_tokens(2)[3], np.zeros((1, 2)), np.zeros(3), 1, "greedy")
 

@@ -2,6 +2,7 @@
 (Bordes, Usunier, Bottou 2008), passive-aggressive and the structured perceptron, plus a window
 feature extractor for tagging text, chunk scoring with the conlleval rules and a CoNLL reader."""
 
+import copy
 import gzip
 import numbers
 import time
@@ -90,7 +91,7 @@ class WindowFeatures:
         self.shape = shape
         self.min_count = min_count
 
-    def _token_features(self, words, pos, t):
+    def _token_features(self, raw, words, pos, t):
         n = len(words)
         w = lambda i: words[i] if 0 <= i < n else ("<s>" if i < 0 else "</s>")  # noqa: E731
         feats = ["b"]
@@ -110,16 +111,16 @@ class WindowFeatures:
         for k in self.suffixes:
             feats.append(f"s{k}={word[-k:]}")
         if self.shape:
-            feats.append(f"sh={_shape(self._raw[t])}")
+            feats.append(f"sh={_shape(raw[t])}")
         return feats
 
     def _sequence_features(self, seq, i):
         fields = [_fields(tok, f"sequence {i}, token {t}") for t, tok in enumerate(seq)]
-        self._raw = [f[0] for f in fields]
-        words = [f[0].lower() for f in fields]
+        raw = [f[0] for f in fields]
+        words = [w.lower() for w in raw]
         pos = [f[1] for f in fields]
         pos = None if any(p is None for p in pos) else pos
-        return [self._token_features(words, pos, t) for t in range(len(seq))]
+        return [self._token_features(raw, words, pos, t) for t in range(len(seq))]
 
     def fit(self, sequences):
         check_positive_int("min_count", self.min_count)
@@ -259,11 +260,16 @@ class SequenceLabeler(BaseEstimator):
         greedily left to right with order ``markov_order``. "larank_exact": LaRank on whole
         sequences (Hamming loss, loss-augmented Viterbi, order 1). "pa": passive-aggressive, i.e.
         LaRank without reprocessing. "perceptron": the structured perceptron (averaged when
-        ``average``). The baselines use ``inference``.
+        ``average``). The baselines use ``inference``; with greedy inference they train on tokens
+        with their true previous labels, as LaRankGreedy does.
     C : float, default 0.1
         Bound on each pattern's coefficients (the slack penalty).
-    epochs : int, default 1
-        Passes over the sequences in random order (one pass is the online setting).
+    epochs : int or None, default None
+        Passes over the sequences in random order: one when None (the online setting), or with
+        ``until_gap`` the most passes (100 when None).
+    until_gap : bool, default False
+        Continue the passes until the duality gap is below C (the thesis' LaRankGreedyGap, a
+        batch reference); the gap is computed after each pass. LaRank and PA only.
     markov_order : int or None
         k; None: 2 for greedy inference, 1 for exact (the only order Viterbi supports here).
     n_reprocess : int or None
@@ -276,24 +282,28 @@ class SequenceLabeler(BaseEstimator):
     tol : float, default 1e-4
         tau: a step is made only when its two gradients differ by at least this.
     features : object with fit/transform, or None
-        How token sequences become sparse features; None: `WindowFeatures()`. Sequences given
-        as 2-D arrays or sparse matrices (tokens x features) are used as they are.
+        How token sequences become sparse features; None: `WindowFeatures()`. A replacement
+        has `fit(sequences)` and `transform(sequences)` returning CSR parts as
+        `WindowFeatures.transform` does. Sequences given as 2-D arrays or sparse matrices
+        (tokens x features) are used as they are.
     random_state : int, RandomState or None
         The order of the passes and the schedule's draws.
 
     Attributes
     ----------
     classes_, coef_ (n_labels x n_features emission weights), transitions_ (k x (n_labels + 1)
-    x n_labels, previous label START last), dual_ (NaN for the perceptron),
+    x n_labels, previous label START last), dual_ (NaN for the perceptron), duality_gap_ (NaN
+    unless computed), gap_per_epoch_,
     n_support_patterns_, n_support_vectors_, n_inference_calls_, steps_, dual_per_epoch_,
     fit_time_, features_ (the fitted extractor, or None for numeric input).
     """
 
-    def __init__(self, method="larank_greedy", *, C=0.1, epochs=1, markov_order=None, n_reprocess=None,
+    def __init__(self, method="larank_greedy", *, C=0.1, epochs=None, until_gap=False, markov_order=None, n_reprocess=None,
                  inference=None, average=True, tol=1e-4, features=None, random_state=None, verbose=False):
         self.method = method
         self.C = C
         self.epochs = epochs
+        self.until_gap = until_gap
         self.markov_order = markov_order
         self.n_reprocess = n_reprocess
         self.inference = inference
@@ -308,7 +318,9 @@ class SequenceLabeler(BaseEstimator):
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
         check_real("C", self.C, lambda v: v > 0, "a positive number")
         check_real("tol", self.tol, lambda v: v > 0, "a positive number")
-        check_positive_int("epochs", self.epochs)
+        check_positive_int("epochs", self.epochs, none_ok=True)
+        if self.until_gap and self.method == "perceptron":
+            raise ValueError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
         if self.method == "larank_greedy":
             inference = "greedy"
         elif self.method == "larank_exact":
@@ -350,7 +362,8 @@ class SequenceLabeler(BaseEstimator):
             if isinstance(s, (str, bytes)) or not hasattr(s, "__len__"):
                 raise ValueError(f"sequence {i} must be a list of tokens, got {type(s).__name__}")
         if fitting:
-            self.features_ = (WindowFeatures() if self.features is None else self.features).fit(X)
+            # a copy: fitting must not change the estimator's parameters
+            self.features_ = (WindowFeatures() if self.features is None else copy.deepcopy(self.features)).fit(X)
         elif self.features_ is None:
             raise ValueError("the model was fitted on numeric sequences; give 2-D arrays")
         return self.features_.transform(X)
@@ -381,9 +394,10 @@ class SequenceLabeler(BaseEstimator):
             raise ValueError(f"sequence labeling needs at least two distinct labels, got {classes}")
         index = {c: k for k, c in enumerate(classes)}
         codes = np.fromiter((index[lab] for lab in flat), dtype=np.int64, count=len(flat))
+        epochs = int(self.epochs) if self.epochs is not None else (100 if self.until_gap else 1)
         started = time.perf_counter()
         out = _native.fit_sequence(indptr, indices, data, n_features, seq_ptr, codes, len(classes), native,
-                                   inference, order, float(self.C), float(self.tol), reprocess, int(self.epochs),
+                                   inference, order, float(self.C), float(self.tol), reprocess, epochs, bool(self.until_gap),
                                    draw_seed(self.random_state), bool(self.verbose))
         self.fit_time_ = time.perf_counter() - started
         self.classes_ = np.array(classes, dtype=object)
@@ -396,7 +410,9 @@ class SequenceLabeler(BaseEstimator):
         self.n_support_patterns_ = out["support_patterns"]
         self.n_support_vectors_ = out["support_vectors"]
         self.n_inference_calls_ = out["inference_calls"]
+        self.duality_gap_ = out["gap"]
         self.dual_per_epoch_ = out["dual_per_epoch"]
+        self.gap_per_epoch_ = out["gap_per_epoch"]
         self.n_iter_ = out["epochs"]
         self.steps_ = {k: out[k] for k in ("process_new", "process_old", "optimize", "steps")}
         return self

@@ -31,13 +31,13 @@ fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 /// Fits a sequence model on tokens in CSR form (`indptr`, `indices`, `data`, `n_features`
 /// columns), grouped by `seq_ptr`, with label indices `y` (0..n_labels). Returns a dict.
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, data, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, seed, verbose))]
+#[pyo3(signature = (indptr, indices, data, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, until_gap, seed, verbose))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
     y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: &str, inference_name: &str, order: usize, c: f64,
-    tol: f64, reprocess: usize, epochs: usize, seed: u64, verbose: bool,
+    tol: f64, reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let method = match method {
         "larank" => SeqMethod::LaRank { reprocess },
@@ -47,7 +47,7 @@ pub fn fit_sequence<'py>(
         other => return Err(PyValueError::new_err(format!("unknown sequence method '{other}'"))),
     };
     let params = SeqParams { c, tol, method, inference: inference(inference_name)?, order };
-    let config = SeqConfig { params, epochs, seed };
+    let config = SeqConfig { params, epochs, until_gap, seed };
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
     let sp = offsets(&seq_ptr)?;
@@ -61,6 +61,7 @@ pub fn fit_sequence<'py>(
     d.set_item("emission", matrix_array(py, m.emit, m.features, m.labels)?)?;
     d.set_item("transition", m.trans.into_pyarray(py).reshape([m.order, m.labels + 1, m.labels])?)?;
     d.set_item("dual", fit.dual)?;
+    d.set_item("gap", fit.gap)?;
     d.set_item("support_patterns", fit.support_patterns)?;
     d.set_item("support_vectors", fit.support_vectors)?;
     let s = &fit.stats;
@@ -71,6 +72,7 @@ pub fn fit_sequence<'py>(
     d.set_item("inference_calls", s.inference_calls)?;
     d.set_item("epochs", s.epochs)?;
     d.set_item("dual_per_epoch", PyArray1::from_vec(py, s.dual_per_epoch.clone()))?;
+    d.set_item("gap_per_epoch", PyArray1::from_vec(py, s.gap_per_epoch.clone()))?;
     Ok(d)
 }
 

@@ -1,5 +1,6 @@
 //! Training sequence labelers (LaRankGreedy, LaRankExact, passive-aggressive, structured
-//! perceptron): epochs over the sequences in a seeded random order.
+//! perceptron): epochs over the sequences in a seeded random order, or epochs until the duality
+//! gap is below C.
 
 use crate::control::Control;
 use crate::error::{Error, Result};
@@ -9,7 +10,10 @@ use crate::solver::sequence::{SeqModel, SeqParams, SeqSolver, SeqStats, Sequence
 #[derive(Clone, Debug)]
 pub struct SeqConfig {
     pub params: SeqParams,
+    /// Epochs to run, or (with `until_gap`) the most epochs to run.
     pub epochs: usize,
+    /// Run epochs until the duality gap is below C (the thesis' "...Gap" variants).
+    pub until_gap: bool,
     pub seed: u64,
 }
 
@@ -18,6 +22,8 @@ pub struct SeqFit {
     pub model: SeqModel,
     /// The dual objective (NaN for the perceptron).
     pub dual: f64,
+    /// The duality gap, when it was computed (until_gap), else NaN.
+    pub gap: f64,
     pub support_patterns: usize,
     pub support_vectors: usize,
     pub stats: SeqStats,
@@ -34,16 +40,25 @@ pub fn train_sequence(data: &Sequences, label: &[usize], labels: usize, config: 
     let mut solver = SeqSolver::new(*data, label, labels, config.params.clone())?;
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (0..data.len()).collect();
+    let mut gap = f64::NAN;
     for _ in 0..config.epochs {
         rng.shuffle(&mut order);
         solver.epoch(&order, &mut rng, control)?;
         let dual = solver.dual();
         solver.stats.dual_per_epoch.push(dual);
+        if config.until_gap {
+            gap = solver.duality_gap();
+            solver.stats.gap_per_epoch.push(gap);
+            if gap < config.params.c {
+                break;
+            }
+        }
     }
     control.problem_done();
     Ok(SeqFit {
         model: solver.final_model(),
         dual: solver.dual(),
+        gap,
         support_patterns: solver.support_patterns(),
         support_vectors: solver.support_vectors(),
         stats: solver.stats.clone(),

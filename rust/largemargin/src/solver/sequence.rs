@@ -291,6 +291,8 @@ pub struct SeqStats {
     pub inference_calls: u64,
     pub epochs: u64,
     pub dual_per_epoch: Vec<f64>,
+    /// The duality gap after each epoch, where it was computed.
+    pub gap_per_epoch: Vec<f64>,
 }
 
 /// An output of a support pattern with its coefficient. Output 0 is the true labeling.
@@ -411,6 +413,32 @@ impl<'a> SeqSolver<'a> {
             }
         }
         lin - 0.5 * self.model.squared_norm()
+    }
+
+    /// The duality gap: primal (2.18) minus dual, the primal's slack of each pattern being
+    /// max(0, max_c [Delta(c, c_i) + S(p_i, c)] - S(p_i, c_i)) (one loss-augmented inference per
+    /// pattern, not counted in the statistics). NaN for the perceptron.
+    pub fn duality_gap(&mut self) -> f64 {
+        if let SeqMethod::Perceptron { .. } = self.params.method {
+            return f64::NAN;
+        }
+        let calls = self.stats.inference_calls;
+        let mut slack = 0.0;
+        for p in 0..self.patterns.len() {
+            let (a, b, _) = self.span(p);
+            if a == b {
+                continue;
+            }
+            self.load_emissions(p);
+            self.infer(p, true);
+            let c = std::mem::take(&mut self.out_buf);
+            let truth = &self.label[a..b];
+            slack += (self.gradient(p, truth) - self.gradient(p, &c)).max(0.0);
+            self.out_buf = c;
+        }
+        self.stats.inference_calls = calls;
+        let norm = self.model.squared_norm();
+        0.5 * norm + self.params.c * slack - self.dual()
     }
 
     /// The token range and context start of pattern p: (a, b, sequence start).
@@ -909,6 +937,9 @@ mod tests {
             let (s, duals) = fit(&t, params, 3);
             assert!(duals[0] > 0.0, "{duals:?}");
             assert!(duals.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{duals:?}");
+            let mut s = s;
+            let gap = s.duality_gap();
+            assert!(gap >= -1e-9 && gap.is_finite(), "{gap}");
             assert!(accuracy(&t, &s.model, inference) > 0.97, "{inference:?}");
             assert!(s.support_patterns() > 0 && s.support_vectors() >= s.support_patterns());
             // every support pattern: beta of the truth in (0, C], others negative, sum zero
