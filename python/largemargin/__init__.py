@@ -1,7 +1,7 @@
 """largemargin: large-scale support vector machines with a Rust core.
 
 Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
-``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
+``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``SequenceLabeler`` (sequence labeling), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
 stochastic gradient).
 """
 
@@ -12,6 +12,7 @@ from .larank import LaRankClassifier
 from .linear import LinearSGD, MarginPerceptron
 from .model_io import load_libsvm_model, save_libsvm_model
 from .online import Huller, KernelPerceptron, LaSVM
+from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
 from .svm import SVC, SVR
 
-__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "SVC", "SVR", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "save_libsvm_model", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "SVC", "SVR", "SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

@@ -6,6 +6,7 @@ mod convert;
 mod larank;
 mod linear;
 mod run;
+mod sequence;
 
 use std::sync::Arc;
 
@@ -522,6 +523,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(larank::fit_larank, m)?)?;
     m.add_function(wrap_pyfunction!(larank::fit_ambiguous, m)?)?;
+    m.add_function(wrap_pyfunction!(sequence::fit_sequence, m)?)?;
+    m.add_function(wrap_pyfunction!(sequence::predict_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
     m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;

@@ -2,7 +2,7 @@
 //!
 //! Modules, one concept each: `data` (borrowed feature matrices), `kernel` (the kernel engine),
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
-//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `linear`
+//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `sequence` (training sequence labelers), `linear`
 //! (training linear models by SGD), `probability` (Platt scaling), `predict`
 //! (decision functions), `libsvm_format` (data files) and `model` (LIBSVM model files).
 
@@ -19,6 +19,7 @@ pub mod online;
 pub mod predict;
 pub mod probability;
 pub mod rng;
+pub mod sequence;
 pub mod solver;
 pub mod svm;
 

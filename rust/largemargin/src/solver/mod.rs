@@ -9,5 +9,6 @@ pub mod lasvm;
 pub mod loss;
 pub mod perceptron;
 pub mod qmatrix;
+pub mod sequence;
 pub mod sgd;
 pub mod smo;

@@ -1,0 +1,432 @@
+"""Sequence labeling with linear large-margin models, solved in Rust: LaRankGreedy and LaRankExact
+(Bordes, Usunier, Bottou 2008), passive-aggressive and the structured perceptron, plus a window
+feature extractor for tagging text, chunk scoring with the conlleval rules and a CoNLL reader."""
+
+import copy
+import gzip
+import numbers
+import time
+from collections import Counter
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from . import _native
+from ._checks import check_positive_int, check_real, draw_seed
+
+_METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
+
+__all__ = ["SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "token_accuracy", "read_conll"]
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+
+def read_conll(path):
+    """Reads a CoNLL-2000 style file (plain or .gz): one token a line, whitespace-separated
+    fields with the label last, a blank line between sentences. Returns (sequences, labels):
+    each token a tuple of its fields (for CoNLL-2000: word, POS), each label a string."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    sequences, labels, toks, tags = [], [], [], []
+    with opener(path, "rt", encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            parts = line.split()
+            if not parts:
+                if toks:
+                    sequences.append(toks)
+                    labels.append(tags)
+                    toks, tags = [], []
+                continue
+            if len(parts) < 2:
+                raise ValueError(f"{path}, line {n}: expected at least a token and a label, got {line.strip()!r}")
+            toks.append(tuple(parts[:-1]))
+            tags.append(parts[-1])
+    if toks:
+        sequences.append(toks)
+        labels.append(tags)
+    return sequences, labels
+
+
+def _shape(word):
+    """Coarse word shape: character classes with repeats collapsed (Xx, dd.d, ...)."""
+    out = []
+    for ch in word:
+        c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def _fields(token, where):
+    if isinstance(token, str):
+        return token, None
+    if isinstance(token, dict):
+        if "word" not in token:
+            raise ValueError(f"{where}: a token given as a dict needs a 'word' key, got keys {sorted(token)}")
+        return str(token["word"]), (None if token.get("pos") is None else str(token["pos"]))
+    if isinstance(token, (tuple, list)) and len(token) >= 1:
+        return str(token[0]), (str(token[1]) if len(token) > 1 else None)
+    raise ValueError(f"{where}: a token must be a string, a (word, pos, ...) tuple or a dict with 'word' "
+                     f"(and 'pos'), got {type(token).__name__}")
+
+
+class WindowFeatures:
+    """Binary token features from word/POS windows, for tagging text.
+
+    Per token: the lowercased word at offsets -w..+w (``word_window``), the POS tag at -p..+p
+    (``pos_window``), POS bigrams inside that window, word bigrams (-1,0) and (0,+1), the current
+    word's suffixes of ``suffixes`` lengths, its shape and capitalisation, and a bias. Features
+    seen at least ``min_count`` times in `fit` form the vocabulary; others are dropped.
+    """
+
+    def __init__(self, word_window=2, pos_window=2, pos_bigrams=True, word_bigrams=True, suffixes=(2, 3),
+                 shape=True, min_count=1):
+        self.word_window = word_window
+        self.pos_window = pos_window
+        self.pos_bigrams = pos_bigrams
+        self.word_bigrams = word_bigrams
+        self.suffixes = tuple(suffixes)
+        self.shape = shape
+        self.min_count = min_count
+
+    def _token_features(self, raw, words, pos, t):
+        n = len(words)
+        w = lambda i: words[i] if 0 <= i < n else ("<s>" if i < 0 else "</s>")  # noqa: E731
+        feats = ["b"]
+        for o in range(-self.word_window, self.word_window + 1):
+            feats.append(f"w{o}={w(t + o)}")
+        if self.word_bigrams:
+            feats.append(f"ww-1={w(t - 1)}|{w(t)}")
+            feats.append(f"ww0={w(t)}|{w(t + 1)}")
+        if pos is not None:
+            p = lambda i: pos[i] if 0 <= i < n else ("<s>" if i < 0 else "</s>")  # noqa: E731
+            for o in range(-self.pos_window, self.pos_window + 1):
+                feats.append(f"p{o}={p(t + o)}")
+            if self.pos_bigrams:
+                for o in range(-self.pos_window, self.pos_window):
+                    feats.append(f"pp{o}={p(t + o)}|{p(t + o + 1)}")
+        word = words[t]
+        for k in self.suffixes:
+            feats.append(f"s{k}={word[-k:]}")
+        if self.shape:
+            feats.append(f"sh={_shape(raw[t])}")
+        return feats
+
+    def _sequence_features(self, seq, i):
+        fields = [_fields(tok, f"sequence {i}, token {t}") for t, tok in enumerate(seq)]
+        raw = [f[0] for f in fields]
+        words = [w.lower() for w in raw]
+        pos = [f[1] for f in fields]
+        pos = None if any(p is None for p in pos) else pos
+        return [self._token_features(raw, words, pos, t) for t in range(len(seq))]
+
+    def fit(self, sequences):
+        check_positive_int("min_count", self.min_count)
+        counts = Counter()
+        for i, seq in enumerate(sequences):
+            for feats in self._sequence_features(seq, i):
+                counts.update(feats)
+        kept = sorted(f for f, c in counts.items() if c >= self.min_count)
+        self.vocabulary_ = {f: j for j, f in enumerate(kept)}
+        return self
+
+    def transform(self, sequences):
+        """CSR parts (indptr, indices, data, seq_ptr, n_features) of all tokens."""
+        vocab = self.vocabulary_
+        indptr, indices, seq_ptr = [0], [], [0]
+        for i, seq in enumerate(sequences):
+            for feats in self._sequence_features(seq, i):
+                row = sorted({vocab[f] for f in feats if f in vocab})
+                indices.extend(row)
+                indptr.append(len(indices))
+            seq_ptr.append(len(indptr) - 1)
+        indices = np.asarray(indices, dtype=np.int32)
+        return (np.asarray(indptr, dtype=np.int64), indices, np.ones(len(indices)),
+                np.asarray(seq_ptr, dtype=np.int64), len(vocab))
+
+
+def _numeric_parts(sequences, n_features=None):
+    """CSR parts of sequences given as 2-D arrays or sparse matrices (one row per token)."""
+    rows, seq_ptr = [], [0]
+    for i, s in enumerate(sequences):
+        m = sp.csr_matrix(s, dtype=np.float64) if sp.issparse(s) else np.asarray(s, dtype=np.float64)
+        if m.ndim != 2:
+            raise ValueError(f"sequence {i}: a numeric sequence must be 2-D (tokens x features), got shape {m.shape}")
+        if n_features is not None and m.shape[1] != n_features:
+            raise ValueError(f"sequence {i} has {m.shape[1]} features, the model was fitted with {n_features}")
+        n_features = m.shape[1]
+        rows.append(sp.csr_matrix(m))
+        seq_ptr.append(seq_ptr[-1] + m.shape[0])
+    x = sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, n_features or 0))
+    x.sum_duplicates()
+    x.sort_indices()
+    if not np.all(np.isfinite(x.data)):
+        raise ValueError("feature values must be finite")
+    return (x.indptr.astype(np.int64), x.indices.astype(np.int32), x.data.astype(np.float64),
+            np.asarray(seq_ptr, dtype=np.int64), x.shape[1])
+
+
+def _check_sequences(X):
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+        raise ValueError("X must be a list of sequences")
+    if len(X) == 0:
+        raise ValueError("X holds no sequences")
+
+
+def _is_numeric(seq):
+    return sp.issparse(seq) or isinstance(seq, np.ndarray)
+
+
+# ---------------------------------------------------------------------------------------------
+# scores
+
+def token_accuracy(y_true, y_pred):
+    """Fraction of tokens labelled correctly, over lists of label sequences."""
+    _check_aligned(y_true, y_pred)
+    total = sum(len(s) for s in y_true)
+    if total == 0:
+        raise ValueError("no tokens to score")
+    return sum(a == b for s, p in zip(y_true, y_pred) for a, b in zip(s, p)) / total
+
+
+def _check_aligned(y_true, y_pred):
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"{len(y_true)} true sequences but {len(y_pred)} predicted ones")
+    for i, (s, p) in enumerate(zip(y_true, y_pred)):
+        if len(s) != len(p):
+            raise ValueError(f"sequence {i}: {len(s)} true labels but {len(p)} predicted ones")
+
+
+def _split_tag(tag):
+    if tag == "O":
+        return "O", ""
+    if isinstance(tag, str) and len(tag) > 2 and tag[1] == "-" and tag[0] in "BI":
+        return tag[0], tag[2:]
+    raise ValueError(f"chunk tags must be 'O', 'B-TYPE' or 'I-TYPE', got {tag!r}")
+
+
+def _chunks(tags):
+    """Chunks (start, end, type) of one sequence by the conlleval rules for B-/I-/O tags: a chunk
+    starts at B-, or at I- after O or after a tag of another type; it ends before O, B- or a tag
+    of another type."""
+    out, start, ctype = [], None, None
+    for t, tag in enumerate(tags):
+        prefix, typ = _split_tag(tag)
+        if start is not None and (prefix in ("O", "B") or typ != ctype):
+            out.append((start, t, ctype))
+            start = None
+        if prefix != "O" and start is None:
+            start, ctype = t, typ
+    if start is not None:
+        out.append((start, len(tags), ctype))
+    return out
+
+
+def chunk_scores(y_true, y_pred):
+    """Chunk precision, recall and F1 (fractions, conlleval rules) and the chunk counts."""
+    _check_aligned(y_true, y_pred)
+    correct = guessed = gold = 0
+    for s, p in zip(y_true, y_pred):
+        g, q = set(_chunks(s)), set(_chunks(p))
+        correct += len(g & q)
+        guessed += len(q)
+        gold += len(g)
+    precision = correct / guessed if guessed else 0.0
+    recall = correct / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "correct": correct, "guessed": guessed, "gold": gold}
+
+
+def chunk_f1(y_true, y_pred):
+    """Chunk F1 (a fraction; conlleval prints it times 100) over lists of B-/I-/O tag sequences."""
+    return chunk_scores(y_true, y_pred)["f1"]
+
+
+# ---------------------------------------------------------------------------------------------
+# estimator
+
+class SequenceLabeler(BaseEstimator):
+    """Linear sequence labeler trained online over the structured SVM's dual.
+
+    The model scores label y at token t as <W_y, x_t> + sum_{s=1..k} T_s[y_{t-s}, y] (emission
+    weights per label and feature, one transition table per lag s of the Markov order k).
+
+    Parameters
+    ----------
+    method : {"larank_greedy", "larank_exact", "perceptron", "pa"}, default "larank_greedy"
+        "larank_greedy": LaRank on tokens (0/1 loss, true previous labels as context), predicting
+        greedily left to right with order ``markov_order``. "larank_exact": LaRank on whole
+        sequences (Hamming loss, loss-augmented Viterbi, order 1). "pa": passive-aggressive, i.e.
+        LaRank without reprocessing. "perceptron": the structured perceptron (averaged when
+        ``average``). The baselines use ``inference``; with greedy inference they train on tokens
+        with their true previous labels, as LaRankGreedy does.
+    C : float, default 0.1
+        Bound on each pattern's coefficients (the slack penalty).
+    epochs : int or None, default None
+        Passes over the sequences in random order: one when None (the online setting), or with
+        ``until_gap`` the most passes (100 when None).
+    until_gap : bool, default False
+        Continue the passes until the duality gap is below C (the thesis' LaRankGreedyGap, a
+        batch reference); the gap is computed after each pass. LaRank and PA only.
+    markov_order : int or None
+        k; None: 2 for greedy inference, 1 for exact (the only order Viterbi supports here).
+    n_reprocess : int or None
+        REPROCESS rounds (1 PROCESSOLD + 10 OPTIMIZE) per new pattern; None: 1 for
+        "larank_greedy", 5 for "larank_exact".
+    inference : {"greedy", "exact"} or None
+        Inference of "perceptron" and "pa" (default "greedy"); fixed by the LaRank methods.
+    average : bool, default True
+        The perceptron predicts with the average of all intermediate models.
+    tol : float, default 1e-4
+        tau: a step is made only when its two gradients differ by at least this.
+    features : object with fit/transform, or None
+        How token sequences become sparse features; None: `WindowFeatures()`. A replacement
+        has `fit(sequences)` and `transform(sequences)` returning CSR parts as
+        `WindowFeatures.transform` does. Sequences given as 2-D arrays or sparse matrices
+        (tokens x features) are used as they are.
+    random_state : int, RandomState or None
+        The order of the passes and the schedule's draws.
+
+    Attributes
+    ----------
+    classes_, coef_ (n_labels x n_features emission weights), transitions_ (k x (n_labels + 1)
+    x n_labels, previous label START last), dual_ (NaN for the perceptron), duality_gap_ (NaN
+    unless computed), gap_per_epoch_,
+    n_support_patterns_, n_support_vectors_, n_inference_calls_, steps_, dual_per_epoch_,
+    fit_time_, features_ (the fitted extractor, or None for numeric input).
+    """
+
+    def __init__(self, method="larank_greedy", *, C=0.1, epochs=None, until_gap=False, markov_order=None, n_reprocess=None,
+                 inference=None, average=True, tol=1e-4, features=None, random_state=None, verbose=False):
+        self.method = method
+        self.C = C
+        self.epochs = epochs
+        self.until_gap = until_gap
+        self.markov_order = markov_order
+        self.n_reprocess = n_reprocess
+        self.inference = inference
+        self.average = average
+        self.tol = tol
+        self.features = features
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _settings(self):
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
+        check_real("C", self.C, lambda v: v > 0, "a positive number")
+        check_real("tol", self.tol, lambda v: v > 0, "a positive number")
+        check_positive_int("epochs", self.epochs, none_ok=True)
+        if self.until_gap and self.method == "perceptron":
+            raise ValueError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
+        if self.method == "larank_greedy":
+            inference = "greedy"
+        elif self.method == "larank_exact":
+            inference = "exact"
+        else:
+            inference = "greedy" if self.inference is None else self.inference
+        if self.inference is not None and self.inference != inference:
+            raise ValueError(f"method {self.method!r} uses {inference} inference, got inference={self.inference!r}")
+        if inference not in ("greedy", "exact"):
+            raise ValueError(f"inference must be 'greedy' or 'exact', got {inference!r}")
+        order = self.markov_order
+        if order is None:
+            order = 2 if inference == "greedy" else 1
+        if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 0:
+            raise ValueError(f"markov_order must be a non-negative integer, got {order!r}")
+        if inference == "exact" and order != 1:
+            raise ValueError(f"exact (Viterbi) inference supports markov_order=1 only, got {order}")
+        reprocess = self.n_reprocess
+        if reprocess is None:
+            reprocess = 5 if self.method == "larank_exact" else 1
+        if isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral) or reprocess < 0:
+            raise ValueError(f"n_reprocess must be a non-negative integer, got {reprocess!r}")
+        native = {"larank_greedy": "larank", "larank_exact": "larank", "pa": "pa",
+                  "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
+        return native, inference, int(order), int(reprocess)
+
+    def _parts(self, X, fitting):
+        _check_sequences(X)
+        numeric = [_is_numeric(s) for s in X]
+        if any(numeric) and not all(numeric):
+            raise ValueError("X mixes numeric sequences (arrays) with token sequences")
+        if all(numeric):
+            if fitting:
+                self.features_ = None
+            elif self.features_ is not None:
+                raise ValueError("the model was fitted on token sequences; give token sequences")
+            return _numeric_parts(X, None if fitting else self.n_features_in_)
+        for i, s in enumerate(X):
+            if isinstance(s, (str, bytes)) or not hasattr(s, "__len__"):
+                raise ValueError(f"sequence {i} must be a list of tokens, got {type(s).__name__}")
+        if fitting:
+            # a copy: fitting must not change the estimator's parameters
+            self.features_ = (WindowFeatures() if self.features is None else copy.deepcopy(self.features)).fit(X)
+        elif self.features_ is None:
+            raise ValueError("the model was fitted on numeric sequences; give 2-D arrays")
+        return self.features_.transform(X)
+
+    def fit(self, X, y):
+        """Fits on sequences X (lists of tokens, or 2-D arrays tokens x features) and label
+        sequences y (one label per token)."""
+        native, inference, order, reprocess = self._settings()
+        _check_sequences(X)
+        if isinstance(y, (str, bytes)) or not hasattr(y, "__len__") or len(y) != len(X):
+            raise ValueError(f"y must hold one label sequence per sequence of X ({len(X)})")
+        indptr, indices, data, seq_ptr, n_features = self._parts(X, True)
+        lengths = np.diff(seq_ptr)
+        flat = []
+        for i, (n, labels) in enumerate(zip(lengths, y)):
+            if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != n:
+                raise ValueError(f"sequence {i} has {n} tokens but its labels are {labels!r:.60}")
+            flat.extend(labels)
+        if not flat:
+            raise ValueError("the sequences hold no tokens")
+        if any(lab is None for lab in flat):
+            raise ValueError("labels must not be None")
+        try:
+            classes = sorted(set(flat))
+        except TypeError as e:
+            raise ValueError(f"labels must be mutually comparable: {e}") from None
+        if len(classes) < 2:
+            raise ValueError(f"sequence labeling needs at least two distinct labels, got {classes}")
+        index = {c: k for k, c in enumerate(classes)}
+        codes = np.fromiter((index[lab] for lab in flat), dtype=np.int64, count=len(flat))
+        epochs = int(self.epochs) if self.epochs is not None else (100 if self.until_gap else 1)
+        started = time.perf_counter()
+        out = _native.fit_sequence(indptr, indices, data, n_features, seq_ptr, codes, len(classes), native,
+                                   inference, order, float(self.C), float(self.tol), reprocess, epochs, bool(self.until_gap),
+                                   draw_seed(self.random_state), bool(self.verbose))
+        self.fit_time_ = time.perf_counter() - started
+        self.classes_ = np.array(classes, dtype=object)
+        self.n_features_in_ = n_features
+        self.coef_ = np.ascontiguousarray(out["emission"].T)
+        self.transitions_ = out["transition"]
+        self.markov_order_ = order
+        self.inference_ = inference
+        self.dual_ = out["dual"]
+        self.n_support_patterns_ = out["support_patterns"]
+        self.n_support_vectors_ = out["support_vectors"]
+        self.n_inference_calls_ = out["inference_calls"]
+        self.duality_gap_ = out["gap"]
+        self.dual_per_epoch_ = out["dual_per_epoch"]
+        self.gap_per_epoch_ = out["gap_per_epoch"]
+        self.n_iter_ = out["epochs"]
+        self.steps_ = {k: out[k] for k in ("process_new", "process_old", "optimize", "steps")}
+        return self
+
+    def predict(self, X):
+        """Label sequences (lists) for sequences X, decoded with the method's inference."""
+        check_is_fitted(self, "coef_")
+        indptr, indices, data, seq_ptr, n_features = self._parts(X, False)
+        codes = _native.predict_sequence(indptr, indices, data, n_features, seq_ptr,
+                                         np.ascontiguousarray(self.coef_.T), self.transitions_.ravel(),
+                                         self.markov_order_, self.inference_)
+        labels = self.classes_[codes].tolist()
+        return [labels[a:b] for a, b in zip(seq_ptr[:-1], seq_ptr[1:])]
+
+    def score(self, X, y):
+        """Token accuracy."""
+        return token_accuracy(y, self.predict(X))

@@ -1,0 +1,66 @@
+//! Training sequence labelers (LaRankGreedy, LaRankExact, passive-aggressive, structured
+//! perceptron): epochs over the sequences in a seeded random order, or epochs until the duality
+//! gap is below C.
+
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::solver::sequence::{SeqModel, SeqParams, SeqSolver, SeqStats, Sequences};
+
+#[derive(Clone, Debug)]
+pub struct SeqConfig {
+    pub params: SeqParams,
+    /// Epochs to run, or (with `until_gap`) the most epochs to run.
+    pub epochs: usize,
+    /// Run epochs until the duality gap is below C (the thesis' "...Gap" variants).
+    pub until_gap: bool,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeqFit {
+    pub model: SeqModel,
+    /// The dual objective (NaN for the perceptron).
+    pub dual: f64,
+    /// The duality gap, when it was computed (until_gap), else NaN.
+    pub gap: f64,
+    pub support_patterns: usize,
+    pub support_vectors: usize,
+    pub stats: SeqStats,
+}
+
+/// Fits one model on `data` with a label index (below `labels`) per token.
+pub fn train_sequence(data: &Sequences, label: &[usize], labels: usize, config: &SeqConfig, control: &Control) -> Result<SeqFit> {
+    if data.is_empty() || data.tokens() == 0 {
+        return Err(Error::InvalidData("no sequences (or no tokens) to learn from".into()));
+    }
+    if config.epochs == 0 {
+        return Err(Error::InvalidParameter("epochs must be positive".into()));
+    }
+    let mut solver = SeqSolver::new(*data, label, labels, config.params.clone())?;
+    let mut rng = Rng::new(config.seed);
+    let mut order: Vec<usize> = (0..data.len()).collect();
+    let mut gap = f64::NAN;
+    for _ in 0..config.epochs {
+        rng.shuffle(&mut order);
+        solver.epoch(&order, &mut rng, control)?;
+        let dual = solver.dual();
+        solver.stats.dual_per_epoch.push(dual);
+        if config.until_gap {
+            gap = solver.duality_gap();
+            solver.stats.gap_per_epoch.push(gap);
+            if gap < config.params.c {
+                break;
+            }
+        }
+    }
+    control.problem_done();
+    Ok(SeqFit {
+        model: solver.final_model(),
+        dual: solver.dual(),
+        gap,
+        support_patterns: solver.support_patterns(),
+        support_vectors: solver.support_vectors(),
+        stats: solver.stats.clone(),
+    })
+}

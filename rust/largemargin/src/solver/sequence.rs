@@ -1,0 +1,1020 @@
+//! Sequence labeling with linear models (spec/bordes.md sections 0.3, 1.2, 1.9, 1.11, 4.6):
+//! LaRankGreedy, LaRankExact, passive-aggressive (LaRank without reprocessing) and the
+//! (averaged) structured perceptron, over explicit weights.
+//!
+//! A model holds an emission table W[feature][label] and, for Markov order k, k lag-specific
+//! transition tables T_s[previous label][label] whose previous label may be START (positions
+//! before the sequence). The local score of label y at token t is
+//!   s^t(y) = <W[.][y], x^t> + sum_{s=1..k} T_s[y^{t-s}, y].
+//!
+//! Both LaRank variants optimise the beta-dual (5.3) with g_{i,c} = -Delta(c, c_i) - S(p_i, c)
+//! (the sign-corrected gradient of spec 1.9). A pattern is a range of tokens with a fixed context
+//! before it: a whole sequence for exact inference (outputs = label sequences, Delta = Hamming),
+//! one token with its true previous labels for greedy inference (outputs = one label, Delta =
+//! 0/1 loss). Gradients are never stored: the weights are explicit, so they are recomputed.
+
+use crate::control::Control;
+use crate::data::CsrView;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+/// How a label sequence is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Inference {
+    /// Left to right, each label given the k previous predictions (any Markov order).
+    Greedy,
+    /// Viterbi over whole sequences (Markov order 1).
+    Exact,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SeqMethod {
+    /// The fixed schedule (Algorithm 21): per example, PROCESSNEW then `reprocess` times
+    /// (1 PROCESSOLD + 10 OPTIMIZE). `reprocess = 0` is the passive-aggressive baseline.
+    LaRank { reprocess: usize },
+    /// The structured perceptron (Collins 2002); `averaged` keeps the average of all models.
+    Perceptron { averaged: bool },
+}
+
+#[derive(Clone, Debug)]
+pub struct SeqParams {
+    pub c: f64,
+    /// tau: a step is taken only when g+ - g- is at least this.
+    pub tol: f64,
+    pub method: SeqMethod,
+    pub inference: Inference,
+    /// Markov order k (number of lag-specific transition tables).
+    pub order: usize,
+}
+
+impl Default for SeqParams {
+    fn default() -> Self {
+        SeqParams { c: 0.1, tol: 1e-4, method: SeqMethod::LaRank { reprocess: 1 }, inference: Inference::Greedy, order: 1 }
+    }
+}
+
+impl SeqParams {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(Error::InvalidParameter(format!("C must be positive and finite, got {}", self.c)));
+        }
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(Error::InvalidParameter(format!("tol must be positive and finite, got {}", self.tol)));
+        }
+        if self.inference == Inference::Exact && self.order != 1 {
+            return Err(Error::InvalidParameter(format!(
+                "exact (Viterbi) inference supports Markov order 1 only, got {}",
+                self.order
+            )));
+        }
+        if self.order > 64 {
+            return Err(Error::InvalidParameter(format!("Markov order must be at most 64, got {}", self.order)));
+        }
+        Ok(())
+    }
+}
+
+/// Tokens of many sequences: one CSR row per token, sequence i holding rows
+/// `seq_ptr[i]..seq_ptr[i + 1]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sequences<'a> {
+    pub x: CsrView<'a, f64>,
+    pub seq_ptr: &'a [usize],
+}
+
+impl<'a> Sequences<'a> {
+    pub fn new(x: CsrView<'a, f64>, seq_ptr: &'a [usize]) -> Result<Self> {
+        if seq_ptr.is_empty() || seq_ptr[0] != 0 || *seq_ptr.last().unwrap() != x.rows {
+            return Err(Error::InvalidData(format!(
+                "sequence offsets must start at 0 and end at the number of tokens ({})",
+                x.rows
+            )));
+        }
+        if let Some(i) = seq_ptr.windows(2).position(|w| w[1] < w[0]) {
+            return Err(Error::InvalidData(format!("sequence offsets decrease at sequence {i}")));
+        }
+        if let Some(k) = x.data.iter().position(|v| !v.is_finite()) {
+            return Err(Error::InvalidData(format!("feature value {} (entry {k}) is not finite", x.data[k])));
+        }
+        Ok(Sequences { x, seq_ptr })
+    }
+    pub fn len(&self) -> usize {
+        self.seq_ptr.len() - 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn tokens(&self) -> usize {
+        self.x.rows
+    }
+    pub fn range(&self, i: usize) -> (usize, usize) {
+        (self.seq_ptr[i], self.seq_ptr[i + 1])
+    }
+}
+
+/// A linear sequence model: `emit[j * labels + y]` and
+/// `trans[((s - 1) * (labels + 1) + prev) * labels + y]` with prev = `labels` for START.
+#[derive(Clone, Debug)]
+pub struct SeqModel {
+    pub labels: usize,
+    pub features: usize,
+    pub order: usize,
+    pub emit: Vec<f64>,
+    pub trans: Vec<f64>,
+}
+
+impl SeqModel {
+    pub fn zeros(labels: usize, features: usize, order: usize) -> Self {
+        SeqModel {
+            labels,
+            features,
+            order,
+            emit: vec![0.0; labels * features],
+            trans: vec![0.0; order * (labels + 1) * labels],
+        }
+    }
+
+    /// A model from arrays, checking their shapes.
+    pub fn from_parts(labels: usize, features: usize, order: usize, emit: Vec<f64>, trans: Vec<f64>) -> Result<Self> {
+        if labels == 0 {
+            return Err(Error::InvalidData("a sequence model needs at least one label".into()));
+        }
+        if emit.len() != labels * features || trans.len() != order * (labels + 1) * labels {
+            return Err(Error::InvalidData(format!(
+                "model arrays do not match {labels} labels, {features} features and Markov order {order}"
+            )));
+        }
+        if emit.iter().chain(&trans).any(|v| !v.is_finite()) {
+            return Err(Error::InvalidData("model weights must be finite".into()));
+        }
+        Ok(SeqModel { labels, features, order, emit, trans })
+    }
+
+    #[inline]
+    fn t(&self, lag: usize, prev: usize, y: usize) -> usize {
+        ((lag - 1) * (self.labels + 1) + prev) * self.labels + y
+    }
+
+    /// Emission scores of tokens a..b, row-major (b - a) x labels, into `out`.
+    pub fn emissions(&self, x: &CsrView<f64>, a: usize, b: usize, out: &mut Vec<f64>) {
+        let l = self.labels;
+        out.clear();
+        out.resize((b - a) * l, 0.0);
+        for t in a..b {
+            let row = &mut out[(t - a) * l..(t - a + 1) * l];
+            let (idx, val) = x.row(t);
+            for (&j, &v) in idx.iter().zip(val) {
+                let j = j as usize;
+                if j >= self.features {
+                    continue; // a feature the model never saw has weight zero
+                }
+                for (r, w) in row.iter_mut().zip(&self.emit[j * l..(j + 1) * l]) {
+                    *r += v * w;
+                }
+            }
+        }
+    }
+
+    /// Adds the transition scores of every label at one position, given the labels before it
+    /// (`ctx[s - 1]` = label at lag s, `labels` for START).
+    fn add_transitions(&self, ctx: &[usize], row: &mut [f64]) {
+        for (s, &p) in ctx.iter().enumerate() {
+            let base = self.t(s + 1, p, 0);
+            for (r, w) in row.iter_mut().zip(&self.trans[base..base + self.labels]) {
+                *r += w;
+            }
+        }
+    }
+
+    /// Greedy decoding of one sequence from its emission table (T x labels).
+    /// `truth` (loss-augmented): +1 to each label that differs from the true one.
+    pub fn greedy(&self, emit: &[f64], truth: Option<&[usize]>, out: &mut Vec<usize>) {
+        let l = self.labels;
+        let n = emit.len() / l;
+        out.clear();
+        let mut row = vec![0.0; l];
+        let mut ctx = vec![l; self.order];
+        for t in 0..n {
+            row.copy_from_slice(&emit[t * l..(t + 1) * l]);
+            for (s, c) in ctx.iter_mut().enumerate() {
+                *c = if t > s { out[t - s - 1] } else { l };
+            }
+            self.add_transitions(&ctx, &mut row);
+            if let Some(y) = truth {
+                row.iter_mut().enumerate().filter(|(c, _)| *c != y[t]).for_each(|(_, r)| *r += 1.0);
+            }
+            out.push(argmax(&row));
+        }
+    }
+
+    /// Viterbi decoding (order 1) of one sequence from its emission table; `truth` as in `greedy`.
+    pub fn viterbi(&self, emit: &[f64], truth: Option<&[usize]>, out: &mut Vec<usize>) {
+        let l = self.labels;
+        let n = emit.len() / l;
+        out.clear();
+        if n == 0 {
+            return;
+        }
+        let aug = |t: usize, y: usize| match truth {
+            Some(tr) if tr[t] != y => 1.0,
+            _ => 0.0,
+        };
+        let mut v: Vec<f64> = (0..l).map(|y| emit[y] + self.trans[self.t(1, l, y)] + aug(0, y)).collect();
+        let mut back = vec![0u32; n * l];
+        let mut next = vec![0.0; l];
+        for t in 1..n {
+            for y in 0..l {
+                let mut best = f64::NEG_INFINITY;
+                let mut arg = 0;
+                for (p, vp) in v.iter().enumerate() {
+                    let s = vp + self.trans[self.t(1, p, y)];
+                    if s > best {
+                        best = s;
+                        arg = p;
+                    }
+                }
+                next[y] = best + emit[t * l + y] + aug(t, y);
+                back[t * l + y] = arg as u32;
+            }
+            std::mem::swap(&mut v, &mut next);
+        }
+        out.resize(n, 0);
+        out[n - 1] = argmax(&v);
+        for t in (1..n).rev() {
+            out[t - 1] = back[t * l + out[t]] as usize;
+        }
+    }
+
+    /// Labels of every token of `data` (concatenated).
+    pub fn predict(&self, data: &Sequences, inference: Inference) -> Result<Vec<usize>> {
+        if inference == Inference::Exact && self.order != 1 {
+            return Err(Error::InvalidParameter("exact (Viterbi) inference needs a model of Markov order 1".into()));
+        }
+        let mut labels = Vec::with_capacity(data.tokens());
+        let (mut emit, mut out) = (Vec::new(), Vec::new());
+        for i in 0..data.len() {
+            let (a, b) = data.range(i);
+            self.emissions(&data.x, a, b, &mut emit);
+            match inference {
+                Inference::Greedy => self.greedy(&emit, None, &mut out),
+                Inference::Exact => self.viterbi(&emit, None, &mut out),
+            }
+            labels.extend_from_slice(&out);
+        }
+        Ok(labels)
+    }
+
+    pub fn squared_norm(&self) -> f64 {
+        self.emit.iter().chain(&self.trans).map(|w| w * w).sum()
+    }
+}
+
+fn argmax(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Counters a caller may report.
+#[derive(Clone, Debug, Default)]
+pub struct SeqStats {
+    pub process_new: u64,
+    pub process_old: u64,
+    pub optimize: u64,
+    /// SMO (LaRank) or perceptron steps that changed the weights.
+    pub steps: u64,
+    /// Loss-augmented or plain inference calls (greedy: one per token pattern).
+    pub inference_calls: u64,
+    pub epochs: u64,
+    pub dual_per_epoch: Vec<f64>,
+    /// The duality gap after each epoch, where it was computed.
+    pub gap_per_epoch: Vec<f64>,
+}
+
+/// An output of a support pattern with its coefficient. Output 0 is the true labeling.
+#[derive(Clone, Debug)]
+struct Output {
+    labels: Vec<usize>,
+    beta: f64,
+}
+
+/// A sparse difference Phi(p, c+) - Phi(p, c-), aggregated cell by cell.
+#[derive(Default)]
+struct Diff {
+    /// (emission cell j * labels + y, value), sorted and merged.
+    emit: Vec<(usize, f64)>,
+    /// transition cells touched, and the dense scratch holding their values.
+    touched: Vec<usize>,
+    trans: Vec<f64>,
+}
+
+/// OPTIMIZE steps per REPROCESS.
+const OPTIMIZE_BATCH: usize = 10;
+
+pub struct SeqSolver<'a> {
+    data: Sequences<'a>,
+    label: &'a [usize],
+    /// Sequence index of every token.
+    seq_of: Vec<usize>,
+    params: SeqParams,
+    pub model: SeqModel,
+    /// Per pattern (token for greedy, sequence for exact): its outputs while it is a support
+    /// pattern, else empty.
+    patterns: Vec<Vec<Output>>,
+    /// Support patterns, and each pattern's place in that list (usize::MAX when outside).
+    support: Vec<usize>,
+    place: Vec<usize>,
+    /// Averaged perceptron: sum of step * update, and the step counter.
+    avg: Vec<f64>,
+    avg_trans: Vec<f64>,
+    ticks: f64,
+    updated: Vec<bool>,
+    emit_buf: Vec<f64>,
+    out_buf: Vec<usize>,
+    diff: Diff,
+    pub stats: SeqStats,
+}
+
+impl<'a> SeqSolver<'a> {
+    /// A solver over `data` with one label index (below `labels`) per token.
+    pub fn new(data: Sequences<'a>, label: &'a [usize], labels: usize, params: SeqParams) -> Result<Self> {
+        params.validate()?;
+        if label.len() != data.tokens() {
+            return Err(Error::InvalidData(format!("{} labels for {} tokens", label.len(), data.tokens())));
+        }
+        if labels < 2 {
+            return Err(Error::InvalidData("sequence labeling needs at least two labels".into()));
+        }
+        if let Some(k) = label.iter().position(|&y| y >= labels) {
+            return Err(Error::InvalidData(format!("label {} of token {k} is not below {labels}", label[k])));
+        }
+        let mut seq_of = vec![0; data.tokens()];
+        for i in 0..data.len() {
+            let (a, b) = data.range(i);
+            seq_of[a..b].iter_mut().for_each(|s| *s = i);
+        }
+        let n_patterns = match params.inference {
+            Inference::Greedy => data.tokens(),
+            Inference::Exact => data.len(),
+        };
+        let model = SeqModel::zeros(labels, data.x.cols, params.order);
+        let averaged = matches!(params.method, SeqMethod::Perceptron { averaged: true });
+        Ok(SeqSolver {
+            avg: if averaged { vec![0.0; model.emit.len()] } else { Vec::new() },
+            avg_trans: if averaged { vec![0.0; model.trans.len()] } else { Vec::new() },
+            diff: Diff { trans: vec![0.0; model.trans.len()], ..Default::default() },
+            model,
+            data,
+            label,
+            seq_of,
+            params,
+            patterns: vec![Vec::new(); n_patterns],
+            support: Vec::new(),
+            place: vec![usize::MAX; n_patterns],
+            ticks: 1.0,
+            updated: vec![false; n_patterns],
+            emit_buf: Vec::new(),
+            out_buf: Vec::new(),
+            stats: SeqStats::default(),
+        })
+    }
+
+    /// Number of support patterns (perceptron: patterns that caused an update).
+    pub fn support_patterns(&self) -> usize {
+        match self.params.method {
+            SeqMethod::LaRank { .. } => self.support.len(),
+            SeqMethod::Perceptron { .. } => self.updated.iter().filter(|&&u| u).count(),
+        }
+    }
+    /// Number of support vectors: (pattern, output) pairs with a nonzero coefficient
+    /// (perceptron: twice the number of updates, one +1 and one -1 each).
+    pub fn support_vectors(&self) -> usize {
+        match self.params.method {
+            SeqMethod::LaRank { .. } => self.support.iter().map(|&p| self.patterns[p].iter().filter(|o| o.beta != 0.0).count()).sum(),
+            SeqMethod::Perceptron { .. } => 2 * self.stats.steps as usize,
+        }
+    }
+
+    /// The dual objective (5.3): -sum Delta beta - 1/2 ||w||^2 (NaN for the perceptron, whose
+    /// coefficients are not dual-feasible).
+    pub fn dual(&self) -> f64 {
+        if let SeqMethod::Perceptron { .. } = self.params.method {
+            return f64::NAN;
+        }
+        let mut lin = 0.0;
+        for &p in &self.support {
+            let truth = &self.patterns[p][0].labels;
+            for o in &self.patterns[p][1..] {
+                lin -= hamming(&o.labels, truth) as f64 * o.beta;
+            }
+        }
+        lin - 0.5 * self.model.squared_norm()
+    }
+
+    /// The duality gap: primal (2.18) minus dual, the primal's slack of each pattern being
+    /// max(0, max_c [Delta(c, c_i) + S(p_i, c)] - S(p_i, c_i)) (one loss-augmented inference per
+    /// pattern, not counted in the statistics). NaN for the perceptron.
+    pub fn duality_gap(&mut self) -> f64 {
+        if let SeqMethod::Perceptron { .. } = self.params.method {
+            return f64::NAN;
+        }
+        let calls = self.stats.inference_calls;
+        let mut slack = 0.0;
+        for p in 0..self.patterns.len() {
+            let (a, b, _) = self.span(p);
+            if a == b {
+                continue;
+            }
+            self.load_emissions(p);
+            self.infer(p, true);
+            let c = std::mem::take(&mut self.out_buf);
+            let truth = &self.label[a..b];
+            slack += (self.gradient(p, truth) - self.gradient(p, &c)).max(0.0);
+            self.out_buf = c;
+        }
+        self.stats.inference_calls = calls;
+        let norm = self.model.squared_norm();
+        0.5 * norm + self.params.c * slack - self.dual()
+    }
+
+    /// The token range and context start of pattern p: (a, b, sequence start).
+    fn span(&self, p: usize) -> (usize, usize, usize) {
+        match self.params.inference {
+            Inference::Greedy => (p, p + 1, self.data.seq_ptr[self.seq_of[p]]),
+            Inference::Exact => {
+                let (a, b) = self.data.range(p);
+                (a, b, a)
+            }
+        }
+    }
+
+    /// The label at lag `lag` before position t (global) of pattern p's output `c`
+    /// (covering a..), falling back to true labels and then START.
+    #[inline]
+    fn context(&self, c: &[usize], a: usize, start: usize, t: usize, lag: usize) -> usize {
+        if t >= a + lag {
+            c[t - lag - a]
+        } else if t >= start + lag {
+            self.label[t - lag]
+        } else {
+            self.model.labels
+        }
+    }
+
+    /// S(p, c) from the pattern's emission table in `emit_buf`.
+    fn score(&self, p: usize, c: &[usize]) -> f64 {
+        let (a, b, start) = self.span(p);
+        let l = self.model.labels;
+        let mut s = 0.0;
+        for t in a..b {
+            let y = c[t - a];
+            s += self.emit_buf[(t - a) * l + y];
+            for lag in 1..=self.model.order {
+                s += self.model.trans[self.model.t(lag, self.context(c, a, start, t, lag), y)];
+            }
+        }
+        s
+    }
+
+    /// The (loss-augmented) argmax of pattern p into `out_buf`, from `emit_buf`.
+    fn infer(&mut self, p: usize, loss_augmented: bool) {
+        self.stats.inference_calls += 1;
+        let (a, b, start) = self.span(p);
+        let truth = loss_augmented.then(|| &self.label[a..b]);
+        let mut out = std::mem::take(&mut self.out_buf);
+        match self.params.inference {
+            Inference::Exact => self.model.viterbi(&self.emit_buf, truth, &mut out),
+            Inference::Greedy => {
+                // one token whose context is the true previous labels
+                let l = self.model.labels;
+                let mut row = self.emit_buf[..l].to_vec();
+                let ctx: Vec<usize> = (1..=self.model.order).map(|lag| self.context(&[], a, start, a, lag)).collect();
+                self.model.add_transitions(&ctx, &mut row);
+                if let Some(tr) = truth {
+                    row.iter_mut().enumerate().filter(|(c, _)| *c != tr[0]).for_each(|(_, r)| *r += 1.0);
+                }
+                out.clear();
+                out.push(argmax(&row));
+            }
+        }
+        self.out_buf = out;
+    }
+
+    /// Builds Phi(p, c+) - Phi(p, c-) into `self.diff`; returns its squared norm.
+    fn build_diff(&mut self, p: usize, cp: &[usize], cm: &[usize]) -> f64 {
+        let (a, b, start) = self.span(p);
+        let l = self.model.labels;
+        let mut d = std::mem::take(&mut self.diff);
+        d.emit.clear();
+        for &cell in &d.touched {
+            d.trans[cell] = 0.0;
+        }
+        d.touched.clear();
+        for t in a..b {
+            let (yp, ym) = (cp[t - a], cm[t - a]);
+            if yp != ym {
+                let (idx, val) = self.data.x.row(t);
+                for (&j, &v) in idx.iter().zip(val) {
+                    d.emit.push((j as usize * l + yp, v));
+                    d.emit.push((j as usize * l + ym, -v));
+                }
+            }
+            for lag in 1..=self.model.order {
+                let (pp, pm) = (self.context(cp, a, start, t, lag), self.context(cm, a, start, t, lag));
+                if pp == pm && yp == ym {
+                    continue;
+                }
+                for (cell, v) in [(self.model.t(lag, pp, yp), 1.0), (self.model.t(lag, pm, ym), -1.0)] {
+                    if d.trans[cell] == 0.0 {
+                        d.touched.push(cell);
+                    }
+                    d.trans[cell] += v;
+                }
+            }
+        }
+        // cells hit by several positions are merged before squaring (spec 1.11)
+        d.emit.sort_unstable_by_key(|e| e.0);
+        let mut merged: Vec<(usize, f64)> = Vec::with_capacity(d.emit.len());
+        for &(cell, v) in &d.emit {
+            match merged.last_mut() {
+                Some(last) if last.0 == cell => last.1 += v,
+                _ => merged.push((cell, v)),
+            }
+        }
+        d.emit = merged;
+        d.touched.sort_unstable();
+        d.touched.dedup();
+        let norm = d.emit.iter().map(|e| e.1 * e.1).sum::<f64>() + d.touched.iter().map(|&c| d.trans[c] * d.trans[c]).sum::<f64>();
+        self.diff = d;
+        norm
+    }
+
+    /// w += scale * diff (and the averaging accumulator for the perceptron).
+    fn apply_diff(&mut self, scale: f64) {
+        for &(cell, v) in &self.diff.emit {
+            self.model.emit[cell] += scale * v;
+        }
+        for &cell in &self.diff.touched {
+            self.model.trans[cell] += scale * self.diff.trans[cell];
+        }
+        if !self.avg.is_empty() {
+            let s = scale * self.ticks;
+            for &(cell, v) in &self.diff.emit {
+                self.avg[cell] += s * v;
+            }
+            for &cell in &self.diff.touched {
+                self.avg_trans[cell] += s * self.diff.trans[cell];
+            }
+        }
+    }
+
+    fn gradient(&self, p: usize, c: &[usize]) -> f64 {
+        let (a, b, _) = self.span(p);
+        -(hamming(c, &self.label[a..b]) as f64) - self.score(p, c)
+    }
+
+    /// The elementary step (Algorithm 17, sign-corrected) on support pattern p between its
+    /// outputs ip (increased) and im (decreased), then drops the outputs left at zero. Returns
+    /// the dual increase.
+    fn smo_step(&mut self, p: usize, ip: usize, im: usize, gp: f64, gm: f64) -> f64 {
+        let gain = self.step(p, ip, im, gp, gm);
+        self.prune(p);
+        gain
+    }
+
+    fn step(&mut self, p: usize, ip: usize, im: usize, gp: f64, gm: f64) -> f64 {
+        if ip == im || gp - gm < self.params.tol {
+            return 0.0;
+        }
+        let outs = std::mem::take(&mut self.patterns[p]);
+        let rho = self.build_diff(p, &outs[ip].labels, &outs[im].labels);
+        self.patterns[p] = outs;
+        let bound = if ip == 0 { self.params.c } else { 0.0 } - self.patterns[p][ip].beta;
+        if bound <= 0.0 || rho <= 0.0 {
+            return 0.0;
+        }
+        let lambda = ((gp - gm) / rho).min(bound);
+        let outs = &mut self.patterns[p];
+        if lambda == bound {
+            outs[ip].beta = if ip == 0 { self.params.c } else { 0.0 }; // exactly at the bound
+        } else {
+            outs[ip].beta += lambda;
+        }
+        outs[im].beta -= lambda;
+        self.apply_diff(lambda);
+        self.stats.steps += 1;
+        lambda * (gp - gm) - 0.5 * lambda * lambda * rho
+    }
+
+    /// Drops wrong outputs whose coefficient is zero; the pattern leaves with the last one.
+    fn prune(&mut self, p: usize) {
+        if self.place[p] == usize::MAX {
+            return;
+        }
+        let outs = &mut self.patterns[p];
+        let mut k = 1;
+        while k < outs.len() {
+            if outs[k].beta >= 0.0 {
+                outs.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        if outs.len() == 1 {
+            outs.clear();
+            self.leave(p);
+        }
+    }
+
+    fn leave(&mut self, p: usize) {
+        let k = self.place[p];
+        let last = *self.support.last().unwrap();
+        self.support.swap_remove(k);
+        if last != p {
+            self.place[last] = k;
+        }
+        self.place[p] = usize::MAX;
+    }
+
+    /// The index of output `c` among pattern p's outputs, adding it with beta 0 if absent.
+    fn find_or_add(&mut self, p: usize, c: &[usize]) -> usize {
+        let outs = &mut self.patterns[p];
+        if let Some(k) = outs.iter().position(|o| o.labels == c) {
+            return k;
+        }
+        outs.push(Output { labels: c.to_vec(), beta: 0.0 });
+        outs.len() - 1
+    }
+
+    fn load_emissions(&mut self, p: usize) {
+        let (a, b, _) = self.span(p);
+        let mut e = std::mem::take(&mut self.emit_buf);
+        self.model.emissions(&self.data.x, a, b, &mut e);
+        self.emit_buf = e;
+    }
+
+    /// PROCESSNEW (Algorithm 18) on pattern p: c+ = truth, c- = loss-augmented argmax. A pattern
+    /// already in the support set is processed as PROCESSOLD would.
+    pub fn process_new(&mut self, p: usize) -> f64 {
+        self.stats.process_new += 1;
+        if self.place[p] != usize::MAX {
+            return self.old_step(p);
+        }
+        self.load_emissions(p);
+        self.infer(p, true);
+        let (a, b, _) = self.span(p);
+        let truth = self.label[a..b].to_vec();
+        if self.out_buf == truth {
+            return 0.0;
+        }
+        let cm = self.out_buf.clone();
+        let (gp, gm) = (self.gradient(p, &truth), self.gradient(p, &cm));
+        if gp - gm < self.params.tol {
+            return 0.0;
+        }
+        self.patterns[p] = vec![Output { labels: truth, beta: 0.0 }, Output { labels: cm, beta: 0.0 }];
+        self.place[p] = self.support.len();
+        self.support.push(p);
+        self.smo_step(p, 0, 1, gp, gm)
+    }
+
+    /// PROCESSOLD (Algorithm 19) on a random support pattern.
+    pub fn process_old(&mut self, rng: &mut Rng) -> f64 {
+        if self.support.is_empty() {
+            return 0.0;
+        }
+        self.stats.process_old += 1;
+        let p = self.support[rng.below(self.support.len())];
+        self.old_step(p)
+    }
+
+    /// c+ = argmax of g over the outputs that may increase, c- = the loss-augmented argmax.
+    fn old_step(&mut self, p: usize) -> f64 {
+        self.load_emissions(p);
+        self.infer(p, true);
+        let cm = self.out_buf.clone();
+        let im = self.find_or_add(p, &cm);
+        let grads = self.gradients(p);
+        let ip = self.best_plus(p, &grads);
+        // an added output that takes no step is pruned again
+        match ip {
+            Some(ip) => self.smo_step(p, ip, im, grads[ip], grads[im]),
+            None => {
+                self.prune(p);
+                0.0
+            }
+        }
+    }
+
+    fn gradients(&self, p: usize) -> Vec<f64> {
+        self.patterns[p].iter().map(|o| self.gradient(p, &o.labels)).collect()
+    }
+
+    fn best_plus(&self, p: usize, grads: &[f64]) -> Option<usize> {
+        let outs = &self.patterns[p];
+        let mut best: Option<usize> = None;
+        for (k, o) in outs.iter().enumerate() {
+            let room = if k == 0 { self.params.c } else { 0.0 } - o.beta;
+            if room > 0.0 && best.is_none_or(|b| grads[k] > grads[b]) {
+                best = Some(k);
+            }
+        }
+        best
+    }
+
+    /// OPTIMIZE (Algorithm 20) on a random support pattern: both outputs among its support
+    /// vectors; no inference.
+    pub fn optimize(&mut self, rng: &mut Rng) -> f64 {
+        if self.support.is_empty() {
+            return 0.0;
+        }
+        self.stats.optimize += 1;
+        let p = self.support[rng.below(self.support.len())];
+        self.load_emissions(p);
+        let grads = self.gradients(p);
+        let Some(ip) = self.best_plus(p, &grads) else { return 0.0 };
+        let im = argmin(&grads);
+        self.smo_step(p, ip, im, grads[ip], grads[im])
+    }
+
+    /// A perceptron step on pattern p: on a mistake, w += Phi(p, truth) - Phi(p, prediction).
+    fn perceptron(&mut self, p: usize) {
+        self.stats.process_new += 1;
+        self.load_emissions(p);
+        self.infer(p, false);
+        let (a, b, _) = self.span(p);
+        if self.out_buf[..] != self.label[a..b] {
+            let (truth, pred) = (self.label[a..b].to_vec(), self.out_buf.clone());
+            self.build_diff(p, &truth, &pred);
+            self.apply_diff(1.0);
+            self.stats.steps += 1;
+            self.updated[p] = true;
+        }
+        self.ticks += 1.0;
+    }
+
+    /// One pass over the sequences in `order`.
+    pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
+        let mut visited = 0u64;
+        for (k, &i) in order.iter().enumerate() {
+            if k % 16 == 0 && control.should_stop() {
+                return Err(Error::Interrupted);
+            }
+            let (a, b) = self.data.range(i);
+            let patterns = match self.params.inference {
+                Inference::Greedy => a..b,
+                Inference::Exact => i..i + 1,
+            };
+            for p in patterns {
+                visited += 1;
+                match self.params.method {
+                    SeqMethod::Perceptron { .. } => self.perceptron(p),
+                    SeqMethod::LaRank { reprocess } => {
+                        self.process_new(p);
+                        for _ in 0..reprocess {
+                            self.process_old(rng);
+                            for _ in 0..OPTIMIZE_BATCH {
+                                self.optimize(rng);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        control.add_iterations(visited);
+        self.stats.epochs += 1;
+        Ok(())
+    }
+
+    /// The final model: the averaged one for the averaged perceptron.
+    pub fn final_model(&self) -> SeqModel {
+        let mut m = self.model.clone();
+        if !self.avg.is_empty() {
+            for (w, u) in m.emit.iter_mut().zip(&self.avg) {
+                *w -= u / self.ticks;
+            }
+            for (w, u) in m.trans.iter_mut().zip(&self.avg_trans) {
+                *w -= u / self.ticks;
+            }
+        }
+        m
+    }
+}
+
+fn hamming(a: &[usize], b: &[usize]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x != y).count()
+}
+
+fn argmin(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x < v[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny chain problem: tokens with one-hot features, labels follow the feature mostly.
+    struct Toy {
+        indptr: Vec<i64>,
+        indices: Vec<i32>,
+        data: Vec<f64>,
+        seq_ptr: Vec<usize>,
+        labels: Vec<usize>,
+    }
+
+    fn toy(n_seq: usize, seed: u64) -> Toy {
+        let mut rng = Rng::new(seed);
+        let (mut indptr, mut indices, mut data, mut seq_ptr, mut labels) = (vec![0i64], vec![], vec![], vec![0], vec![]);
+        for _ in 0..n_seq {
+            let len = 2 + rng.below(6);
+            let mut prev = 0;
+            for _ in 0..len {
+                // label 2 follows label 1 always; otherwise the word decides
+                let word = rng.below(6);
+                let y = if prev == 1 { 2 } else { word % 3 };
+                indices.push(word as i32);
+                data.push(1.0);
+                indices.push(6);
+                data.push(1.0); // bias
+                indptr.push(indices.len() as i64);
+                labels.push(y);
+                prev = y;
+            }
+            seq_ptr.push(labels.len());
+        }
+        Toy { indptr, indices, data, seq_ptr, labels }
+    }
+
+    fn fit(t: &Toy, params: SeqParams, epochs: usize) -> (SeqSolver<'_>, Vec<f64>) {
+        let x = CsrView::new(&t.indptr, &t.indices, &t.data, 7).unwrap();
+        let data = Sequences::new(x, &t.seq_ptr).unwrap();
+        let mut s = SeqSolver::new(data, &t.labels, 3, params).unwrap();
+        let mut rng = Rng::new(3);
+        let order: Vec<usize> = (0..data.len()).collect();
+        let ctl = Control::new();
+        let mut duals = vec![];
+        for _ in 0..epochs {
+            s.epoch(&order, &mut rng, &ctl).unwrap();
+            duals.push(s.dual());
+        }
+        (s, duals)
+    }
+
+    fn accuracy(t: &Toy, m: &SeqModel, inf: Inference) -> f64 {
+        let x = CsrView::new(&t.indptr, &t.indices, &t.data, 7).unwrap();
+        let data = Sequences::new(x, &t.seq_ptr).unwrap();
+        let p = m.predict(&data, inf).unwrap();
+        p.iter().zip(&t.labels).filter(|(a, b)| a == b).count() as f64 / p.len() as f64
+    }
+
+    fn random_model(labels: usize, features: usize, order: usize, seed: u64) -> SeqModel {
+        let mut rng = Rng::new(seed);
+        let mut m = SeqModel::zeros(labels, features, order);
+        for w in m.emit.iter_mut().chain(m.trans.iter_mut()) {
+            *w = (rng.below(2001) as f64 - 1000.0) / 500.0;
+        }
+        m
+    }
+
+    #[test]
+    fn sequence_viterbi_matches_brute_force() {
+        for seed in 0..20 {
+            let (l, n) = (3, 1 + (seed as usize % 5));
+            let m = random_model(l, 1, 1, seed);
+            let mut rng = Rng::new(seed + 100);
+            let emit: Vec<f64> = (0..n * l).map(|_| rng.below(1000) as f64 / 100.0 - 5.0).collect();
+            let truth: Vec<usize> = (0..n).map(|_| rng.below(l)).collect();
+            for aug in [None, Some(&truth[..])] {
+                let mut best = (f64::NEG_INFINITY, vec![]);
+                for code in 0..l.pow(n as u32) {
+                    let c: Vec<usize> = (0..n).map(|t| code / l.pow(t as u32) % l).collect();
+                    let mut s = 0.0;
+                    for t in 0..n {
+                        let prev = if t == 0 { l } else { c[t - 1] };
+                        s += emit[t * l + c[t]] + m.trans[m.t(1, prev, c[t])];
+                        if let Some(tr) = aug {
+                            s += (tr[t] != c[t]) as u8 as f64;
+                        }
+                    }
+                    if s > best.0 + 1e-12 {
+                        best = (s, c);
+                    }
+                }
+                let mut out = vec![];
+                m.viterbi(&emit, aug, &mut out);
+                assert_eq!(out, best.1, "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn sequence_greedy_equals_viterbi_without_transitions() {
+        let mut m = random_model(4, 1, 1, 7);
+        m.trans.iter_mut().for_each(|w| *w = 0.0);
+        let mut rng = Rng::new(9);
+        let emit: Vec<f64> = (0..6 * 4).map(|_| rng.below(1000) as f64).collect();
+        let (mut g, mut v) = (vec![], vec![]);
+        m.greedy(&emit, None, &mut g);
+        m.viterbi(&emit, None, &mut v);
+        assert_eq!(g, v);
+    }
+
+    #[test]
+    fn sequence_larank_dual_increases_and_learns() {
+        let t = toy(150, 1);
+        for (inference, reprocess) in [(Inference::Greedy, 2), (Inference::Exact, 5)] {
+            let params = SeqParams { c: 1.0, method: SeqMethod::LaRank { reprocess }, inference, order: 1, ..Default::default() };
+            let (s, duals) = fit(&t, params, 3);
+            assert!(duals[0] > 0.0, "{duals:?}");
+            assert!(duals.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{duals:?}");
+            let mut s = s;
+            let gap = s.duality_gap();
+            assert!(gap >= -1e-9 && gap.is_finite(), "{gap}");
+            assert!(accuracy(&t, &s.model, inference) > 0.97, "{inference:?}");
+            assert!(s.support_patterns() > 0 && s.support_vectors() >= s.support_patterns());
+            // every support pattern: beta of the truth in (0, C], others negative, sum zero
+            for &p in &s.support {
+                let outs = &s.patterns[p];
+                assert!(outs[0].beta > 0.0 && outs[0].beta <= 1.0 + 1e-12);
+                assert!(outs[1..].iter().all(|o| o.beta < 0.0));
+                assert!(outs.iter().map(|o| o.beta).sum::<f64>().abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn sequence_steps_increase_the_dual() {
+        let t = toy(60, 2);
+        let x = CsrView::new(&t.indptr, &t.indices, &t.data, 7).unwrap();
+        let data = Sequences::new(x, &t.seq_ptr).unwrap();
+        let params = SeqParams { c: 0.5, method: SeqMethod::LaRank { reprocess: 1 }, inference: Inference::Exact, order: 1, ..Default::default() };
+        let mut s = SeqSolver::new(data, &t.labels, 3, params).unwrap();
+        let mut rng = Rng::new(5);
+        let mut dual = s.dual();
+        for i in 0..data.len() {
+            for op in 0..3 {
+                let gain = match op {
+                    0 => s.process_new(i),
+                    1 => s.process_old(&mut rng),
+                    _ => s.optimize(&mut rng),
+                };
+                let now = s.dual();
+                assert!(gain >= 0.0 && (now - dual - gain).abs() < 1e-8, "gain {gain}, dual {dual} -> {now}");
+                dual = now;
+            }
+        }
+    }
+
+    #[test]
+    fn sequence_perceptron_and_pa_learn() {
+        let t = toy(200, 4);
+        for method in [SeqMethod::Perceptron { averaged: true }, SeqMethod::Perceptron { averaged: false }, SeqMethod::LaRank { reprocess: 0 }] {
+            for inference in [Inference::Greedy, Inference::Exact] {
+                let params = SeqParams { c: 1.0, method, inference, order: 1, ..Default::default() };
+                let (s, _) = fit(&t, params, 2);
+                let acc = accuracy(&t, &s.final_model(), inference);
+                assert!(acc > 0.9, "{method:?} {inference:?}: {acc}");
+            }
+        }
+    }
+
+    #[test]
+    fn sequence_bad_input_is_an_error() {
+        let t = toy(5, 1);
+        let x = CsrView::new(&t.indptr, &t.indices, &t.data, 7).unwrap();
+        assert!(Sequences::new(x, &[0, 3]).is_err());
+        let data = Sequences::new(x, &t.seq_ptr).unwrap();
+        let bad = vec![5; t.labels.len()];
+        assert!(SeqSolver::new(data, &bad, 3, SeqParams::default()).is_err());
+        let p = SeqParams { inference: Inference::Exact, order: 2, ..Default::default() };
+        assert!(SeqSolver::new(data, &t.labels, 3, p).is_err());
+        let p = SeqParams { c: -1.0, ..Default::default() };
+        assert!(SeqSolver::new(data, &t.labels, 3, p).is_err());
+    }
+
+    #[test]
+    fn sequence_aggregated_curvature() {
+        // two positions with the same feature and label swap: emission cells collide
+        let (indptr, indices, data) = (vec![0i64, 1, 2], vec![0i32, 0], vec![1.0, 1.0]);
+        let seq_ptr = vec![0, 2];
+        let labels = vec![0, 0];
+        let x = CsrView::new(&indptr, &indices, &data, 1).unwrap();
+        let d = Sequences::new(x, &seq_ptr).unwrap();
+        let params = SeqParams { inference: Inference::Exact, order: 1, ..Default::default() };
+        let mut s = SeqSolver::new(d, &labels, 2, params).unwrap();
+        // (0,0) vs (1,1): emission diff +2 on (f0,y0), -2 on (f0,y1); transitions START->0, 0->0
+        // vs START->1, 1->1: four cells of +-1
+        let rho = s.build_diff(0, &[0, 0], &[1, 1]);
+        assert!((rho - (4.0 + 4.0 + 4.0)).abs() < 1e-12, "{rho}");
+    }
+}
