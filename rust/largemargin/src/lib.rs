@@ -4,7 +4,8 @@
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
 //! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `sequence` (training sequence labelers), `linear`
 //! (training linear models by SGD), `probability` (Platt scaling), `predict`
-//! (decision functions), `libsvm_format` (data files) and `model` (LIBSVM model files).
+//! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files) and `vecops`
+//! (the solvers' inner loops, vectorised).
 
 pub mod cache;
 pub mod control;
@@ -22,6 +23,7 @@ pub mod rng;
 pub mod sequence;
 pub mod solver;
 pub mod svm;
+pub mod vecops;
 
 pub use control::Control;
 pub use data::{CsrMatrix, CsrView, DenseView, Matrix};

@@ -457,10 +457,7 @@ fn accumulate_fast(c: &Columns, q: &Query, lo: usize, hi: usize, whole: bool, ac
 }
 
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn has_avx2_fma() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-}
+use crate::vecops::has_avx2_fma;
 
 /// Whether `direct_bases` produced squared distances (else dot products) for an RBF kernel.
 fn direct_gives_distance(q: &Query, targets: &Matrix) -> bool {

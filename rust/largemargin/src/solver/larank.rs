@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
 use crate::rng::Rng;
 use crate::solver::ambiguous::Bags;
+use crate::vecops;
 use crate::solver::expansion::ExpansionSet;
 
 /// How the LaRank operations are interleaved.
@@ -415,12 +416,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
                     return;
                 }
                 let row = self.set.row(p);
-                for (q, &kv) in row.iter().enumerate() {
-                    let kv = kv as f64;
-                    for (s, b) in self.buf.iter_mut().zip(&self.beta[q * k..(q + 1) * k]) {
-                        *s += kv * b;
-                    }
-                }
+                vecops::scores(row, &self.beta[..len * k], &mut self.buf);
                 self.work += (len * k) as f64 / 4.0;
             }
             Scores::Linear { w, d } => {
@@ -504,11 +500,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
                 let len = self.set.len();
                 let row = self.set.row(s);
                 let (up, down) = two_columns(&mut self.grad, cp, cm);
-                for ((a, b), &kv) in up[..len].iter_mut().zip(down[..len].iter_mut()).zip(row) {
-                    let d = lambda * kv as f64;
-                    *a -= d;
-                    *b += d;
-                }
+                vecops::transfer(lambda, row, &mut up[..len], &mut down[..len]);
                 self.work += len as f64;
             }
             Scores::Linear { w, d } => {
