@@ -14,8 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 from . import _native
 from ._arrays import to_native
 from ._checks import check_positive_int, draw_seed
-from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
-from .online import _rows, _stack
+from ._guard import at_least_two, unchanged_on_failure
+from .online import _after_support, _chunk
 from .svm import _BaseSVM
 
 _METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
@@ -186,28 +186,11 @@ class LaRankClassifier(_LaRankBase):
         coefficients start the model; later passes of the call revisit them too). ``classes`` is
         needed on the first call."""
         started = time.perf_counter()
-        first = not hasattr(self, "classes_")
-        classes = partial_fit_classes(getattr(self, "classes_", None), classes)
-        gamma = None if first else self._gamma
-        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
-        check_classification_targets(y)
-        check_known_labels(y, classes)
-        if gamma is not None:
-            self._gamma = gamma  # the kernel of the first call: gamma="scale" is not re-estimated
-        y_idx = np.searchsorted(classes, y)
-        if first:
-            self.classes_ = classes
-            if self.class_weight not in (None, "balanced"):
-                self.class_weight_ = compute_class_weight(self.class_weight, classes=classes, y=classes)
-            else:
-                self.class_weight_ = np.ones(len(classes))  # 'balanced' needs all the data: not online
-        weight = self.class_weight_[y_idx] * sample_weight
+        first, X, Xk, y_idx, weight = _chunk(self, X, y, classes, sample_weight)
         if first:
             self._solve(X, Xk, y_idx, weight, None, started)
             return self
-        stack = _stack(self.support_vectors_, X if self._python_kernel is not None else Xk)
-        raw = stack if self._python_kernel is not None else None
-        Xk_all = stack if self._python_kernel is None else np.empty((_rows(stack), 0))
+        raw, Xk_all = _after_support(self, X, Xk)
         self._solve(raw, Xk_all, np.concatenate([self._sv_class, y_idx]), np.concatenate([self._sv_weight, weight]),
                     np.ascontiguousarray(self._beta), started)
         return self

@@ -34,6 +34,37 @@ def _stack(A, B):
     return list(A) + list(B)
 
 
+def _chunk(est, X, y, classes, sample_weight):
+    """The checks of an online estimator's `partial_fit`: returns whether this is the first call,
+    the chunk (raw and kernel-ready), its class indices and each example's weight (class weight
+    times sample weight). The first call fixes ``classes_`` and the kernel (gamma="scale" is not
+    re-estimated later); 'balanced' class weights need all the data, so online they are ones."""
+    first = not hasattr(est, "classes_")
+    classes = partial_fit_classes(getattr(est, "classes_", None), classes)
+    gamma = None if first else est._gamma
+    X, Xk, y, sample_weight = est._prepare_fit(X, y, sample_weight, reset=first)
+    check_classification_targets(y)
+    check_known_labels(y, classes)
+    if gamma is not None:
+        est._gamma = gamma
+    y_idx = np.searchsorted(classes, y)
+    if first:
+        est.classes_ = classes
+        if est.class_weight not in (None, "balanced"):
+            est.class_weight_ = compute_class_weight(est.class_weight, classes=classes, y=classes)
+        else:
+            est.class_weight_ = np.ones(len(classes))
+    return first, X, Xk, y_idx, est.class_weight_[y_idx] * sample_weight
+
+
+def _after_support(est, X, Xk):
+    """The current support vectors then the chunk, as (raw rows for a Python kernel or None,
+    kernel-ready rows): a continued fit's training set."""
+    stack = _stack(est.support_vectors_, X if est._python_kernel is not None else Xk)
+    raw = stack if est._python_kernel is not None else None
+    return raw, stack if est._python_kernel is None else np.empty((_rows(stack), 0))
+
+
 class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     """What the online classifiers share: one-vs-rest problems, the fitted expansion, prediction."""
 
@@ -268,29 +299,13 @@ class LaSVM(_OnlineClassifier):
         the current support vectors: old data is not revisited. ``classes`` is needed on the
         first call. A fitted or unpickled model continues where it stopped."""
         started = time.perf_counter()
-        first = not hasattr(self, "classes_")
-        classes = partial_fit_classes(getattr(self, "classes_", None), classes)
-        gamma = None if first else self._gamma
-        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight, reset=first)
-        check_classification_targets(y)
-        check_known_labels(y, classes)
-        if gamma is not None:
-            self._gamma = gamma  # the kernel of the first call: gamma="scale" is not re-estimated
-        y_idx = np.searchsorted(classes, y)
-        if first:
-            self.classes_ = classes
-            if self.class_weight not in (None, "balanced"):
-                self.class_weight_ = compute_class_weight(self.class_weight, classes=classes, y=classes)
-            else:
-                self.class_weight_ = np.ones(len(classes))  # 'balanced' needs all the data: not online
-        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
+        first, X, Xk, y_idx, weight = _chunk(self, X, y, classes, sample_weight)
+        sample_c = float(self.C) * weight
         if first:
             self._solve(X, Xk, y_idx, sample_c, None, started)
             return self
         # the current support vectors first (their coefficients start the expansion), then the chunk
-        stack = _stack(self.support_vectors_, X if self._python_kernel is not None else Xk)
-        raw = stack if self._python_kernel is not None else None
-        Xk_all = stack if self._python_kernel is None else np.empty((_rows(stack), 0))
+        raw, Xk_all = _after_support(self, X, Xk)
         y_all = np.concatenate([self._sv_class, y_idx])
         c_all = np.concatenate([self._sv_c, sample_c])
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)

@@ -580,6 +580,13 @@ impl<'e, 'a> LaRank<'e, 'a> {
     /// c+ = argmax of g over the classes that may increase, c- = argmin over all classes (but the
     /// other candidates of an ambiguous example).
     fn old_step(&mut self, s: usize) -> f64 {
+        self.best_pair_step(s, false)
+    }
+
+    /// The step on the pattern at s between c+ = argmax of g over the classes that may increase
+    /// and c- = argmin of g, both among its support vectors (and own class) when `support_only`;
+    /// a bag's other candidates take no part.
+    fn best_pair_step(&mut self, s: usize, support_only: bool) -> f64 {
         let k = self.classes;
         let e = self.set.index_at(s);
         let y = self.label[e];
@@ -590,7 +597,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
         let mut plus: Option<usize> = None;
         let mut minus: Option<usize> = None;
         for j in 0..k {
-            if self.frozen(e, j) {
+            if self.frozen(e, j) || (support_only && b[j] == 0.0 && j != y) {
                 continue;
             }
             let room = if j == y { c - b[j] } else { -b[j] };
@@ -619,34 +626,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
         self.stats.optimize += 1;
         let s = rng.below(self.set.len());
         self.fresh_gradients(s);
-        let k = self.classes;
-        let e = self.set.index_at(s);
-        let y = self.label[e];
-        for (j, col) in self.grad.iter().enumerate() {
-            self.row[j] = col[s];
-        }
-        let (c, b, g) = (self.upper[e], &self.beta[s * k..(s + 1) * k], &self.row);
-        let mut plus: Option<usize> = None;
-        let mut minus: Option<usize> = None;
-        for j in 0..k {
-            if b[j] == 0.0 && j != y {
-                continue;
-            }
-            let room = if j == y { c - b[j] } else { -b[j] };
-            if room > 0.0 && plus.is_none_or(|p| g[j] > g[p]) {
-                plus = Some(j);
-            }
-            if minus.is_none_or(|m| g[j] < g[m]) {
-                minus = Some(j);
-            }
-        }
-        match (plus, minus) {
-            (Some(p), Some(m)) if p != m && g[p] - g[m] >= self.params.tol => {
-                let (gp, gm) = (g[p], g[m]);
-                self.smo_step(s, p, m, gp, gm)
-            }
-            _ => 0.0,
-        }
+        self.best_pair_step(s, true)
     }
 
     /// AMBIGSVMDUALSTEP (Algorithm 23, spec 1.12) on example e with candidate set B: the pairs
