@@ -19,10 +19,8 @@ thesis' MNIST setting.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -32,6 +30,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from online import save  # noqa: E402  (the benches' one JSON writer)
 
 METHODS = ["larank", "larank-gap", "avgperc-x1", "avgperc-x10", "mira", "smo", "sklearn"]
 LARANK = {"larank": dict(method="larank"), "larank-gap": dict(method="larank", until_gap=True),
@@ -147,14 +147,6 @@ def report(rows, args):
                 print(f"| {dataset} | {method} | {spread([100 * r['test_error'] for r in same], '{:.2f}')} | "
                       f"{spread(shares, '{:.1f}%') if shares else '—'} | {spread([r['fit_s'] for r in same], '{:.2f}')} | "
                       f"{spread([r['fit_s'] / sk['fit_s'] for r in same], '{:.2f}')} |")
-
-
-def save(path, payload):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    payload.update(date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
-                   cpus=os.cpu_count())
-    with open(path, "w") as f:
-        json.dump(payload, f, indent=1)
 
 
 def main():
