@@ -8,6 +8,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
@@ -29,8 +30,12 @@ def _parse_bags(bags, classes):
     """(classes, offsets, labels): the sorted classes and each example's candidates as class
     indices, CSR-style. `bags` is a boolean (n, n_classes) mask or a sequence of candidate sets
     (a single label counts as a set of one)."""
+    if bags is None:
+        raise ValueError("AmbiguousLaRankClassifier requires y to be passed, but the target y is None")
     if sp.issparse(bags):
         bags = bags.toarray()
+    elif hasattr(bags, "__array__") and not isinstance(bags, (list, tuple, np.ndarray)):
+        bags = np.asarray(bags)  # pandas objects and other array-likes
     if isinstance(bags, np.ndarray) and bags.dtype == bool:
         if bags.ndim != 2:
             raise ValueError(f"a boolean mask of candidate labels must be 2-D (n_samples, n_classes), got shape {bags.shape}")
@@ -60,6 +65,8 @@ def _parse_bags(bags, classes):
             raise ValueError(f"the candidate label set of example {i} is empty")
         lists.append(bag)
     flat = [v for bag in lists for v in bag]
+    if type_of_target(np.asarray(flat)) == "continuous":
+        raise ValueError("Unknown label type: continuous; candidate labels must be class labels, not a regression target")
     if classes is None:
         try:
             classes = np.unique(np.asarray(flat))

@@ -91,7 +91,8 @@ class _LaRankBase(ClassifierMixin, _BaseSVM):
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X):
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class LaRankClassifier(_LaRankBase):
