@@ -5,6 +5,7 @@ mod adapters;
 mod convert;
 mod larank;
 mod linear;
+mod mixture;
 mod run;
 mod sequence;
 
@@ -526,6 +527,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sequence::fit_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(sequence::predict_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::assign_experts, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::fit_gater, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::gater_gates, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::fit_gmm, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::gmm_log_density, m)?)?;
+    m.add_function(wrap_pyfunction!(mixture::fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(linear::choose_linear_t0, m)?)?;
     m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;

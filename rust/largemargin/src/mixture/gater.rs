@@ -1,0 +1,287 @@
+//! The global gater: an MLP with one layer of tanh hidden units and softmax outputs g_k(x), one
+//! per expert, trained by stochastic gradient on the whole mixture's criterion with the experts
+//! frozen: 1/2 (y - tanh(sum_k g_k(x) f_k(x)))^2 for classification (the tanh on the mixture's
+//! output is the thesis' choice), 1/2 (y - sum_k g_k(x) f_k(x))^2 for regression.
+
+use rayon::prelude::*;
+
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaterTask {
+    Classification,
+    Regression,
+}
+
+/// The gater's weights: `w1` (hidden x inputs), `b1`, `w2` (experts x hidden), `b2`, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gater {
+    pub inputs: usize,
+    pub hidden: usize,
+    pub experts: usize,
+    pub w1: Vec<f64>,
+    pub b1: Vec<f64>,
+    pub w2: Vec<f64>,
+    pub b2: Vec<f64>,
+}
+
+/// Schedule of one training call: `epochs` passes in a seeded random order with step
+/// lr / (1 + decay * t), t counting examples seen in this call.
+#[derive(Clone, Copy, Debug)]
+pub struct GaterSchedule {
+    pub epochs: usize,
+    pub learning_rate: f64,
+    pub decay: f64,
+    pub seed: u64,
+}
+
+impl Gater {
+    /// Small random weights, uniform in +-1/sqrt(fan-in); the output layer starts at zero so the
+    /// first gate is uniform.
+    pub fn new(inputs: usize, hidden: usize, experts: usize, seed: u64) -> Result<Self> {
+        if inputs == 0 || hidden == 0 || experts == 0 {
+            return Err(Error::InvalidParameter(format!(
+                "a gater needs inputs, hidden units and experts, got {inputs}, {hidden}, {experts}"
+            )));
+        }
+        let mut rng = Rng::new(seed);
+        let mut uniform = |scale: f64| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale;
+        let s1 = 1.0 / (inputs as f64).sqrt();
+        let w1 = (0..hidden * inputs).map(|_| uniform(s1)).collect();
+        let b1 = (0..hidden).map(|_| uniform(s1)).collect();
+        Ok(Gater { inputs, hidden, experts, w1, b1, w2: vec![0.0; experts * hidden], b2: vec![0.0; experts] })
+    }
+
+    /// Checks that the parts fit together (weights received from outside).
+    pub fn check(&self) -> Result<()> {
+        let (d, h, k) = (self.inputs, self.hidden, self.experts);
+        if self.w1.len() != h * d || self.b1.len() != h || self.w2.len() != k * h || self.b2.len() != k {
+            return Err(Error::InvalidData(format!("gater weights do not match {d} inputs, {h} hidden units, {k} experts")));
+        }
+        if self.w1.iter().chain(&self.b1).chain(&self.w2).chain(&self.b2).any(|v| !v.is_finite()) {
+            return Err(Error::InvalidData("gater weights contain NaN or infinity".into()));
+        }
+        Ok(())
+    }
+
+    fn check_rows(&self, x: &[f64]) -> Result<usize> {
+        if x.len() % self.inputs != 0 {
+            return Err(Error::InvalidData(format!("inputs must have {} columns", self.inputs)));
+        }
+        Ok(x.len() / self.inputs)
+    }
+
+    /// Hidden activations and gates of one row; `hid` has `hidden`, `gate` `experts` entries.
+    fn forward_row(&self, x: &[f64], hid: &mut [f64], gate: &mut [f64]) {
+        for (j, h) in hid.iter_mut().enumerate() {
+            let w = &self.w1[j * self.inputs..(j + 1) * self.inputs];
+            *h = (self.b1[j] + w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()).tanh();
+        }
+        for (e, g) in gate.iter_mut().enumerate() {
+            let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
+            *g = self.b2[e] + w.iter().zip(hid.iter()).map(|(a, b)| a * b).sum::<f64>();
+        }
+        softmax(gate);
+    }
+
+    /// g_k(x) for every row of `x` (row-major, `inputs` columns), row-major (n, experts); rows in
+    /// parallel.
+    pub fn gates(&self, x: &[f64]) -> Result<Vec<f64>> {
+        self.check()?;
+        let n = self.check_rows(x)?;
+        let mut out = vec![0.0; n * self.experts];
+        out.par_chunks_mut(self.experts).zip(x.par_chunks(self.inputs)).for_each_init(
+            || vec![0.0; self.hidden],
+            |hid, (g, row)| self.forward_row(row, hid, g),
+        );
+        Ok(out)
+    }
+
+    /// The mixture's output sum_k g_k(x) f_k(x) (before the tanh of classification) per row.
+    pub fn mix(&self, x: &[f64], outputs: &[f64]) -> Result<Vec<f64>> {
+        let gates = self.gates(x)?;
+        if outputs.len() != gates.len() {
+            return Err(Error::InvalidData("expert outputs must be (n, experts)".into()));
+        }
+        Ok(gates.chunks(self.experts).zip(outputs.chunks(self.experts))
+            .map(|(g, f)| g.iter().zip(f).map(|(a, b)| a * b).sum())
+            .collect())
+    }
+
+    /// Trains the gater with the experts frozen: `outputs` (n, experts) holds f_k(x_i), `y` the
+    /// targets (+1/-1 for classification). Returns the mean criterion of each epoch (measured
+    /// while training). Stops between examples when `control` asks.
+    pub fn train(&mut self, x: &[f64], outputs: &[f64], y: &[f64], task: GaterTask, schedule: GaterSchedule,
+                 control: &Control) -> Result<Vec<f64>> {
+        self.check()?;
+        let n = self.check_rows(x)?;
+        let (d, h, k) = (self.inputs, self.hidden, self.experts);
+        if outputs.len() != n * k || y.len() != n {
+            return Err(Error::InvalidData(format!("{n} rows need {n} x {k} expert outputs and {n} targets")));
+        }
+        if n == 0 {
+            return Err(Error::InvalidData("no examples to train the gater on".into()));
+        }
+        if outputs.iter().chain(y).any(|v| !v.is_finite()) {
+            return Err(Error::InvalidData("expert outputs or targets contain NaN or infinity".into()));
+        }
+        if !(schedule.learning_rate > 0.0 && schedule.learning_rate.is_finite()) || !(schedule.decay >= 0.0) {
+            return Err(Error::InvalidParameter("the gater's learning rate must be positive and its decay non-negative".into()));
+        }
+        let mut rng = Rng::new(schedule.seed);
+        let mut order: Vec<usize> = (0..n).collect();
+        let (mut hid, mut gate, mut d_out, mut d_hid) = (vec![0.0; h], vec![0.0; k], vec![0.0; k], vec![0.0; h]);
+        let mut losses = Vec::with_capacity(schedule.epochs);
+        let mut t = 0.0;
+        for _ in 0..schedule.epochs {
+            rng.shuffle(&mut order);
+            let mut total = 0.0;
+            for (step, &i) in order.iter().enumerate() {
+                if step % 4096 == 0 && control.should_stop() {
+                    return Err(Error::Interrupted);
+                }
+                let row = &x[i * d..(i + 1) * d];
+                let f = &outputs[i * k..(i + 1) * k];
+                self.forward_row(row, &mut hid, &mut gate);
+                let z: f64 = gate.iter().zip(f).map(|(a, b)| a * b).sum();
+                // dC/dz
+                let dz = match task {
+                    GaterTask::Classification => {
+                        let o = z.tanh();
+                        total += 0.5 * (y[i] - o) * (y[i] - o);
+                        -(y[i] - o) * (1.0 - o * o)
+                    }
+                    GaterTask::Regression => {
+                        total += 0.5 * (y[i] - z) * (y[i] - z);
+                        -(y[i] - z)
+                    }
+                };
+                let lr = schedule.learning_rate / (1.0 + schedule.decay * t);
+                t += 1.0;
+                // through the softmax: dz/do_e = g_e (f_e - z)
+                for e in 0..k {
+                    d_out[e] = dz * gate[e] * (f[e] - z);
+                }
+                for (j, dh) in d_hid.iter_mut().enumerate() {
+                    let back: f64 = (0..k).map(|e| self.w2[e * h + j] * d_out[e]).sum();
+                    *dh = back * (1.0 - hid[j] * hid[j]);
+                }
+                for e in 0..k {
+                    let step = lr * d_out[e];
+                    for (w, a) in self.w2[e * h..(e + 1) * h].iter_mut().zip(&hid) {
+                        *w -= step * a;
+                    }
+                    self.b2[e] -= step;
+                }
+                for j in 0..h {
+                    let step = lr * d_hid[j];
+                    if step == 0.0 {
+                        continue;
+                    }
+                    for (w, a) in self.w1[j * d..(j + 1) * d].iter_mut().zip(row) {
+                        *w -= step * a;
+                    }
+                    self.b1[j] -= step;
+                }
+            }
+            losses.push(total / n as f64);
+            if !losses.last().unwrap().is_finite() {
+                return Err(Error::InvalidParameter(
+                    "the gater's training diverged (NaN criterion): lower its learning rate".into(),
+                ));
+            }
+        }
+        Ok(losses)
+    }
+}
+
+fn softmax(v: &mut [f64]) {
+    let top = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut sum = 0.0;
+    for a in v.iter_mut() {
+        *a = (*a - top).exp();
+        sum += *a;
+    }
+    for a in v.iter_mut() {
+        *a /= sum;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(epochs: usize) -> GaterSchedule {
+        GaterSchedule { epochs, learning_rate: 0.05, decay: 0.0, seed: 1 }
+    }
+
+    /// The backpropagated gradient equals finite differences of the criterion.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let x = [0.3, -0.7, 1.1];
+        let f = [0.9, -0.4];
+        for task in [GaterTask::Classification, GaterTask::Regression] {
+            let g0 = {
+                let mut g = Gater::new(3, 4, 2, 7).unwrap();
+                for (i, w) in g.w2.iter_mut().enumerate() {
+                    *w = 0.1 * i as f64 - 0.3;
+                }
+                g
+            };
+            let criterion = |g: &Gater| {
+                let z = g.mix(&x, &f).unwrap()[0];
+                let o = if task == GaterTask::Classification { z.tanh() } else { z };
+                0.5 * (1.0 - o) * (1.0 - o)
+            };
+            // one SGD step of rate lr moves each weight by -lr * gradient
+            let lr = 1e-6;
+            let mut g1 = g0.clone();
+            g1.train(&x, &f, &[1.0], task, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 }, &Control::new())
+                .unwrap();
+            for idx in [0, 5, 11] {
+                let (mut plus, mut minus) = (g0.clone(), g0.clone());
+                plus.w1[idx] += 1e-6;
+                minus.w1[idx] -= 1e-6;
+                let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
+                let analytic = (g0.w1[idx] - g1.w1[idx]) / lr;
+                assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "{task:?} w1[{idx}]: {numeric} vs {analytic}");
+            }
+            for idx in [0, 3, 7] {
+                let (mut plus, mut minus) = (g0.clone(), g0.clone());
+                plus.w2[idx] += 1e-6;
+                minus.w2[idx] -= 1e-6;
+                let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
+                let analytic = (g0.w2[idx] - g1.w2[idx]) / lr;
+                assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "{task:?} w2[{idx}]: {numeric} vs {analytic}");
+            }
+        }
+    }
+
+    /// Two experts, each right on one half of the line: the gater learns to route by the sign of x.
+    #[test]
+    fn learns_to_route() {
+        let n = 400;
+        let x: Vec<f64> = (0..n).map(|i| i as f64 / n as f64 * 2.0 - 1.0).collect();
+        let y: Vec<f64> = x.iter().map(|&v| if v > 0.0 { 1.0 } else { -1.0 }).collect();
+        // expert 0 says +1 everywhere, expert 1 says -1 everywhere
+        let outputs: Vec<f64> = (0..n).flat_map(|_| [1.0, -1.0]).collect();
+        let mut g = Gater::new(1, 5, 2, 3).unwrap();
+        let losses = g.train(&x, &outputs, &y, GaterTask::Classification, schedule(60), &Control::new()).unwrap();
+        assert!(losses.last().unwrap() < &(0.5 * losses[0]), "{losses:?}");
+        let gates = g.gates(&[0.8, -0.8]).unwrap();
+        assert!(gates[0] > 0.9 && gates[3] > 0.9, "{gates:?}");
+        assert!((gates[0] + gates[1] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mismatched_shapes_are_errors() {
+        let mut g = Gater::new(2, 3, 2, 0).unwrap();
+        assert!(g.gates(&[1.0, 2.0, 3.0]).is_err());
+        assert!(g.train(&[1.0, 2.0], &[1.0], &[1.0], GaterTask::Regression, schedule(1), &Control::new()).is_err());
+        assert!(Gater::new(0, 3, 2, 0).is_err());
+        g.w1.pop();
+        assert!(g.check().is_err());
+    }
+}
