@@ -181,3 +181,64 @@ def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, l
     noisy = score + rng.standard_normal(n) * sigma
     y = np.where(noisy > 0, 1.0, -1.0)
     return X, y
+
+
+def make_forest_like(n_samples=100_000, label_noise=0.04, random_state=0, dtype=np.float64):
+    """A seeded stand-in for the covertype ("Forest") problem of the mixture experiments (class 2,
+    lodgepole pine, against the rest): 54 features, as in the UCI data, of which 10 continuous
+    terrain measurements (elevation, aspect, slope, distances to water, roads and fire points,
+    three hillshades computed from aspect and slope) standardized to mean 0 and variance 1, then 4
+    one-hot wilderness areas and 40 one-hot soil types.
+
+    The positive class lives in an elevation band whose centre moves with the soil and the area and
+    whose width shrinks on steep slopes, pushed by exposure (aspect), nearness to water and
+    distance to fire points: a nonlinear concept, local in the mixed continuous/binary space, with
+    about `label_noise` of the labels flipped on top (logistic noise on the score). The soils and
+    areas (their frequencies and effects) are the same for every `random_state`; the rows differ.
+    Returns (X, y): X dense (n, 54) of `dtype`, y in {-1, +1}, about half positive."""
+    n = int(n_samples)
+    if n < 1:
+        raise ValueError(f"n_samples must be positive, got {n_samples!r}")
+    if not 0 <= label_noise < 0.5:
+        raise ValueError(f"label_noise must be in [0, 0.5), got {label_noise!r}")
+    world = np.random.default_rng(20040101)  # the landscape: fixed, whatever random_state
+    soil_given_area = world.dirichlet(np.full(40, 0.35), size=4)
+    soil_shift = world.normal(0.0, 140.0, 40)
+    area_shift = np.array([0.0, -180.0, 90.0, -420.0])
+    rng = np.random.default_rng(random_state)
+    area = rng.choice(4, size=n, p=[0.45, 0.05, 0.44, 0.06])
+    soil = np.empty(n, dtype=np.int64)
+    for a in range(4):
+        rows = np.flatnonzero(area == a)
+        soil[rows] = rng.choice(40, size=len(rows), p=soil_given_area[a])
+    centre = 2950.0 + soil_shift[soil] + area_shift[area]
+    elevation = centre + rng.normal(0.0, 330.0, n) + 0.6 * soil_shift[soil]
+    aspect = rng.uniform(0.0, 360.0, n)
+    slope = rng.gamma(3.0, 4.5, n)
+    water_h = rng.gamma(1.5, 180.0, n)
+    water_v = water_h * rng.normal(0.15, 0.15, n)
+    road_h = rng.gamma(2.0, 1200.0, n)
+    fire_h = rng.gamma(2.0, 1000.0, n)
+    az, sl = np.radians(aspect), np.radians(np.minimum(slope, 60.0))
+
+    def hillshade(sun_azimuth, sun_altitude):
+        lit = np.cos(sun_altitude) * np.sin(sl) * np.cos(az - sun_azimuth) + np.sin(sun_altitude) * np.cos(sl)
+        return np.clip(255.0 * lit + rng.normal(0.0, 6.0, n), 0.0, 255.0)
+
+    shades = [hillshade(np.radians(120.0), np.radians(40.0)), hillshade(np.pi, np.radians(65.0)),
+              hillshade(np.radians(240.0), np.radians(40.0))]
+    half_width = 300.0 - 5.0 * slope + 40.0 * np.cos(az - np.radians(45.0))
+    score = (half_width - np.abs(elevation - centre)) / 120.0
+    score += 0.7 * np.exp(-water_h / 150.0) * np.sign(np.sin(az)) - 0.5 * np.tanh((fire_h - 1800.0) / 700.0)
+    score += 0.4 * np.tanh((road_h - 1500.0) / 900.0) * (area == 2)
+    # logistic noise of scale s flips about `label_noise` of labels on scores spread like these
+    scale = label_noise * 2.5 if label_noise > 0 else 0.0
+    u = rng.uniform(1e-12, 1.0 - 1e-12, n)
+    y = np.where(score + scale * np.log(u / (1.0 - u)) > 0.0, 1.0, -1.0)
+    continuous = np.column_stack([elevation, aspect, slope, water_h, water_v, road_h, shades[0], shades[1], shades[2], fire_h])
+    continuous = (continuous - continuous.mean(axis=0)) / continuous.std(axis=0)
+    X = np.zeros((n, 54), dtype=dtype)
+    X[:, :10] = continuous
+    X[np.arange(n), 10 + area] = 1.0
+    X[np.arange(n), 14 + soil] = 1.0
+    return X, y

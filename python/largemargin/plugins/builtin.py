@@ -16,5 +16,12 @@ def largemargin_selection_strategies():
 
 
 @hookimpl
+def largemargin_experts():
+    from ..mixture_experts import BuiltinExpert
+
+    return {name: BuiltinExpert(name) for name in ("svc", "svr")}
+
+
+@hookimpl
 def largemargin_losses():
     return {name: NativeLoss(name) for name in ("hinge", "squared_hinge", "log_loss", "modified_huber")}

@@ -1,0 +1,468 @@
+"""Hard mixtures of SVM experts (Collobert, Bengio and Bengio 2002; Collobert's thesis, chapter 6):
+split the training set among K experts, train them in parallel on their subsets, train a gater,
+reassign every example to an expert under a capacity cap, and repeat. Each expert sees about
+L/K examples, so a round costs K (L/K)^p instead of L^p for one SVM.
+
+The global gater is an MLP trained on the whole mixture's criterion (reassignment by g_k(x)); the
+local gater is one Gaussian mixture per expert (reassignment by P(k | x, y)). The loop runs on
+threads or on a Dask cluster (`mixture_backends`); the experts' work is in `mixture_experts`."""
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _native
+from . import mixture_experts as mx
+from ._checks import check_positive_int, check_real, draw_seed
+from ._guard import unchanged_on_failure
+from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
+
+
+class _MixtureBase(BaseEstimator):
+    _task = None
+
+    def _check_params(self):
+        check_positive_int("n_experts", self.n_experts)
+        check_positive_int("max_iter", self.max_iter)
+        check_positive_int("gater_hidden", self.gater_hidden)
+        check_positive_int("gater_epochs", self.gater_epochs)
+        check_positive_int("gater_samples", self.gater_samples, none_ok=True)
+        check_positive_int("n_gaussians", self.n_gaussians)
+        check_positive_int("local_candidates", self.local_candidates)
+        check_positive_int("capacity", self.capacity, none_ok=True)
+        check_real("gater_learning_rate", self.gater_learning_rate, lambda v: v > 0, "positive")
+        check_real("min_moved", self.min_moved, lambda v: 0 <= v < 1, "in [0, 1)")
+        check_real("gate_tol", self.gate_tol, lambda v: 0 <= v < 1, "in [0, 1)")
+        if self.validation_fraction is not None:
+            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1) or None")
+        if self.gater not in ("global", "local"):
+            raise ValueError(f"gater must be 'global' or 'local', got {self.gater!r}")
+        if self.backend not in ("threads", "dask"):
+            raise ValueError(f"backend must be 'threads' or 'dask', got {self.backend!r}")
+        if self.expert_params is not None and not isinstance(self.expert_params, dict):
+            raise ValueError(f"expert_params must be a dict or None, got {self.expert_params!r}")
+
+    # ---- setup -------------------------------------------------------------------------------
+
+    def _factory(self):
+        from .plugins import get_registry
+
+        factory = get_registry().resolve("expert", self.expert)
+        if not callable(getattr(factory, "make", None)):
+            raise ValueError(f"expert {self.expert!r} must provide make(**params)")
+        return factory
+
+    def _expert_params(self, gamma):
+        params = {}
+        if isinstance(self._factory_obj, mx.BuiltinExpert):
+            params = dict(C=self.C, kernel=self.kernel, gamma=gamma, tol=self.tol, cache_size=self.cache_size, n_jobs=1)
+            if self._task == "regression":
+                params["epsilon"] = self.epsilon
+        params.update(self.expert_params or {})
+        return params
+
+    def _backend(self, X, y):
+        if self.backend == "threads":
+            if _is_dask_collection(X):
+                raise ValueError("a Dask array or dataframe needs backend='dask'")
+            n_jobs = self.n_jobs if self.n_jobs is not None else 1
+            if n_jobs == -1:
+                import os
+
+                n_jobs = os.cpu_count() or 1
+            return ThreadBackend(X, y, min(n_jobs, self.n_experts))
+        try:
+            import distributed
+        except ImportError as e:
+            raise ImportError("backend='dask' needs dask.distributed: pip install 'largemargin[dask]'") from e
+        client = self.client
+        if client is None:
+            try:
+                client = distributed.get_client()
+            except ValueError as e:
+                raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
+        return DaskBackend(client, X, y)
+
+    def _validate(self, X, y):
+        if _is_dask_collection(X):
+            if hasattr(X, "to_dask_array"):
+                X = X.to_dask_array(lengths=True)
+            if hasattr(y, "to_dask_array"):
+                y = y.to_dask_array(lengths=True)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+            y = y.astype(np.float64) if self._task == "regression" else y
+            self.n_features_in_ = X.shape[1]
+            return X, y
+        X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=np.float64, order="C", y_numeric=self._task == "regression")
+        return X, y
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    @unchanged_on_failure
+    def fit(self, X, y):
+        """Fit the mixture on X (n_samples, n_features; NumPy, SciPy CSR, or with ``backend='dask'``
+        a Dask array or dataframe) and y."""
+        started = time.perf_counter()
+        self._check_params()
+        self._factory_obj = self._factory()
+        X, y = self._validate(X, y)
+        y = self._encode_targets(X, y)
+        rng = check_random_state(self.random_state)
+        backend = self._backend(X, y)
+        try:
+            self._fit_loop(backend, rng, started)
+        finally:
+            backend.close()
+        return self
+
+    def _statistics(self, backend):
+        parts = backend.map_blocks(mx.moments)
+        n = sum(p[0] for p in parts)
+        if not all(p[3] for p in parts):
+            raise ValueError("Input X contains NaN or infinity.")
+        total = sum(p[1] for p in parts)
+        squares = sum(p[2] for p in parts)
+        mean = total / n
+        var = np.maximum(squares / n - mean * mean, 0.0)
+        return n, mean, np.where(var > 0, np.sqrt(var), 1.0), float(var.mean()) if var.size else 0.0
+
+    def _fit_loop(self, backend, rng, started):
+        n, mean, scale, var = self._statistics(backend)
+        k = self.n_experts
+        if n < 2 * k:
+            raise ValueError(f"{k} experts need at least {2 * k} training examples, got {n}")
+        self._mean, self._scale = mean, scale
+        d = len(mean)
+        gamma = self.gamma
+        if gamma == "scale":
+            gamma = 1.0 / (d * var) if var > 0 else 1.0
+        elif gamma == "auto":
+            gamma = 1.0 / d
+        self._gamma = gamma
+        params = self._expert_params(gamma)
+
+        order = rng.permutation(n)
+        n_val = int(round(self.validation_fraction * n)) if self.validation_fraction else 0
+        val = np.sort(order[:n_val])
+        train = np.sort(order[n_val:])
+        m = len(train)
+        cap = self.capacity if self.capacity is not None else m // k + 1
+        if cap * k < m:
+            raise ValueError(f"capacity {cap} x {k} experts cannot hold the {m} training examples")
+        # the starting partition: random, of equal sizes
+        assignment = np.empty(m, dtype=np.int64)
+        assignment[rng.permutation(m)] = np.arange(m) % k
+        sample = train if self.gater_samples is None or self.gater_samples >= m else np.sort(
+            rng.choice(train, self.gater_samples, replace=False))
+        sample_X = backend.rows(sample) if self.gater == "global" else None
+        sample_y = self._targets_of(backend, sample) if self.gater == "global" else None
+        X_val = backend.rows(val) if n_val else None
+        y_val = self._targets_of(backend, val) if n_val else None
+
+        self.history_ = []
+        self._gater_weights = None
+        best = None
+        for round_ in range(self.max_iter):
+            t0 = time.perf_counter()
+            parts = [train[assignment == e] for e in range(k)]
+            experts = backend.train(self._factory_obj, params, parts, self._task, self.gater == "local")
+            if self.gater == "global":
+                F = self._gater_outputs(backend.outputs(experts, sample_X))
+                fit = _native.fit_gater(
+                    mx.standardize(sample_X, mean, scale), F,
+                    self._gater_targets(sample_y), self._task, int(self.gater_hidden), int(self.gater_epochs),
+                    float(self.gater_learning_rate), 0.0, draw_seed(rng), self._gater_weights, self.n_jobs,
+                )
+                self._gater_weights = (fit["w1"], fit["b1"], fit["w2"], fit["b2"])
+                gater_loss = float(fit["losses"][-1])
+                self._gmms = None
+            else:
+                self._gmms = backend.per_part(mx.fit_gmm, parts, mean, scale, int(self.n_gaussians), 30, draw_seed(rng))
+                self._log_priors = np.log(np.maximum([len(p) for p in parts], 1) / m)
+                gater_loss = float("nan")
+            self.experts_ = experts
+            self.assignment_ = assignment.copy()
+            val_score = self._score_held_out(X_val, y_val) if n_val else float("nan")
+            moved = float("nan")
+            stop = round_ == self.max_iter - 1
+            if n_val and best is not None and val_score > best[0]:
+                stop = True  # the validation error rose: keep the previous round's model
+            if n_val and (best is None or val_score <= best[0]):
+                best = (val_score, self._snapshot())
+            if not stop:
+                new = self._reassign(backend, train, experts, cap, rng)
+                moved = float(np.mean(new != assignment))
+                assignment = new
+                stop = moved <= self.min_moved
+            self.history_.append(dict(round=round_ + 1, moved=moved, gater_loss=gater_loss, validation=val_score,
+                                      n_support=int(sum(e.n_support for e in experts)),
+                                      seconds=time.perf_counter() - t0))
+            if self.verbose:
+                h = self.history_[-1]
+                print(f"[mixture] round {h['round']}: {h['seconds']:.1f} s, moved {h['moved']:.4f}, "
+                      f"gater criterion {h['gater_loss']:.4f}, validation {h['validation']:.4f}, #SV {h['n_support']}",
+                      flush=True)
+            if stop:
+                break
+        if best is not None:
+            self._restore(best[1])
+        self.n_iter_ = len(self.history_)
+        self.n_support_ = np.array([e.n_support for e in self.experts_])
+        self.fit_time_ = time.perf_counter() - started
+
+    def _snapshot(self):
+        return dict(experts_=self.experts_, assignment_=self.assignment_, _gater_weights=self._gater_weights,
+                    _gmms=self._gmms, _log_priors=getattr(self, "_log_priors", None))
+
+    def _restore(self, snap):
+        for key, value in snap.items():
+            setattr(self, key, value)
+
+    def _targets_of(self, backend, rows):
+        return np.asarray(backend.targets(rows), dtype=np.float64)
+
+    def _reassign(self, backend, train, experts, cap, rng):
+        if self.gater == "global":
+            pref = np.concatenate(backend.map_blocks(mx.gates, self._gater_dict(), self._mean, self._scale))
+        else:
+            pref = np.concatenate(backend.map_blocks(
+                mx.local_preference, experts, self._gmms, self._log_priors, self._mean, self._scale,
+                int(self.local_candidates), with_y=True))
+        pref = np.ascontiguousarray(pref[train])
+        return _native.assign_experts(pref, int(cap), rng.permutation(len(train)).astype(np.int64))
+
+    def _gater_dict(self):
+        w1, b1, w2, b2 = self._gater_weights
+        return dict(w1=w1, b1=b1, w2=w2, b2=b2)
+
+    # ---- prediction ----------------------------------------------------------------------------
+
+    def _gate_matrix(self, X):
+        """P(k | x) (local) or g_k(x) (global), (n, K)."""
+        Xd = X.toarray() if sp.issparse(X) else X
+        if self.gater == "global":
+            return mx.gates(Xd, self._gater_dict(), self._mean, self._scale)
+        logp = mx.log_prior_density(Xd, self._gmms, self._log_priors, self._mean, self._scale)
+        logp -= logp.max(axis=1, keepdims=True)
+        p = np.exp(logp)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def _mixed(self, X, per_expert):
+        """sum_k G_k(x) h_k(x) over the experts whose gate reaches gate_tol (and each row's top
+        expert), renormalised over those; h_k = per_expert(expert, rows)."""
+        check_is_fitted(self, "experts_")
+        X = validate_data(self, X, accept_sparse=["csr"], dtype=np.float64, order="C", reset=False)
+        G = self._gate_matrix(X)
+        used = G >= self.gate_tol
+        used[np.arange(len(G)), np.argmax(G, axis=1)] = True
+        G = np.where(used, G, 0.0)
+        out = np.zeros(len(G))
+        for e, expert in enumerate(self.experts_):
+            rows = np.flatnonzero(used[:, e])
+            if len(rows):
+                out[rows] += G[rows, e] * per_expert(expert, X[rows])
+        return out / G.sum(axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class MixtureSVC(ClassifierMixin, _MixtureBase):
+    """A hard mixture of SVM experts for binary classification (Collobert's Algorithms 6.1 and 6.2).
+
+    Parameters
+    ----------
+    n_experts : int, default 10
+        K, the number of experts; each trains on about n / K examples per round.
+    gater : {"global", "local"}, default "global"
+        "global": an MLP with tanh hidden units and softmax outputs g_k(x), trained by SGD on
+        1/2 (y - tanh(sum_k g_k(x) f_k(x)))^2 with the experts frozen (warm-started from round to
+        round); examples are reassigned by g_k(x). "local": one diagonal Gaussian mixture per
+        expert trained by EM on its subset, experts calibrated by Platt's sigmoid; examples are
+        reassigned by P(k | x, y) and predictions mix by P(k | x).
+    expert : str, default "svc"
+        A registered expert: "svc" (our `SVC`) or a plugin's (``largemargin_experts`` hook), any
+        scikit-learn classifier; it is trained on labels -1/+1.
+    expert_params : dict or None
+        Parameters of the experts (for "svc" they override C, kernel, gamma, tol, cache_size).
+    C, kernel, gamma, tol, cache_size
+        Of the built-in SVC experts (the same for every expert and round; gamma "scale" is
+        resolved once on the whole training set). cache_size is per expert being trained.
+    max_iter : int, default 5
+        Rounds of (train experts, train gater, reassign).
+    min_moved : float, default 0.001
+        Stop when a reassignment moves at most this fraction of the examples.
+    capacity : int or None
+        Most examples an expert may hold; None: n / K + 1, the thesis' balancing cap.
+    gater_hidden, gater_epochs, gater_learning_rate : 50, 5, 0.01
+        The global gater's hidden units, SGD epochs per round and step.
+    gater_samples : int or None, default 50000
+        Examples the global gater trains on (a fixed random subset; None: all). Training it needs
+        every expert's output on them, so a bound keeps a round linear in n.
+    n_gaussians : int, default 10
+        Gaussians per local gater.
+    local_candidates : int, default 3
+        The local gater scores P(y | x, k) for this many experts of highest P(x | k) P(k) per
+        example (the others cannot win unless the cap fills these).
+    gate_tol : float, default 1e-3
+        At prediction, experts whose gate is below this for an example are not evaluated on it.
+    validation_fraction : float or None
+        Hold out this fraction of the data; stop when its error rises and keep the best round.
+    backend : {"threads", "dask"}, default "threads"
+        Threads of this process, or a ``dask.distributed`` cluster (``client``, or the current
+        client). X and y may then be Dask arrays or dataframes.
+    client : distributed.Client or None
+    n_jobs : int or None
+        Experts trained at once on the thread backend (-1: all cores), and threads of the gaters.
+    random_state : int, RandomState or None
+        The partition, the gater's initialisation and order, the reassignment order.
+    verbose : bool
+        A line per round.
+
+    Attributes
+    ----------
+    classes_, experts_ (per expert: ``.model``, the fitted estimator, or ``.constant``),
+    assignment_ (the expert of each training example in the last round, training rows in index
+    order, validation rows excluded), n_support_ (per expert), history_ (per round: moved
+    fraction, gater criterion, validation error, #SV, seconds), n_iter_, fit_time_.
+    """
+
+    _task = "classification"
+
+    def __init__(self, *, n_experts=10, gater="global", expert="svc", expert_params=None, C=1.0, kernel="rbf",
+                 gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None, gater_hidden=50,
+                 gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, n_gaussians=10, local_candidates=3,
+                 gate_tol=1e-3, validation_fraction=None, backend="threads", client=None, n_jobs=None,
+                 random_state=None, verbose=False):
+        self.n_experts = n_experts
+        self.gater = gater
+        self.expert = expert
+        self.expert_params = expert_params
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.min_moved = min_moved
+        self.capacity = capacity
+        self.gater_hidden = gater_hidden
+        self.gater_epochs = gater_epochs
+        self.gater_learning_rate = gater_learning_rate
+        self.gater_samples = gater_samples
+        self.n_gaussians = n_gaussians
+        self.local_candidates = local_candidates
+        self.gate_tol = gate_tol
+        self.validation_fraction = validation_fraction
+        self.backend = backend
+        self.client = client
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _encode_targets(self, X, y):
+        if _is_dask_collection(y):
+            classes = np.unique(y.compute()) if hasattr(y, "compute") else np.unique(y)
+        else:
+            check_classification_targets(y)
+            classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError(f"MixtureSVC is a binary classifier; y has {len(classes)} classes {classes!r}")
+        self.classes_ = classes
+        return (y == classes[1]) * 2.0 - 1.0
+
+    def _gater_targets(self, y):
+        return np.ascontiguousarray(y, dtype=np.float64)
+
+    def _gater_outputs(self, F):
+        return np.ascontiguousarray(F)
+
+    def _score_held_out(self, X, y):
+        return float(np.mean(np.sign(self.decision_function(X)) != np.where(y > 0, 1, -1)))
+
+    def decision_function(self, X):
+        """The mixture's output: sum_k g_k(x) f_k(x) (global gater), or the log-odds of
+        sum_k P(k|x) P(+1|x,k) (local gater). Positive: classes_[1]."""
+        if self.gater == "global":
+            return self._mixed(X, lambda e, rows: e.output(rows))
+        p = self.predict_proba(X)[:, 1]
+        p = np.clip(p, 1e-12, 1 - 1e-12)
+        return np.log(p / (1 - p))
+
+    def predict_proba(self, X):
+        """Local gater: sum_k P(k|x) P(y|x,k), with Platt-calibrated experts. (Global gater:
+        (1 + tanh(output)) / 2, the mixture's own squashing.)"""
+        if self.gater == "global":
+            p = (1.0 + np.tanh(self.decision_function(X))) / 2.0
+        else:
+            p = self._mixed(X, lambda e, rows: np.exp(e.log_likelihood(rows, np.ones(rows.shape[0]))))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class MixtureSVR(RegressorMixin, _MixtureBase):
+    """A hard mixture of SVR experts (the thesis' regression extension): as `MixtureSVC`, the
+    global gater trained on 1/2 (y - sum_k g_k(x) f_k(x))^2 (targets standardized for it), the
+    local gater's P(y | x, k) a Gaussian around the expert's prediction with its residual variance
+    on its subset. `epsilon` is the SVR experts' tube; see `MixtureSVC` for the other parameters."""
+
+    _task = "regression"
+
+    def __init__(self, *, n_experts=10, gater="global", expert="svr", expert_params=None, C=1.0, epsilon=0.1,
+                 kernel="rbf", gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None,
+                 gater_hidden=50, gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, n_gaussians=10,
+                 local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None,
+                 n_jobs=None, random_state=None, verbose=False):
+        self.n_experts = n_experts
+        self.gater = gater
+        self.expert = expert
+        self.expert_params = expert_params
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.gamma = gamma
+        self.tol = tol
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.min_moved = min_moved
+        self.capacity = capacity
+        self.gater_hidden = gater_hidden
+        self.gater_epochs = gater_epochs
+        self.gater_learning_rate = gater_learning_rate
+        self.gater_samples = gater_samples
+        self.n_gaussians = n_gaussians
+        self.local_candidates = local_candidates
+        self.gate_tol = gate_tol
+        self.validation_fraction = validation_fraction
+        self.backend = backend
+        self.client = client
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _encode_targets(self, X, y):
+        yy = y.compute() if _is_dask_collection(y) else y
+        self._y_mean, self._y_scale = float(np.mean(yy)), float(np.std(yy)) or 1.0
+        return y
+
+    def _gater_targets(self, y):
+        return np.ascontiguousarray((y - self._y_mean) / self._y_scale, dtype=np.float64)
+
+    def _gater_outputs(self, F):
+        return np.ascontiguousarray((F - self._y_mean) / self._y_scale)
+
+    def _score_held_out(self, X, y):
+        return float(np.mean((self.predict(X) - y) ** 2))
+
+    def predict(self, X):
+        return self._mixed(X, lambda e, rows: e.output(rows))

@@ -1,0 +1,153 @@
+"""The experts of a hard mixture and the work done where their data is: training one expert on its
+subset, its outputs f_k(x), the local gater's per-expert density model, and the per-block
+computations of the reassignment. Everything here is a plain function of arrays, so that the
+thread backend calls it in-process and the Dask backend ships it to workers unchanged."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _native
+
+
+class BuiltinExpert:
+    """The factory of a built-in expert (``SVC`` or ``SVR``), as the ``experts`` hook returns it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def make(self, **params):
+        from .svm import SVC, SVR
+
+        return (SVC if self.name == "svc" else SVR)(**params)
+
+    def __eq__(self, other):
+        return isinstance(other, BuiltinExpert) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def expert_output(model, X, task):
+    """f(x): the decision value of a classifier trained on -1/+1 labels (or 2 P(+1|x) - 1, or its
+    +-1 prediction, for an estimator without decision_function), a regressor's prediction."""
+    if task == "regression":
+        return np.asarray(model.predict(X), dtype=np.float64).ravel()
+    if hasattr(model, "decision_function"):
+        out = np.asarray(model.decision_function(X), dtype=np.float64)
+        if out.ndim == 2:
+            out = out[:, -1] - out[:, 0]
+        return out.ravel()
+    classes = np.asarray(model.classes_)
+    if hasattr(model, "predict_proba"):
+        return 2.0 * np.asarray(model.predict_proba(X))[:, list(classes).index(1.0)] - 1.0
+    return np.where(np.asarray(model.predict(X)) > 0, 1.0, -1.0)
+
+
+class Expert:
+    """One trained expert: the fitted estimator, or the constant it predicts when its subset had a
+    single class; with, for the local gater, Platt's sigmoid (classification) or the residual
+    variance (regression) measured on its own subset."""
+
+    def __init__(self, model, constant, task):
+        self.model = model
+        self.constant = constant
+        self.task = task
+        self.platt = (0.0, 0.0)
+        self.variance = 1.0
+
+    def output(self, X):
+        if self.model is None:
+            return np.full(X.shape[0], self.constant)
+        return expert_output(self.model, X, self.task)
+
+    def log_likelihood(self, X, y):
+        """log P(y | x, k): Platt's sigmoid of f(x) (y in -1/+1), or a Gaussian around f(x)."""
+        f = self.output(X)
+        if self.task == "regression":
+            return -0.5 * ((y - f) ** 2 / self.variance + np.log(2 * np.pi * self.variance))
+        a, b = self.platt
+        # P(y=+1|f) = 1 / (1 + exp(a f + b)); log P(y|f) = -log(1 + exp(y (a f + b)))
+        return -np.logaddexp(0.0, y * (a * f + b))
+
+    @property
+    def n_support(self):
+        support = getattr(self.model, "support_", None)
+        return 0 if support is None else len(support)
+
+
+def train_expert(factory, params, X, y, task, calibrate):
+    """Fits one expert on its subset (classification labels -1/+1); `calibrate` also fits what the
+    local gater needs from it."""
+    if task == "classification" and len(np.unique(y)) < 2:
+        expert = Expert(None, float(y[0]) if len(y) else 0.0, task)
+    else:
+        expert = Expert(factory.make(**params).fit(X, y), 0.0, task)
+    if calibrate and len(y):
+        f = expert.output(X)
+        if task == "regression":
+            expert.variance = max(float(np.mean((y - f) ** 2)), 1e-12)
+        elif expert.model is None:
+            expert.platt = (0.0, -np.log(len(y) + 1.0) * np.sign(expert.constant))
+        else:
+            expert.platt = _native.fit_platt(np.ascontiguousarray(f), np.ascontiguousarray(y > 0))
+    return expert
+
+
+def outputs(experts, X):
+    """f_k(x) for every row and expert: (n, K)."""
+    return np.column_stack([e.output(X) for e in experts]) if len(X) else np.zeros((0, len(experts)))
+
+
+def standardize(X, mean, scale):
+    """The gaters' inputs: features centred and scaled (dense; the gaters are dense models)."""
+    if sp.issparse(X):
+        X = X.toarray()
+    return np.ascontiguousarray((np.asarray(X, dtype=np.float64) - mean) / scale)
+
+
+def gates(X, gater, mean, scale):
+    """The global gater's g_k(x): (n, K)."""
+    w = (gater["w1"], gater["b1"], gater["w2"], gater["b2"])
+    return _native.gater_gates(standardize(X, mean, scale), w, 1)
+
+
+def log_prior_density(X, gmms, log_priors, mean, scale):
+    """log P(x | k) + log P(k) for every row and expert: (n, K)."""
+    Z = standardize(X, mean, scale)
+    cols = [_native.gmm_log_density(Z, g["weights"], g["means"], g["variances"], 1) for g in gmms]
+    return np.column_stack(cols) + log_priors
+
+
+def local_preference(X, y, experts, gmms, log_priors, mean, scale, candidates):
+    """log P(x|k) + log P(k) + log P(y|x,k), the local gater's reassignment criterion (up to a
+    constant per row). P(y|x,k) is computed for the `candidates` experts of highest
+    P(x|k) P(k) only; the others get the lowest of those likelihoods, so that they are chosen
+    only when the cap fills the candidates."""
+    base = log_prior_density(X, gmms, log_priors, mean, scale)
+    n, k = base.shape
+    m = min(candidates, k)
+    top = np.argsort(-base, axis=1, kind="stable")[:, :m]
+    lik = np.empty((n, m))
+    for e in range(k):
+        rows, pos = np.nonzero(top == e)
+        if len(rows):
+            lik[rows, pos] = experts[e].log_likelihood(X[rows], y[rows])
+    out = base + lik.min(axis=1, keepdims=True)
+    np.put_along_axis(out, top, np.take_along_axis(base, top, axis=1) + lik, axis=1)
+    return out
+
+
+def fit_gmm(X, mean, scale, components, max_iter, seed):
+    Z = standardize(X, mean, scale)
+    components = max(1, min(components, len(Z)))
+    return _native.fit_gmm(Z, components, max_iter, 1e-4, 1e-2, seed, 1)
+
+
+def moments(X):
+    """(rows, sum, sum of squares, all finite) of a block, for the standardization."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        return (X.shape[0], np.asarray(X.sum(axis=0)).ravel(), np.asarray(X.multiply(X).sum(axis=0)).ravel(),
+                bool(np.isfinite(X.data).all()))
+    X = np.asarray(X, dtype=np.float64)
+    return len(X), X.sum(axis=0), (X * X).sum(axis=0), bool(np.isfinite(X).all())

@@ -1,0 +1,262 @@
+"""Hard mixtures of SVM experts: the capped reassignment, the gaters, the training loop, the
+thread and Dask backends (same model; a worker killed mid-fit), and a plugin expert."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import largemargin as lm
+from largemargin import _native
+from largemargin.plugins import get_registry
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module")
+def forest():
+    X, y = lm.make_forest_like(5000, random_state=3)
+    return X[:4000], y[:4000], X[4000:], y[4000:]
+
+
+def reference_assignment(pref, cap, order):
+    held = np.zeros(pref.shape[1], int)
+    out = np.empty(len(pref), int)
+    for i in order:
+        for e in sorted(range(pref.shape[1]), key=lambda e: (-pref[i, e], e)):
+            if held[e] < cap:
+                held[e] += 1
+                out[i] = e
+                break
+    return out
+
+
+def test_capped_assignment_matches_the_reference():
+    rng = np.random.default_rng(0)
+    for n, k in [(50, 3), (200, 7), (31, 31)]:
+        pref = rng.normal(size=(n, k))
+        pref[:, 0] += 2.0  # everyone prefers expert 0: the cap must push them on
+        cap = n // k + 1
+        order = rng.permutation(n)
+        got = _native.assign_experts(pref, cap, order.astype(np.int64))
+        np.testing.assert_array_equal(got, reference_assignment(pref, cap, order))
+        assert np.bincount(got, minlength=k).max() <= cap
+    with pytest.raises(ValueError, match="cannot hold"):
+        _native.assign_experts(np.zeros((10, 2)), 4, np.arange(10))
+
+
+def test_global_gater_learns_who_is_right():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(2000, 2))
+    y = np.sign(X[:, 0])
+    F = np.column_stack([np.ones(2000), -np.ones(2000), rng.normal(size=2000)])  # right on x>0, on x<0, noise
+    fit = _native.fit_gater(X, F, y, "classification", 8, 20, 0.05, 0.0, 0, None, 1)
+    assert fit["losses"][-1] < 0.5 * fit["losses"][0]
+    G = _native.gater_gates(np.array([[0.8, 0.0], [-0.8, 0.0]]), (fit["w1"], fit["b1"], fit["w2"], fit["b2"]), 1)
+    np.testing.assert_allclose(G.sum(1), 1.0)
+    assert G[0, 0] > 0.8 and G[1, 1] > 0.8
+
+
+def test_gmm_density_is_the_diagonal_mixture_formula():
+    rng = np.random.default_rng(2)
+    X = np.vstack([rng.normal(-2, 0.5, (300, 3)), rng.normal(2, 1.0, (300, 3))])
+    g = _native.fit_gmm(X, 2, 50, 1e-8, 1e-6, 0, 1)
+    np.testing.assert_allclose(g["weights"].sum(), 1.0)
+    Q = X[:5]
+    dens = np.zeros(5)
+    for w, m, v in zip(g["weights"], g["means"], g["variances"]):
+        dens += w * np.exp(-0.5 * (((Q - m) ** 2) / v).sum(1)) / np.sqrt(np.prod(2 * np.pi * v))
+    np.testing.assert_allclose(_native.gmm_log_density(Q, g["weights"], g["means"], g["variances"], 1), np.log(dens),
+                               rtol=1e-10)
+    assert sorted(np.round(g["means"][:, 0])) == [-2.0, 2.0]
+
+
+def test_mixture_close_to_one_svm(forest):
+    Xtr, ytr, Xte, yte = forest
+    svm = lm.SVC(C=10, gamma=0.1).fit(Xtr, ytr)
+    mix = lm.MixtureSVC(n_experts=3, C=10, gamma=0.1, random_state=0, max_iter=3).fit(Xtr, ytr)
+    err_svm, err_mix = np.mean(svm.predict(Xte) != yte), np.mean(mix.predict(Xte) != yte)
+    # (4,000 examples: each expert sees a third; the benchmark compares at 100k and more)
+    assert err_mix <= err_svm + 0.03, (err_mix, err_svm)
+    cap = len(ytr) // 3 + 1
+    assert np.bincount(mix.assignment_, minlength=3).max() <= cap
+    assert len(mix.assignment_) == len(ytr) and mix.n_iter_ == len(mix.history_) <= 3
+    assert mix.n_support_.sum() == sum(len(e.model.support_) for e in mix.experts_ if e.model is not None)
+    # the reassignment moves examples at first, and the gater's criterion falls
+    assert mix.history_[0]["moved"] > 0.1
+    assert mix.history_[-1]["gater_loss"] < mix.history_[0]["gater_loss"]
+    # decision_function is the gated sum of the experts' outputs
+    G = mix._gate_matrix(Xte[:50])
+    F = np.column_stack([e.output(Xte[:50]) for e in mix.experts_])
+    used = G >= mix.gate_tol
+    used[np.arange(50), G.argmax(1)] = True
+    Gu = np.where(used, G, 0)
+    np.testing.assert_allclose(mix.decision_function(Xte[:50]), (Gu * F).sum(1) / Gu.sum(1), atol=1e-10)
+    proba = mix.predict_proba(Xte[:50])
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+
+
+def test_deterministic_and_thread_count_free(forest):
+    Xtr, ytr, Xte, _ = forest
+    a = lm.MixtureSVC(n_experts=3, C=10, gamma=0.1, random_state=5, max_iter=2, n_jobs=1).fit(Xtr[:1500], ytr[:1500])
+    b = lm.MixtureSVC(n_experts=3, C=10, gamma=0.1, random_state=5, max_iter=2, n_jobs=2).fit(Xtr[:1500], ytr[:1500])
+    np.testing.assert_array_equal(a.assignment_, b.assignment_)
+    np.testing.assert_array_equal(a.decision_function(Xte), b.decision_function(Xte))
+
+
+def test_local_gater_and_string_labels(forest):
+    Xtr, ytr, Xte, yte = forest
+    names = np.array(["other", "lodgepole"])
+    mix = lm.MixtureSVC(n_experts=4, gater="local", C=10, gamma=0.1, n_gaussians=3, random_state=0, max_iter=3)
+    mix.fit(Xtr, names[(ytr > 0).astype(int)])
+    np.testing.assert_array_equal(mix.classes_, ["lodgepole", "other"])
+    pred = mix.predict(Xte)
+    assert np.mean(pred != names[(yte > 0).astype(int)]) < 0.3
+    p = mix.predict_proba(Xte)
+    assert ((p >= 0) & (p <= 1)).all()
+    np.testing.assert_array_equal(pred, mix.classes_[(p[:, 1] > 0.5).astype(int)])
+
+
+def test_validation_keeps_the_best_round(forest):
+    Xtr, ytr, _, _ = forest
+    mix = lm.MixtureSVC(n_experts=4, C=10, gamma=0.1, random_state=0, max_iter=6, validation_fraction=0.2).fit(Xtr, ytr)
+    vals = [h["validation"] for h in mix.history_]
+    assert all(np.isfinite(vals)) and len(mix.assignment_) == len(ytr) - 800
+    best = int(np.argmin(vals))
+    assert len(vals) == 6 or vals[-1] > min(vals[:-1])
+    assert mix.n_support_.sum() == mix.history_[best]["n_support"]
+
+
+def test_regression_mixture():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(3000, 1))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 0] + rng.normal(0, 0.1, 3000)
+    Xte = np.linspace(-2.9, 2.9, 200)[:, None]
+    truth = np.sin(2 * Xte[:, 0]) + 0.5 * Xte[:, 0]
+    for gater in ("global", "local"):
+        mix = lm.MixtureSVR(n_experts=4, gater=gater, C=10, gamma=1.0, epsilon=0.05, n_gaussians=2, random_state=0,
+                            max_iter=3).fit(X, y)
+        assert np.sqrt(np.mean((mix.predict(Xte) - truth) ** 2)) < 0.15, gater
+
+
+def test_sparse_input(forest):
+    Xtr, ytr, Xte, _ = forest
+    dense = lm.MixtureSVC(n_experts=3, C=10, gamma=0.1, random_state=1, max_iter=2).fit(Xtr[:1200], ytr[:1200])
+    sparse = lm.MixtureSVC(n_experts=3, C=10, gamma=0.1, random_state=1, max_iter=2).fit(sp.csr_matrix(Xtr[:1200]), ytr[:1200])
+    np.testing.assert_array_equal(dense.assignment_, sparse.assignment_)
+    np.testing.assert_allclose(dense.decision_function(Xte), sparse.decision_function(sp.csr_matrix(Xte)), atol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_experts=0), "n_experts"), (dict(gater="soft"), "gater"), (dict(backend="mpi"), "backend"),
+    (dict(expert="nope"), "unknown expert 'nope'"), (dict(capacity=10), "capacity"),
+    (dict(validation_fraction=1.5), "validation_fraction"), (dict(expert_params=[1]), "expert_params"),
+])
+def test_bad_parameters(forest, kwargs, match):
+    Xtr, ytr, _, _ = forest
+    with pytest.raises(ValueError, match=match):
+        lm.MixtureSVC(**{"n_experts": 4, **kwargs}).fit(Xtr[:400], ytr[:400])
+
+
+def test_bad_data_leaves_the_model(forest):
+    Xtr, ytr, Xte, _ = forest
+    mix = lm.MixtureSVC(n_experts=2, C=10, gamma=0.1, random_state=0, max_iter=1).fit(Xtr[:600], ytr[:600])
+    before = mix.decision_function(Xte)
+    bad = Xtr[:600].copy()
+    bad[3, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        mix.fit(bad, ytr[:600])
+    with pytest.raises(ValueError, match="binary"):
+        mix.fit(Xtr[:600], np.arange(600) % 3)
+    with pytest.raises(ValueError, match="features"):
+        mix.predict(Xte[:, :5])
+    np.testing.assert_array_equal(mix.decision_function(Xte), before)
+
+
+def test_plugin_expert_trains():
+    pytest.importorskip("largemargin_sklearn_experts")
+    X, y = lm.make_forest_like(1500, random_state=4)
+    mix = lm.MixtureSVC(n_experts=3, expert="knn", expert_params={"n_neighbors": 7}, random_state=0, max_iter=2)
+    mix.fit(X[:1200], y[:1200])
+    from sklearn.neighbors import KNeighborsClassifier
+
+    assert all(isinstance(e.model, KNeighborsClassifier) for e in mix.experts_)
+    assert np.mean(mix.predict(X[1200:]) != y[1200:]) < 0.35
+
+
+def test_dask_without_a_client(forest):
+    pytest.importorskip("distributed")
+    Xtr, ytr, _, _ = forest
+    with pytest.raises(ValueError, match="Client"):
+        lm.MixtureSVC(n_experts=2, backend="dask").fit(Xtr[:300], ytr[:300])
+
+
+# ---- Dask ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    os.environ["PYTHONPATH"] = os.pathsep.join([HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        c = distributed.Client(cluster)
+        yield c
+        c.close()
+        cluster.close()
+
+
+def test_dask_gives_the_thread_model(client, forest):
+    Xtr, ytr, Xte, _ = forest
+    params = dict(n_experts=3, C=10, gamma=0.1, random_state=7, max_iter=3)
+    threads = lm.MixtureSVC(**params).fit(Xtr[:2000], ytr[:2000])
+    on_dask = lm.MixtureSVC(**params, backend="dask", client=client).fit(Xtr[:2000], ytr[:2000])
+    np.testing.assert_array_equal(on_dask.assignment_, threads.assignment_)
+    # the standardization's sums are taken per block on Dask: equal up to rounding
+    np.testing.assert_allclose(on_dask.decision_function(Xte), threads.decision_function(Xte), rtol=1e-10, atol=1e-12)
+    import dask.array as da
+
+    from_array = lm.MixtureSVC(**params, backend="dask", client=client).fit(
+        da.from_array(Xtr[:2000], chunks=(700, 54)), da.from_array(ytr[:2000], chunks=700))
+    np.testing.assert_array_equal(from_array.assignment_, threads.assignment_)
+
+
+def test_dask_dataframe_and_local_gater(client, forest):
+    pytest.importorskip("pandas")
+    import dask.dataframe as dd
+    import pandas as pd
+
+    Xtr, ytr, Xte, _ = forest
+    params = dict(n_experts=3, gater="local", n_gaussians=2, C=10, gamma=0.1, random_state=2, max_iter=2)
+    threads = lm.MixtureSVC(**params).fit(Xtr[:1500], ytr[:1500])
+    frame = dd.from_pandas(pd.DataFrame(Xtr[:1500], columns=[f"f{i}" for i in range(54)]), npartitions=3)
+    target = dd.from_pandas(pd.Series(ytr[:1500]), npartitions=3)
+    on_dask = lm.MixtureSVC(**params, backend="dask", client=client).fit(frame, target)
+    np.testing.assert_array_equal(on_dask.assignment_, threads.assignment_)
+    np.testing.assert_allclose(on_dask.predict_proba(Xte), threads.predict_proba(Xte), rtol=1e-9, atol=1e-12)
+
+
+def test_a_killed_worker_does_not_lose_the_model(client, forest, tmp_path):
+    from mixture_helpers import KillingPlugin
+
+    Xtr, ytr, Xte, _ = forest
+    registry = get_registry()
+    registry.register(KillingPlugin(str(tmp_path / "killed")), name="killing-test")
+    try:
+        params = dict(n_experts=2, C=10, gamma=0.1, random_state=3, max_iter=2)
+        ref = lm.MixtureSVC(**params).fit(Xtr[:1000], ytr[:1000])
+        same = dict(expert_params=dict(C=10, gamma=0.1), backend="dask", client=client)
+        once = lm.MixtureSVC(**params, expert="svc_killed_once", **same).fit(Xtr[:1000], ytr[:1000])
+        assert (tmp_path / "killed").exists()  # a worker did die during the fit
+        np.testing.assert_array_equal(once.assignment_, ref.assignment_)
+        np.testing.assert_allclose(once.decision_function(Xte), ref.decision_function(Xte), rtol=1e-10, atol=1e-12)
+        # a task that kills every worker it lands on: a clear error, and the fitted model stays
+        with pytest.raises(RuntimeError, match="workers died"):
+            once.set_params(expert="svc_always_killed").fit(Xtr[:1000], ytr[:1000])
+        np.testing.assert_allclose(once.decision_function(Xte), ref.decision_function(Xte), rtol=1e-10, atol=1e-12)
+    finally:
+        registry.unregister("killing-test")
+        client.wait_for_workers(2, timeout=60)
