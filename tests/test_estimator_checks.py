@@ -3,7 +3,6 @@ declares for its own SVC and SVR: at a finite tolerance tol, C * 2 on one exampl
 the same optimisation path as the example written twice (for LaSVM and the SGD solvers, not even
 the same order of examples: scikit-learn declares the same for its SGDClassifier)."""
 
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import largemargin as lm

@@ -2,7 +2,6 @@
 thread and Dask backends (same model; a worker killed mid-fit), and a plugin expert."""
 
 import os
-import sys
 
 import numpy as np
 import pytest

@@ -7,15 +7,13 @@ import time
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
 from ._checks import check_positive_int, draw_seed
-from ._guard import at_least_two, unchanged_on_failure
-from .online import _after_support, _chunk
+from ._guard import unchanged_on_failure
+from .online import _after_support, _chunk, _labelled
 from .svm import _BaseSVM
 
 _METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
@@ -173,12 +171,8 @@ class LaRankClassifier(_LaRankBase):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
         started = time.perf_counter()
-        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        at_least_two(self.classes_)
-        self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        self._solve(X, Xk, y_idx, self.class_weight_[y_idx] * sample_weight, None, started)
+        X, Xk, y_idx, weight = _labelled(self, X, y, sample_weight)
+        self._solve(X, Xk, y_idx, weight, None, started)
         return self
 
     @unchanged_on_failure

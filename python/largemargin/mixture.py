@@ -160,8 +160,10 @@ class _MixtureBase(BaseEstimator):
         assignment[rng.permutation(m)] = np.arange(m) % k
         sample = train if self.gater_samples is None or self.gater_samples >= m else np.sort(
             rng.choice(train, self.gater_samples, replace=False))
-        sample_X = backend.rows(sample) if self.gater == "global" else None
-        sample_y = self._targets_of(backend, sample) if self.gater == "global" else None
+        if self.gater == "global":  # the gater's training set: fixed, standardized once
+            sample_X = backend.rows(sample)
+            sample_Z = mx.standardize(sample_X, mean, scale)
+            sample_t = self._gater_targets(self._targets_of(backend, sample))
         X_val = backend.rows(val) if n_val else None
         y_val = self._targets_of(backend, val) if n_val else None
 
@@ -173,10 +175,9 @@ class _MixtureBase(BaseEstimator):
             parts = [train[assignment == e] for e in range(k)]
             experts = backend.train(self._factory_obj, params, parts, self._task, self.gater == "local")
             if self.gater == "global":
-                F = self._gater_outputs(backend.outputs(experts, sample_X))
+                F = self._gater_outputs(mx.outputs(experts, sample_X, backend.workers))
                 fit = _native.fit_gater(
-                    mx.standardize(sample_X, mean, scale), F,
-                    self._gater_targets(sample_y), self._task, int(self.gater_hidden), int(self.gater_epochs),
+                    sample_Z, F, sample_t, self._task, int(self.gater_hidden), int(self.gater_epochs),
                     float(self.gater_learning_rate), 0.0, draw_seed(rng), self._gater_weights, self.n_jobs,
                 )
                 self._gater_weights = (fit["w1"], fit["b1"], fit["w2"], fit["b2"])

@@ -21,7 +21,6 @@ class ThreadBackend:
     def __init__(self, X, y, n_jobs):
         self.X, self.y = X, y
         self.workers = max(1, n_jobs)
-        self.sizes = [X.shape[0]]
 
     def train(self, factory, params, parts, task, calibrate):
         def one(idx):
@@ -29,12 +28,6 @@ class ThreadBackend:
 
         with ThreadPoolExecutor(self.workers) as pool:
             return list(pool.map(one, parts))
-
-    def outputs(self, experts, X):
-        """f_k(x) of every expert on rows X held here: (n, K), experts in parallel."""
-        with ThreadPoolExecutor(self.workers) as pool:
-            cols = list(pool.map(lambda e: e.output(X), experts))
-        return np.column_stack(cols) if cols else np.zeros((X.shape[0], 0))
 
     def per_part(self, fn, parts, *args):
         with ThreadPoolExecutor(self.workers) as pool:
@@ -136,17 +129,13 @@ class DaskBackend:
 
     def train(self, factory, params, parts, task, calibrate):
         futures = []
-        for k, idx in enumerate(parts):
+        for idx in parts:
             used, sel = self._selections(np.asarray(idx))
             futures.append(self.client.submit(
                 _train_on_blocks, factory, params, task, calibrate, sel,
-                *[self.Xb[b] for b in used], *[self.yb[b] for b in used],
-                key=f"mixture-expert-{k}-{_token()}", pure=False,
+                *[self.Xb[b] for b in used], *[self.yb[b] for b in used], pure=False,
             ))
         return self._gather(futures)
-
-    def outputs(self, experts, X):
-        return mx.outputs(experts, X)
 
     def per_part(self, fn, parts, *args):
         futures = []
@@ -178,14 +167,6 @@ class DaskBackend:
 
     def close(self):
         self.client.cancel(self.Xb + self.yb)
-
-
-_counter = [0]
-
-
-def _token():
-    _counter[0] += 1
-    return _counter[0]
 
 
 def _is_dask_collection(x):

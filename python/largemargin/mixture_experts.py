@@ -3,6 +3,8 @@ subset, its outputs f_k(x), the local gater's per-expert density model, and the 
 computations of the reassignment. Everything here is a plain function of arrays, so that the
 thread backend calls it in-process and the Dask backend ships it to workers unchanged."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -93,9 +95,13 @@ def train_expert(factory, params, X, y, task, calibrate):
     return expert
 
 
-def outputs(experts, X):
-    """f_k(x) for every row and expert: (n, K)."""
-    return np.column_stack([e.output(X) for e in experts]) if len(X) else np.zeros((0, len(experts)))
+def outputs(experts, X, workers=1):
+    """f_k(x) for every row and expert: (n, K), `workers` experts at a time (the built-in
+    experts' prediction releases the GIL)."""
+    if X.shape[0] == 0 or not experts:
+        return np.zeros((X.shape[0], len(experts)))
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        return np.column_stack(list(pool.map(lambda e: e.output(X), experts)))
 
 
 def standardize(X, mean, scale):

@@ -34,6 +34,17 @@ def _stack(A, B):
     return list(A) + list(B)
 
 
+def _labelled(est, X, y, sample_weight):
+    """What a classifier's fit starts from: checked data, `classes_` and `class_weight_` set, the
+    class index of every example and its weight (class weight times sample weight)."""
+    X, Xk, y, sample_weight = est._prepare_fit(X, y, sample_weight)
+    check_classification_targets(y)
+    est.classes_, y_idx = np.unique(y, return_inverse=True)
+    at_least_two(est.classes_)
+    est.class_weight_ = compute_class_weight(getattr(est, "class_weight", None), classes=est.classes_, y=y)
+    return X, Xk, y_idx, est.class_weight_[y_idx] * sample_weight
+
+
 def _chunk(est, X, y, classes, sample_weight):
     """The checks of an online estimator's `partial_fit`: returns whether this is the first call,
     the chunk (raw and kernel-ready), its class indices and each example's weight (class weight
@@ -74,13 +85,8 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features; sparse allowed) and labels y."""
         started = time.perf_counter()
-        X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        at_least_two(self.classes_)
-        self.class_weight_ = compute_class_weight(getattr(self, "class_weight", None), classes=self.classes_, y=y)
-        sample_c = float(getattr(self, "C", 1.0)) * self.class_weight_[y_idx] * sample_weight
-        self._solve(X, Xk, y_idx, sample_c, None, started)
+        X, Xk, y_idx, weight = _labelled(self, X, y, sample_weight)
+        self._solve(X, Xk, y_idx, float(getattr(self, "C", 1.0)) * weight, None, started)
         return self
 
     def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):

@@ -3,7 +3,7 @@
 
 use largemargin::multiclass::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
 use largemargin::solver::ambiguous::Bags;
-use largemargin::solver::larank::{Clock, LaRankParams, Method, Schedule};
+use largemargin::solver::larank::{Clock, LaRankParams, LaRankStats, Method, Schedule};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -111,14 +111,21 @@ fn fit_dict(py: Python<'_>, fit: LaRankFit, n_classes: usize) -> PyResult<Bound<
     d.set_item("gap", fit.gap)?;
     d.set_item("support_vectors", fit.support_vectors)?;
     d.set_item("kernel_evals", fit.kernel_evals)?;
-    let s = &fit.stats;
+    set_stats(&d, &fit.stats, "argmax")?;
+    Ok(d)
+}
+
+/// The operation counters of a LaRank fit (multiclass or sequence); `calls` names the inference
+/// counter.
+pub(crate) fn set_stats(d: &Bound<'_, PyDict>, s: &LaRankStats, calls: &str) -> PyResult<()> {
+    let py = d.py();
     d.set_item("process_new", s.process_new)?;
     d.set_item("process_old", s.process_old)?;
     d.set_item("optimize", s.optimize)?;
     d.set_item("steps", s.steps)?;
-    d.set_item("argmax", s.argmax)?;
+    d.set_item(calls, s.argmax)?;
     d.set_item("epochs", s.epochs)?;
     d.set_item("dual_per_epoch", PyArray1::from_vec(py, s.dual_per_epoch.clone()))?;
     d.set_item("gap_per_epoch", PyArray1::from_vec(py, s.gap_per_epoch.clone()))?;
-    Ok(d)
+    Ok(())
 }

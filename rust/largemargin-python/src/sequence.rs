@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::convert::to_py;
+use crate::larank::set_stats;
 use crate::{index_vec, matrix_array, run_fit};
 
 fn inference(name: &str) -> PyResult<Inference> {
@@ -64,15 +65,7 @@ pub fn fit_sequence<'py>(
     d.set_item("gap", fit.gap)?;
     d.set_item("support_patterns", fit.support_patterns)?;
     d.set_item("support_vectors", fit.support_vectors)?;
-    let s = &fit.stats;
-    d.set_item("process_new", s.process_new)?;
-    d.set_item("process_old", s.process_old)?;
-    d.set_item("optimize", s.optimize)?;
-    d.set_item("steps", s.steps)?;
-    d.set_item("inference_calls", s.inference_calls)?;
-    d.set_item("epochs", s.epochs)?;
-    d.set_item("dual_per_epoch", PyArray1::from_vec(py, s.dual_per_epoch.clone()))?;
-    d.set_item("gap_per_epoch", PyArray1::from_vec(py, s.gap_per_epoch.clone()))?;
+    set_stats(&d, &fit.stats, "inference_calls")?;
     Ok(d)
 }
 

@@ -5,7 +5,8 @@
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::solver::sequence::{SeqModel, SeqParams, SeqSolver, SeqStats, Sequences};
+use crate::solver::larank::LaRankStats;
+use crate::solver::sequence::{SeqModel, SeqParams, SeqSolver, Sequences};
 
 #[derive(Clone, Debug)]
 pub struct SeqConfig {
@@ -26,7 +27,7 @@ pub struct SeqFit {
     pub gap: f64,
     pub support_patterns: usize,
     pub support_vectors: usize,
-    pub stats: SeqStats,
+    pub stats: LaRankStats,
 }
 
 /// Fits one model on `data` with a label index (below `labels`) per token.

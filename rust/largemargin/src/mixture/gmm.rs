@@ -137,11 +137,10 @@ impl DiagonalGmm {
             let mut joint = vec![0.0; g];
             for row in block.chunks(d) {
                 self.joint(row, &constant, &inverse, &mut joint);
-                let top = joint.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let total: f64 = joint.iter().map(|v| (v - top).exp()).sum();
-                m.log_likelihood += top + total.ln();
+                let log_p = log_sum_exp(&joint);
+                m.log_likelihood += log_p;
                 for c in 0..g {
-                    let r = (joint[c] - top).exp() / total;
+                    let r = (joint[c] - log_p).exp();
                     if r < 1e-12 {
                         continue;
                     }
@@ -191,10 +190,15 @@ impl DiagonalGmm {
         let (constant, inverse) = self.prepared();
         Ok(x.par_chunks(d).map_init(|| vec![0.0; g], |joint, row| {
             self.joint(row, &constant, &inverse, joint);
-            let top = joint.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            top + joint.iter().map(|v| (v - top).exp()).sum::<f64>().ln()
+            log_sum_exp(joint)
         }).collect())
     }
+}
+
+/// log sum_i exp(v_i), without overflow.
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let top = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    top + v.iter().map(|a| (a - top).exp()).sum::<f64>().ln()
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ impl LaRankParams {
     }
 }
 
-/// Counters a caller may report.
+/// Counters a caller may report (multiclass and sequence LaRank alike).
 #[derive(Clone, Debug, Default)]
 pub struct LaRankStats {
     pub process_new: u64,
@@ -96,7 +96,8 @@ pub struct LaRankStats {
     pub optimize: u64,
     /// SMO steps that changed a coefficient.
     pub steps: u64,
-    /// Loss-augmented or plain argmax computations over all classes (inference calls).
+    /// Loss-augmented or plain argmax computations (inference calls; for sequences, greedy:
+    /// one per token pattern, exact: one Viterbi pass).
     pub argmax: u64,
     pub epochs: u64,
     /// Dual objective after each epoch, and the duality gap where it was computed.

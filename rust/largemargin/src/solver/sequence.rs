@@ -17,6 +17,7 @@ use crate::control::Control;
 use crate::data::CsrView;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::solver::larank::LaRankStats;
 
 /// How a label sequence is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -279,22 +280,6 @@ fn argmax(v: &[f64]) -> usize {
     best
 }
 
-/// Counters a caller may report.
-#[derive(Clone, Debug, Default)]
-pub struct SeqStats {
-    pub process_new: u64,
-    pub process_old: u64,
-    pub optimize: u64,
-    /// SMO (LaRank) or perceptron steps that changed the weights.
-    pub steps: u64,
-    /// Loss-augmented or plain inference calls (greedy: one per token pattern).
-    pub inference_calls: u64,
-    pub epochs: u64,
-    pub dual_per_epoch: Vec<f64>,
-    /// The duality gap after each epoch, where it was computed.
-    pub gap_per_epoch: Vec<f64>,
-}
-
 /// An output of a support pattern with its coefficient. Output 0 is the true labeling.
 #[derive(Clone, Debug)]
 struct Output {
@@ -336,7 +321,7 @@ pub struct SeqSolver<'a> {
     emit_buf: Vec<f64>,
     out_buf: Vec<usize>,
     diff: Diff,
-    pub stats: SeqStats,
+    pub stats: LaRankStats,
 }
 
 impl<'a> SeqSolver<'a> {
@@ -379,7 +364,7 @@ impl<'a> SeqSolver<'a> {
             updated: vec![false; n_patterns],
             emit_buf: Vec::new(),
             out_buf: Vec::new(),
-            stats: SeqStats::default(),
+            stats: LaRankStats::default(),
         })
     }
 
@@ -422,7 +407,7 @@ impl<'a> SeqSolver<'a> {
         if let SeqMethod::Perceptron { .. } = self.params.method {
             return f64::NAN;
         }
-        let calls = self.stats.inference_calls;
+        let calls = self.stats.argmax;
         let mut slack = 0.0;
         for p in 0..self.patterns.len() {
             let (a, b, _) = self.span(p);
@@ -436,7 +421,7 @@ impl<'a> SeqSolver<'a> {
             slack += (self.gradient(p, truth) - self.gradient(p, &c)).max(0.0);
             self.out_buf = c;
         }
-        self.stats.inference_calls = calls;
+        self.stats.argmax = calls;
         let norm = self.model.squared_norm();
         0.5 * norm + self.params.c * slack - self.dual()
     }
@@ -482,7 +467,7 @@ impl<'a> SeqSolver<'a> {
 
     /// The (loss-augmented) argmax of pattern p into `out_buf`, from `emit_buf`.
     fn infer(&mut self, p: usize, loss_augmented: bool) {
-        self.stats.inference_calls += 1;
+        self.stats.argmax += 1;
         let (a, b, start) = self.span(p);
         let truth = loss_augmented.then(|| &self.label[a..b]);
         let mut out = std::mem::take(&mut self.out_buf);
