@@ -2,11 +2,13 @@
 problem since covertype is not available offline), and on adult and ijcnn1.
 
 For each training size n: one SVM (our `SVC`, SMO) while it still trains within --svm-limit
-seconds, and `MixtureSVC` with the global gater for K = 10, 20, 50 experts, all with the same
-RBF kernel and C; test error on a fixed held-out set, fit time, #SV, peak RSS; every fit in its
-own subprocess. The fit-time exponent in n (log-log slope) is reported per method and plotted.
+seconds, and `MixtureSVC` with the global gater (default settings: 5 rounds, 10 candidate experts
+per gater example) for K = 10, 20, 50 experts, and with K = n / M ("mM", M examples per expert,
+the thesis' complexity argument), all with the same RBF kernel and C; test error on a fixed
+held-out set, fit time, #SV, peak RSS; every fit in its own subprocess. The fit-time exponent in n
+(log-log slope) is reported per method and plotted.
 
-    python benches/mixture.py [--sizes 100000,200000,400000] [--experts 10,20,50] [--svm-limit 1200]
+    python benches/mixture.py [--sizes 100000,200000,400000] [--experts 10,20,50,m2000] [--svm-limit 1200]
                               [--datasets forest,adult,ijcnn1] [--n-jobs 2] [--out benches/results/mixture.json]
 """
 
@@ -43,6 +45,11 @@ def data(name, n):
     return Xtr, ytr, Xte, yte, gamma, c
 
 
+def n_experts(method, n):
+    """"50": 50 experts; "m2000": n / 2000 experts (at least 2)."""
+    return max(2, n // int(method[1:])) if method.startswith("m") else int(method)
+
+
 def worker(args):
     import largemargin as lm
 
@@ -50,7 +57,7 @@ def worker(args):
     if args.worker == "svm":
         model = lm.SVC(C=c, gamma=gamma, cache_size=args.cache, n_jobs=args.n_jobs)
     else:
-        model = lm.MixtureSVC(n_experts=int(args.worker), C=c, gamma=gamma, cache_size=args.cache / 2,
+        model = lm.MixtureSVC(n_experts=n_experts(args.worker, len(ytr)), C=c, gamma=gamma, cache_size=args.cache / 2,
                               n_jobs=args.n_jobs, random_state=0, verbose=True)
     t = time.perf_counter()
     model.fit(Xtr, ytr)
@@ -62,6 +69,8 @@ def worker(args):
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
     if args.worker != "svm":
         row["rounds"] = model.history_
+        row["n_experts"] = model.n_experts
+        row["gater_candidates"] = model.gater_candidates
     print(json.dumps(row))
 
 
@@ -88,7 +97,7 @@ def slope(rows, method):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100000,200000,400000")
-    ap.add_argument("--experts", default="10,20,50")
+    ap.add_argument("--experts", default="10,20,50,m2000")
     ap.add_argument("--svm-limit", type=float, default=1200.0)
     ap.add_argument("--datasets", default="forest,adult,ijcnn1")
     ap.add_argument("--cache", type=float, default=1000)
@@ -127,12 +136,18 @@ def main():
     plot(rows, methods, os.path.splitext(args.out)[0] + ".scaling.png")
 
 
+def label(method, k=None):
+    if method.startswith("m"):
+        return f"mixture K=n/{method[1:]}" + (f" ({k})" if k else "")
+    return f"mixture K={method}"
+
+
 def report(rows, methods):
     print("\n| data | n | method | test error % | fit s | x single SVM | #SV | rounds | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|---|")
     svm = {(r["dataset"], r["n"]): r["fit_s"] for r in rows if r["method"] == "svm" and r.get("fit_s")}
     for r in rows:
-        name = "SVM (SMO)" if r["method"] == "svm" else f"mixture K={r['method']}"
+        name = "SVM (SMO)" if r["method"] == "svm" else label(r["method"], r.get("n_experts"))
         if r.get("fit_s") is None:
             print(f"| {r['dataset']} | {r['n']} | {name} | — | {r['note']} | — | — | — | — |")
             continue
@@ -143,7 +158,7 @@ def report(rows, methods):
     print("\nfit-time exponent in n (forest, log-log slope):")
     for m in ["svm"] + methods:
         s = slope([r for r in rows if r["dataset"] == "forest"], m)
-        print(f"  {'SVM' if m == 'svm' else 'K=' + m}: {'—' if s is None else f'{s:.2f}'}")
+        print(f"  {'SVM' if m == 'svm' else label(m)}: {'—' if s is None else f'{s:.2f}'}")
 
 
 def plot(rows, methods, path):
@@ -157,8 +172,8 @@ def plot(rows, methods, path):
         pts = [(r["n"], r["fit_s"]) for r in rows if r["dataset"] == "forest" and r["method"] == m and r.get("fit_s")]
         if pts:
             s = slope([r for r in rows if r["dataset"] == "forest"], m)
-            label = ("single SVM" if m == "svm" else f"mixture, K={m}") + (f" (slope {s:.2f})" if s else "")
-            ax.loglog(*zip(*pts), marker="o", label=label)
+            name = ("single SVM" if m == "svm" else label(m)) + (f" (slope {s:.2f})" if s else "")
+            ax.loglog(*zip(*pts), marker="o", label=name)
     ax.set_xlabel("training examples")
     ax.set_ylabel("fit time (s)")
     ax.set_title("Forest-like problem: fit time vs n (2 cores)")

@@ -51,7 +51,7 @@ def test_global_gater_learns_who_is_right():
     X = rng.uniform(-1, 1, size=(2000, 2))
     y = np.sign(X[:, 0])
     F = np.column_stack([np.ones(2000), -np.ones(2000), rng.normal(size=2000)])  # right on x>0, on x<0, noise
-    fit = _native.fit_gater(X, F, y, "classification", 8, 20, 0.05, 0.0, 0, None, 1)
+    fit = _native.fit_gater(X, F, None, y, "classification", 3, 8, 20, 0.05, 0.0, 0, None, 1)
     assert fit["losses"][-1] < 0.5 * fit["losses"][0]
     G = _native.gater_gates(np.array([[0.8, 0.0], [-0.8, 0.0]]), (fit["w1"], fit["b1"], fit["w2"], fit["b2"]), 1)
     np.testing.assert_allclose(G.sum(1), 1.0)
@@ -95,6 +95,62 @@ def test_mixture_close_to_one_svm(forest):
     np.testing.assert_allclose(mix.decision_function(Xte[:50]), (Gu * F).sum(1) / Gu.sum(1), atol=1e-10)
     proba = mix.predict_proba(Xte[:50])
     np.testing.assert_allclose(proba.sum(1), 1.0)
+
+
+def test_gater_on_candidate_experts(forest):
+    """gater_candidates=m: the gater's softmax and the prediction run over each row's m experts of
+    highest gate; m = K (or None) is the full gater."""
+    Xtr, ytr, Xte, yte = forest
+    svm = lm.SVC(C=10, gamma=0.1).fit(Xtr, ytr)
+    mix = lm.MixtureSVC(n_experts=8, gater_candidates=3, C=10, gamma=0.1, random_state=0, max_iter=3).fit(Xtr, ytr)
+    err_svm, err_mix = np.mean(svm.predict(Xte) != yte), np.mean(mix.predict(Xte) != yte)
+    # (500 examples per expert; restricting the softmax costs a little accuracy at this size)
+    assert err_mix <= err_svm + 0.05, (err_mix, err_svm)
+    G = mix._gate_matrix(Xte[:60])
+    F = np.column_stack([e.output(Xte[:60]) for e in mix.experts_])
+    top3 = np.argsort(-G, axis=1)[:, :3]
+    used = np.zeros_like(G, dtype=bool)
+    np.put_along_axis(used, top3, True, axis=1)
+    used &= G >= mix.gate_tol
+    used[np.arange(60), G.argmax(1)] = True
+    Gu = np.where(used, G, 0)
+    np.testing.assert_allclose(mix.decision_function(Xte[:60]), (Gu * F).sum(1) / Gu.sum(1), atol=1e-10)
+    full = [lm.MixtureSVC(n_experts=4, gater_candidates=m, C=10, gamma=0.1, random_state=2, max_iter=2)
+            .fit(Xtr[:1500], ytr[:1500]) for m in (None, 4, 9)]
+    for other in full[1:]:
+        np.testing.assert_array_equal(full[0].assignment_, other.assignment_)
+        np.testing.assert_array_equal(full[0].decision_function(Xte), other.decision_function(Xte))
+
+
+def test_candidate_helpers():
+    from largemargin import mixture_experts as mx
+
+    rng = np.random.default_rng(4)
+    pref = rng.normal(size=(200, 7))
+    for m in (1, 3, 7, 9):
+        np.testing.assert_array_equal(mx.top_candidates(pref, m), np.argsort(-pref, axis=1)[:, :min(m, 7)])
+
+    class Const:
+        def __init__(self, c):
+            self.c = c
+
+        def output(self, X):
+            return X[:, 0] * 0 + self.c + X[:, 0]
+
+    X = rng.normal(size=(200, 2))
+    cand = mx.top_candidates(pref, 3)
+    got = mx.outputs([Const(10.0 * e) for e in range(7)], X, cand, workers=2)
+    np.testing.assert_allclose(got, 10.0 * cand + X[:, :1])
+
+
+@pytest.mark.parametrize("cand, match", [
+    (np.array([[0, 3]] * 4), "out of range"), (np.array([[1, 1]] * 4), "twice"), (np.array([[0, -1]] * 4), "negative"),
+    (np.array([[0, 1, 2]] * 4), "shape"),
+])
+def test_gater_candidates_are_checked(cand, match):
+    X, F, y = np.zeros((4, 2)), np.zeros((4, 2)), np.ones(4)
+    with pytest.raises(ValueError, match=match):
+        _native.fit_gater(X, F, cand, y, "classification", 3, 4, 1, 0.1, 0.0, 0, None, 1)
 
 
 def test_deterministic_and_thread_count_free(forest):
@@ -152,6 +208,7 @@ def test_sparse_input(forest):
     (dict(n_experts=0), "n_experts"), (dict(gater="soft"), "gater"), (dict(backend="mpi"), "backend"),
     (dict(expert="nope"), "unknown expert 'nope'"), (dict(capacity=10), "capacity"),
     (dict(validation_fraction=1.5), "validation_fraction"), (dict(expert_params=[1]), "expert_params"),
+    (dict(gater_candidates=0), "gater_candidates"), (dict(n_jobs=0), "n_jobs"),
 ])
 def test_bad_parameters(forest, kwargs, match):
     Xtr, ytr, _, _ = forest

@@ -34,12 +34,16 @@ class _MixtureBase(BaseEstimator):
         check_positive_int("gater_samples", self.gater_samples, none_ok=True)
         check_positive_int("n_gaussians", self.n_gaussians)
         check_positive_int("local_candidates", self.local_candidates)
+        check_positive_int("gater_candidates", self.gater_candidates, none_ok=True)
         check_positive_int("capacity", self.capacity, none_ok=True)
         check_real("gater_learning_rate", self.gater_learning_rate, lambda v: v > 0, "positive")
         check_real("min_moved", self.min_moved, lambda v: 0 <= v < 1, "in [0, 1)")
         check_real("gate_tol", self.gate_tol, lambda v: 0 <= v < 1, "in [0, 1)")
         if self.validation_fraction is not None:
             check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1) or None")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
+                                        or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be a non-zero integer or None, got {self.n_jobs!r}")
         if self.gater not in ("global", "local"):
             raise ValueError(f"gater must be 'global' or 'local', got {self.gater!r}")
         if self.backend not in ("threads", "dask"):
@@ -70,12 +74,7 @@ class _MixtureBase(BaseEstimator):
         if self.backend == "threads":
             if _is_dask_collection(X):
                 raise ValueError("a Dask array or dataframe needs backend='dask'")
-            n_jobs = self.n_jobs if self.n_jobs is not None else 1
-            if n_jobs == -1:
-                import os
-
-                n_jobs = os.cpu_count() or 1
-            return ThreadBackend(X, y, min(n_jobs, self.n_experts))
+            return ThreadBackend(X, y, min(self._threads(), self.n_experts))
         try:
             import distributed
         except ImportError as e:
@@ -87,6 +86,16 @@ class _MixtureBase(BaseEstimator):
             except ValueError as e:
                 raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
         return DaskBackend(client, X, y)
+
+    def _threads(self):
+        """n_jobs as a count of threads (None: 1; negative: cores + 1 + n_jobs)."""
+        if self.n_jobs is None:
+            return 1
+        if self.n_jobs < 0:
+            import os
+
+            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
+        return self.n_jobs
 
     def _validate(self, X, y):
         if _is_dask_collection(X):
@@ -175,10 +184,11 @@ class _MixtureBase(BaseEstimator):
             parts = [train[assignment == e] for e in range(k)]
             experts = backend.train(self._factory_obj, params, parts, self._task, self.gater == "local")
             if self.gater == "global":
-                F = self._gater_outputs(mx.outputs(experts, sample_X, backend.workers))
+                cand = self._candidates(sample_Z, k, rng)
+                F = self._gater_outputs(mx.outputs(experts, sample_X, cand, backend.workers))
                 fit = _native.fit_gater(
-                    sample_Z, F, sample_t, self._task, int(self.gater_hidden), int(self.gater_epochs),
-                    float(self.gater_learning_rate), 0.0, draw_seed(rng), self._gater_weights, self.n_jobs,
+                    sample_Z, F, cand, sample_t, self._task, k, int(self.gater_hidden), int(self.gater_epochs),
+                    float(self.gater_learning_rate), 0.0, draw_seed(rng), self._gater_weights, 1,
                 )
                 self._gater_weights = (fit["w1"], fit["b1"], fit["w2"], fit["b2"])
                 gater_loss = float(fit["losses"][-1])
@@ -217,6 +227,20 @@ class _MixtureBase(BaseEstimator):
         self.n_support_ = np.array([e.n_support for e in self.experts_])
         self.fit_time_ = time.perf_counter() - started
 
+    def _n_candidates(self, k):
+        return k if self.gater_candidates is None else min(int(self.gater_candidates), k)
+
+    def _candidates(self, Z, k, rng):
+        """The experts the global gater trains each row on: those it ranks highest, or (before it
+        exists, when the experts hold random subsets and are alike) random ones; all of them, in
+        order, when gater_candidates is None or at least K."""
+        m = self._n_candidates(k)
+        if m == k:
+            return np.tile(np.arange(k, dtype=np.int64), (len(Z), 1))
+        if self._gater_weights is None:
+            return np.argsort(rng.random((len(Z), k)), axis=1)[:, :m].astype(np.int64)
+        return mx.top_candidates(_native.gater_gates(Z, self._gater_weights, self._threads()), m)
+
     def _snapshot(self):
         return dict(experts_=self.experts_, assignment_=self.assignment_, _gater_weights=self._gater_weights,
                     _gmms=self._gmms, _log_priors=getattr(self, "_log_priors", None))
@@ -230,11 +254,12 @@ class _MixtureBase(BaseEstimator):
 
     def _reassign(self, backend, train, experts, cap, rng):
         if self.gater == "global":
-            pref = np.concatenate(backend.map_blocks(mx.gates, self._gater_dict(), self._mean, self._scale))
+            pref = np.concatenate(backend.map_blocks(mx.gates, self._gater_dict(), self._mean, self._scale,
+                                                     backend.block_threads))
         else:
             pref = np.concatenate(backend.map_blocks(
                 mx.local_preference, experts, self._gmms, self._log_priors, self._mean, self._scale,
-                int(self.local_candidates), with_y=True))
+                int(self.local_candidates), backend.block_threads, with_y=True))
         pref = np.ascontiguousarray(pref[train])
         return _native.assign_experts(pref, int(cap), rng.permutation(len(train)).astype(np.int64))
 
@@ -248,19 +273,25 @@ class _MixtureBase(BaseEstimator):
         """P(k | x) (local) or g_k(x) (global), (n, K)."""
         Xd = X.toarray() if sp.issparse(X) else X
         if self.gater == "global":
-            return mx.gates(Xd, self._gater_dict(), self._mean, self._scale)
-        logp = mx.log_prior_density(Xd, self._gmms, self._log_priors, self._mean, self._scale)
+            return mx.gates(Xd, self._gater_dict(), self._mean, self._scale, self._threads())
+        logp = mx.log_prior_density(Xd, self._gmms, self._log_priors, self._mean, self._scale, self._threads())
         logp -= logp.max(axis=1, keepdims=True)
         p = np.exp(logp)
         return p / p.sum(axis=1, keepdims=True)
 
     def _mixed(self, X, per_expert):
         """sum_k G_k(x) h_k(x) over the experts whose gate reaches gate_tol (and each row's top
-        expert), renormalised over those; h_k = per_expert(expert, rows)."""
+        expert), among the gater_candidates highest for the global gater (the softmax it was
+        trained with), renormalised over those; h_k = per_expert(expert, rows)."""
         check_is_fitted(self, "experts_")
         X = validate_data(self, X, accept_sparse=["csr"], dtype=np.float64, order="C", reset=False)
         G = self._gate_matrix(X)
         used = G >= self.gate_tol
+        k = G.shape[1]
+        if self.gater == "global" and self._n_candidates(k) < k:
+            top = np.zeros_like(used)
+            np.put_along_axis(top, mx.top_candidates(G, self._n_candidates(k)), True, axis=1)
+            used &= top
         used[np.arange(len(G)), np.argmax(G, axis=1)] = True
         G = np.where(used, G, 0.0)
         out = np.zeros(len(G))
@@ -307,7 +338,11 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         The global gater's hidden units, SGD epochs per round and step.
     gater_samples : int or None, default 50000
         Examples the global gater trains on (a fixed random subset; None: all). Training it needs
-        every expert's output on them, so a bound keeps a round linear in n.
+        expert outputs on them, so a bound keeps a round linear in n.
+    gater_candidates : int or None, default 10
+        The global gater's softmax runs over this many experts per example, those it ranks
+        highest (random ones in the first round), so each round evaluates m experts per gater
+        example instead of K; prediction mixes the same top experts. None: all K.
     n_gaussians : int, default 10
         Gaussians per local gater.
     local_candidates : int, default 3
@@ -322,7 +357,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         client). X and y may then be Dask arrays or dataframes.
     client : distributed.Client or None
     n_jobs : int or None
-        Experts trained at once on the thread backend (-1: all cores), and threads of the gaters.
+        Experts trained at once on the thread backend, and threads computing gates (None: 1;
+        -1: all cores).
     random_state : int, RandomState or None
         The partition, the gater's initialisation and order, the reassignment order.
     verbose : bool
@@ -340,8 +376,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def __init__(self, *, n_experts=10, gater="global", expert="svc", expert_params=None, C=1.0, kernel="rbf",
                  gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None, gater_hidden=50,
-                 gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, n_gaussians=10, local_candidates=3,
-                 gate_tol=1e-3, validation_fraction=None, backend="threads", client=None, n_jobs=None,
+                 gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, gater_candidates=10, n_gaussians=10,
+                 local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None, n_jobs=None,
                  random_state=None, verbose=False):
         self.n_experts = n_experts
         self.gater = gater
@@ -359,6 +395,7 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         self.gater_epochs = gater_epochs
         self.gater_learning_rate = gater_learning_rate
         self.gater_samples = gater_samples
+        self.gater_candidates = gater_candidates
         self.n_gaussians = n_gaussians
         self.local_candidates = local_candidates
         self.gate_tol = gate_tol
@@ -421,8 +458,8 @@ class MixtureSVR(RegressorMixin, _MixtureBase):
 
     def __init__(self, *, n_experts=10, gater="global", expert="svr", expert_params=None, C=1.0, epsilon=0.1,
                  kernel="rbf", gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None,
-                 gater_hidden=50, gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, n_gaussians=10,
-                 local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None,
+                 gater_hidden=50, gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, gater_candidates=10,
+                 n_gaussians=10, local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None,
                  n_jobs=None, random_state=None, verbose=False):
         self.n_experts = n_experts
         self.gater = gater
@@ -441,6 +478,7 @@ class MixtureSVR(RegressorMixin, _MixtureBase):
         self.gater_epochs = gater_epochs
         self.gater_learning_rate = gater_learning_rate
         self.gater_samples = gater_samples
+        self.gater_candidates = gater_candidates
         self.n_gaussians = n_gaussians
         self.local_candidates = local_candidates
         self.gate_tol = gate_tol

@@ -21,6 +21,7 @@ class ThreadBackend:
     def __init__(self, X, y, n_jobs):
         self.X, self.y = X, y
         self.workers = max(1, n_jobs)
+        self.block_threads = self.workers  # one block: its computations may use every thread
 
     def train(self, factory, params, parts, task, calibrate):
         def one(idx):
@@ -89,6 +90,7 @@ class DaskBackend:
     def __init__(self, client, X, y, n_blocks=None):
         self.client = client
         self.workers = max(1, len(client.scheduler_info()["workers"]))
+        self.block_threads = 1  # blocks run side by side on the workers
         if _is_dask_collection(X):
             X = X.rechunk({1: -1}) if X.ndim == 2 else X
             y = y.rechunk((X.chunks[0],))

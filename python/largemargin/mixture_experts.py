@@ -95,13 +95,30 @@ def train_expert(factory, params, X, y, task, calibrate):
     return expert
 
 
-def outputs(experts, X, workers=1):
-    """f_k(x) for every row and expert: (n, K), `workers` experts at a time (the built-in
-    experts' prediction releases the GIL)."""
-    if X.shape[0] == 0 or not experts:
-        return np.zeros((X.shape[0], len(experts)))
-    with ThreadPoolExecutor(max(1, workers)) as pool:
-        return np.column_stack(list(pool.map(lambda e: e.output(X), experts)))
+def outputs(experts, X, candidates, workers=1):
+    """f_k(x) of each row's candidate experts: `candidates` (n, m) names them, the result is
+    (n, m). Each expert runs once, on the rows that list it, `workers` experts at a time (the
+    built-in experts' prediction releases the GIL)."""
+    out = np.zeros(candidates.shape)
+
+    def one(e):
+        rows, cols = np.nonzero(candidates == e)
+        if len(rows):
+            out[rows, cols] = experts[e].output(X[rows])
+
+    if X.shape[0] and experts:
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            list(pool.map(one, range(len(experts))))
+    return out
+
+
+def top_candidates(preference, m):
+    """The m columns of highest preference in each row, best first: (n, m) int64."""
+    if m >= preference.shape[1]:
+        return np.argsort(-preference, axis=1, kind="stable").astype(np.int64)
+    top = np.argpartition(-preference, m - 1, axis=1)[:, :m]
+    rank = np.argsort(-np.take_along_axis(preference, top, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(top, rank, axis=1).astype(np.int64)
 
 
 def standardize(X, mean, scale):
@@ -111,28 +128,28 @@ def standardize(X, mean, scale):
     return np.ascontiguousarray((np.asarray(X, dtype=np.float64) - mean) / scale)
 
 
-def gates(X, gater, mean, scale):
+def gates(X, gater, mean, scale, threads=1):
     """The global gater's g_k(x): (n, K)."""
     w = (gater["w1"], gater["b1"], gater["w2"], gater["b2"])
-    return _native.gater_gates(standardize(X, mean, scale), w, 1)
+    return _native.gater_gates(standardize(X, mean, scale), w, threads)
 
 
-def log_prior_density(X, gmms, log_priors, mean, scale):
+def log_prior_density(X, gmms, log_priors, mean, scale, threads=1):
     """log P(x | k) + log P(k) for every row and expert: (n, K)."""
     Z = standardize(X, mean, scale)
-    cols = [_native.gmm_log_density(Z, g["weights"], g["means"], g["variances"], 1) for g in gmms]
+    cols = [_native.gmm_log_density(Z, g["weights"], g["means"], g["variances"], threads) for g in gmms]
     return np.column_stack(cols) + log_priors
 
 
-def local_preference(X, y, experts, gmms, log_priors, mean, scale, candidates):
+def local_preference(X, y, experts, gmms, log_priors, mean, scale, candidates, threads=1):
     """log P(x|k) + log P(k) + log P(y|x,k), the local gater's reassignment criterion (up to a
     constant per row). P(y|x,k) is computed for the `candidates` experts of highest
     P(x|k) P(k) only; the others get the lowest of those likelihoods, so that they are chosen
     only when the cap fills the candidates."""
-    base = log_prior_density(X, gmms, log_priors, mean, scale)
+    base = log_prior_density(X, gmms, log_priors, mean, scale, threads)
     n, k = base.shape
     m = min(candidates, k)
-    top = np.argsort(-base, axis=1, kind="stable")[:, :m]
+    top = top_candidates(base, m)
     lik = np.empty((n, m))
     for e in range(k):
         rows, pos = np.nonzero(top == e)

@@ -1,7 +1,7 @@
 //! Entry points of the hard mixture of experts: the capped reassignment, the global gater (MLP)
 //! and the local gater (diagonal Gaussian mixtures). The experts are ordinary SVC/SVR fits.
 
-use largemargin::mixture::{assign_capped, DiagonalGmm, Gater, GaterSchedule, GaterTask};
+use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule, GaterTask};
 use largemargin::probability::fit_sigmoid;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -54,14 +54,16 @@ fn gater_dict<'py>(py: Python<'py>, g: Gater, losses: Vec<f64>) -> PyResult<Boun
     Ok(d)
 }
 
-/// Trains the global gater on frozen expert outputs (n, experts); from `warm` weights when given,
-/// otherwise from a seeded start with `hidden` units.
+/// Trains the global gater on frozen expert outputs: (n, experts), or (n, m) with `candidates`
+/// (n, m) naming each entry's expert; from `warm` weights when given, otherwise from a seeded start
+/// with `hidden` units and `experts` outputs.
 #[pyfunction]
-#[pyo3(signature = (x, outputs, y, task, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
+#[pyo3(signature = (x, outputs, candidates, y, task, experts, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_gater<'py>(
-    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, outputs: PyReadonlyArray2<'py, f64>, y: PyReadonlyArray1<'py, f64>,
-    task: &str, hidden: usize, epochs: usize, learning_rate: f64, decay: f64, seed: u64, warm: Option<GaterWeights<'py>>,
+    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, outputs: PyReadonlyArray2<'py, f64>,
+    candidates: Option<PyReadonlyArray2<'py, i64>>, y: PyReadonlyArray1<'py, f64>, task: &str, experts: usize,
+    hidden: usize, epochs: usize, learning_rate: f64, decay: f64, seed: u64, warm: Option<GaterWeights<'py>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let task = match task {
@@ -70,14 +72,26 @@ pub fn fit_gater<'py>(
         other => return Err(PyValueError::new_err(format!("unknown gater task '{other}'"))),
     };
     let (xv, _, d) = rows(&x)?;
-    let (fv, _, k) = rows(&outputs)?;
+    let (fv, _, width) = rows(&outputs)?;
+    let cand: Option<Vec<usize>> = match &candidates {
+        None => None,
+        Some(c) => {
+            if c.shape() != outputs.shape() {
+                return Err(PyValueError::new_err("candidates must have the shape of the outputs"));
+            }
+            Some(c.as_array().iter()
+                .map(|&i| usize::try_from(i).map_err(|_| PyValueError::new_err("a candidate expert is negative")))
+                .collect::<PyResult<_>>()?)
+        }
+    };
     let yv = y.as_array().to_vec();
     let mut gater = match warm {
         Some(w) => gater_from(w)?,
-        None => Gater::new(d, hidden, k, seed).map_err(crate::convert::to_py)?,
+        None => Gater::new(d, hidden, experts, seed).map_err(crate::convert::to_py)?,
     };
     let schedule = GaterSchedule { epochs, learning_rate, decay, seed };
-    let losses = run_fit(py, n_jobs, None, None, |ctl| gater.train(&xv, &fv, &yv, task, schedule, ctl))?;
+    let out = ExpertOutputs { values: &fv, experts: cand.as_deref(), width };
+    let losses = run_fit(py, n_jobs, None, None, |ctl| gater.train(&xv, &out, &yv, task, schedule, ctl))?;
     gater_dict(py, gater, losses)
 }
 

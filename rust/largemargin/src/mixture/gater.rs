@@ -2,6 +2,12 @@
 //! per expert, trained by stochastic gradient on the whole mixture's criterion with the experts
 //! frozen: 1/2 (y - tanh(sum_k g_k(x) f_k(x)))^2 for classification (the tanh on the mixture's
 //! output is the thesis' choice), 1/2 (y - sum_k g_k(x) f_k(x))^2 for regression.
+//!
+//! Training may restrict each example to a few candidate experts (the ones the gater ranks
+//! highest): the softmax and the mixture then run over those only. The gradient reaching the other
+//! experts is proportional to their gates, which are small once the gater is trained, and every
+//! expert's output on every example is the dominant cost of a round (K kernel expansions per
+//! example); with candidates it is m instead of K.
 
 use rayon::prelude::*;
 
@@ -25,6 +31,25 @@ pub struct Gater {
     pub b1: Vec<f64>,
     pub w2: Vec<f64>,
     pub b2: Vec<f64>,
+}
+
+/// The frozen experts' outputs on the training rows: row-major (n, width); with `experts`, entry
+/// (i, c) is the output of expert `experts[i * width + c]` (distinct within a row), otherwise
+/// width is the number of experts and entry (i, e) belongs to expert e.
+#[derive(Clone, Copy, Debug)]
+pub struct ExpertOutputs<'a> {
+    pub values: &'a [f64],
+    pub experts: Option<&'a [usize]>,
+    pub width: usize,
+}
+
+impl ExpertOutputs<'_> {
+    fn expert(&self, i: usize, c: usize) -> usize {
+        match self.experts {
+            Some(e) => e[i * self.width + c],
+            None => c,
+        }
+    }
 }
 
 /// Schedule of one training call: `epochs` passes in a seeded random order with step
@@ -73,12 +98,16 @@ impl Gater {
         Ok(x.len() / self.inputs)
     }
 
-    /// Hidden activations and gates of one row; `hid` has `hidden`, `gate` `experts` entries.
-    fn forward_row(&self, x: &[f64], hid: &mut [f64], gate: &mut [f64]) {
+    fn hidden_row(&self, x: &[f64], hid: &mut [f64]) {
         for (j, h) in hid.iter_mut().enumerate() {
             let w = &self.w1[j * self.inputs..(j + 1) * self.inputs];
             *h = (self.b1[j] + w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()).tanh();
         }
+    }
+
+    /// Hidden activations and gates of one row; `hid` has `hidden`, `gate` `experts` entries.
+    fn forward_row(&self, x: &[f64], hid: &mut [f64], gate: &mut [f64]) {
+        self.hidden_row(x, hid);
         for (e, g) in gate.iter_mut().enumerate() {
             let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
             *g = self.b2[e] + w.iter().zip(hid.iter()).map(|(a, b)| a * b).sum::<f64>();
@@ -110,29 +139,65 @@ impl Gater {
             .collect())
     }
 
-    /// Trains the gater with the experts frozen: `outputs` (n, experts) holds f_k(x_i), `y` the
-    /// targets (+1/-1 for classification). Returns the mean criterion of each epoch (measured
-    /// while training). Stops between examples when `control` asks.
-    pub fn train(&mut self, x: &[f64], outputs: &[f64], y: &[f64], task: GaterTask, schedule: GaterSchedule,
+    /// Logits of the `cand` experts of one row from its hidden activations, softmax over them.
+    fn candidate_gates(&self, hid: &[f64], outputs: &ExpertOutputs, i: usize, gate: &mut [f64]) {
+        for (c, g) in gate.iter_mut().enumerate() {
+            let e = outputs.expert(i, c);
+            let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
+            *g = self.b2[e] + w.iter().zip(hid).map(|(a, b)| a * b).sum::<f64>();
+        }
+        softmax(gate);
+    }
+
+    fn check_outputs(&self, n: usize, outputs: &ExpertOutputs, y: &[f64]) -> Result<()> {
+        let (w, k) = (outputs.width, self.experts);
+        if w == 0 || outputs.values.len() != n * w || y.len() != n {
+            return Err(Error::InvalidData(format!("{n} rows need {n} x {w} expert outputs and {n} targets")));
+        }
+        match outputs.experts {
+            None if w != k => {
+                return Err(Error::InvalidData(format!("{n} rows need {n} x {k} expert outputs, got width {w}")))
+            }
+            Some(e) if e.len() != n * w => {
+                return Err(Error::InvalidData("expert candidates must have the shape of the outputs".into()))
+            }
+            Some(e) => {
+                for row in e.chunks(w) {
+                    if row.iter().any(|&c| c >= k) {
+                        return Err(Error::InvalidData(format!("a candidate expert is out of range (the gater has {k})")));
+                    }
+                    if row.iter().enumerate().any(|(a, c)| row[..a].contains(c)) {
+                        return Err(Error::InvalidData("an example lists the same candidate expert twice".into()));
+                    }
+                }
+            }
+            None => {}
+        }
+        if outputs.values.iter().chain(y).any(|v| !v.is_finite()) {
+            return Err(Error::InvalidData("expert outputs or targets contain NaN or infinity".into()));
+        }
+        Ok(())
+    }
+
+    /// Trains the gater with the experts frozen: `outputs` holds f_k(x_i) for all experts or for
+    /// each row's candidates, `y` the targets (+1/-1 for classification). Returns the mean
+    /// criterion of each epoch (measured while training). Stops between examples when `control`
+    /// asks.
+    pub fn train(&mut self, x: &[f64], outputs: &ExpertOutputs, y: &[f64], task: GaterTask, schedule: GaterSchedule,
                  control: &Control) -> Result<Vec<f64>> {
         self.check()?;
         let n = self.check_rows(x)?;
-        let (d, h, k) = (self.inputs, self.hidden, self.experts);
-        if outputs.len() != n * k || y.len() != n {
-            return Err(Error::InvalidData(format!("{n} rows need {n} x {k} expert outputs and {n} targets")));
-        }
+        let (d, h, w) = (self.inputs, self.hidden, outputs.width);
         if n == 0 {
             return Err(Error::InvalidData("no examples to train the gater on".into()));
         }
-        if outputs.iter().chain(y).any(|v| !v.is_finite()) {
-            return Err(Error::InvalidData("expert outputs or targets contain NaN or infinity".into()));
-        }
+        self.check_outputs(n, outputs, y)?;
         if !(schedule.learning_rate > 0.0 && schedule.learning_rate.is_finite()) || !(schedule.decay >= 0.0) {
             return Err(Error::InvalidParameter("the gater's learning rate must be positive and its decay non-negative".into()));
         }
         let mut rng = Rng::new(schedule.seed);
         let mut order: Vec<usize> = (0..n).collect();
-        let (mut hid, mut gate, mut d_out, mut d_hid) = (vec![0.0; h], vec![0.0; k], vec![0.0; k], vec![0.0; h]);
+        let (mut hid, mut gate, mut d_out, mut d_hid) = (vec![0.0; h], vec![0.0; w], vec![0.0; w], vec![0.0; h]);
         let mut losses = Vec::with_capacity(schedule.epochs);
         let mut t = 0.0;
         for _ in 0..schedule.epochs {
@@ -143,8 +208,9 @@ impl Gater {
                     return Err(Error::Interrupted);
                 }
                 let row = &x[i * d..(i + 1) * d];
-                let f = &outputs[i * k..(i + 1) * k];
-                self.forward_row(row, &mut hid, &mut gate);
+                let f = &outputs.values[i * w..(i + 1) * w];
+                self.hidden_row(row, &mut hid);
+                self.candidate_gates(&hid, outputs, i, &mut gate);
                 let z: f64 = gate.iter().zip(f).map(|(a, b)| a * b).sum();
                 // dC/dz
                 let dz = match task {
@@ -161,17 +227,18 @@ impl Gater {
                 let lr = schedule.learning_rate / (1.0 + schedule.decay * t);
                 t += 1.0;
                 // through the softmax: dz/do_e = g_e (f_e - z)
-                for e in 0..k {
-                    d_out[e] = dz * gate[e] * (f[e] - z);
+                for c in 0..w {
+                    d_out[c] = dz * gate[c] * (f[c] - z);
                 }
                 for (j, dh) in d_hid.iter_mut().enumerate() {
-                    let back: f64 = (0..k).map(|e| self.w2[e * h + j] * d_out[e]).sum();
+                    let back: f64 = (0..w).map(|c| self.w2[outputs.expert(i, c) * h + j] * d_out[c]).sum();
                     *dh = back * (1.0 - hid[j] * hid[j]);
                 }
-                for e in 0..k {
-                    let step = lr * d_out[e];
-                    for (w, a) in self.w2[e * h..(e + 1) * h].iter_mut().zip(&hid) {
-                        *w -= step * a;
+                for c in 0..w {
+                    let e = outputs.expert(i, c);
+                    let step = lr * d_out[c];
+                    for (wt, a) in self.w2[e * h..(e + 1) * h].iter_mut().zip(&hid) {
+                        *wt -= step * a;
                     }
                     self.b2[e] -= step;
                 }
@@ -180,8 +247,8 @@ impl Gater {
                     if step == 0.0 {
                         continue;
                     }
-                    for (w, a) in self.w1[j * d..(j + 1) * d].iter_mut().zip(row) {
-                        *w -= step * a;
+                    for (wt, a) in self.w1[j * d..(j + 1) * d].iter_mut().zip(row) {
+                        *wt -= step * a;
                     }
                     self.b1[j] -= step;
                 }
@@ -217,6 +284,10 @@ mod tests {
         GaterSchedule { epochs, learning_rate: 0.05, decay: 0.0, seed: 1 }
     }
 
+    fn all(values: &[f64], k: usize) -> ExpertOutputs<'_> {
+        ExpertOutputs { values, experts: None, width: k }
+    }
+
     /// The backpropagated gradient equals finite differences of the criterion.
     #[test]
     fn gradient_matches_finite_differences() {
@@ -238,7 +309,7 @@ mod tests {
             // one SGD step of rate lr moves each weight by -lr * gradient
             let lr = 1e-6;
             let mut g1 = g0.clone();
-            g1.train(&x, &f, &[1.0], task, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 }, &Control::new())
+            g1.train(&x, &all(&f, 2), &[1.0], task, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 }, &Control::new())
                 .unwrap();
             for idx in [0, 5, 11] {
                 let (mut plus, mut minus) = (g0.clone(), g0.clone());
@@ -268,7 +339,7 @@ mod tests {
         // expert 0 says +1 everywhere, expert 1 says -1 everywhere
         let outputs: Vec<f64> = (0..n).flat_map(|_| [1.0, -1.0]).collect();
         let mut g = Gater::new(1, 5, 2, 3).unwrap();
-        let losses = g.train(&x, &outputs, &y, GaterTask::Classification, schedule(60), &Control::new()).unwrap();
+        let losses = g.train(&x, &all(&outputs, 2), &y, GaterTask::Classification, schedule(60), &Control::new()).unwrap();
         assert!(losses.last().unwrap() < &(0.5 * losses[0]), "{losses:?}");
         let gates = g.gates(&[0.8, -0.8]).unwrap();
         assert!(gates[0] > 0.9 && gates[3] > 0.9, "{gates:?}");
@@ -279,9 +350,79 @@ mod tests {
     fn mismatched_shapes_are_errors() {
         let mut g = Gater::new(2, 3, 2, 0).unwrap();
         assert!(g.gates(&[1.0, 2.0, 3.0]).is_err());
-        assert!(g.train(&[1.0, 2.0], &[1.0], &[1.0], GaterTask::Regression, schedule(1), &Control::new()).is_err());
+        assert!(g.train(&[1.0, 2.0], &all(&[1.0], 2), &[1.0], GaterTask::Regression, schedule(1), &Control::new()).is_err());
+        let f = [0.5, -0.5];
+        for bad in [[0usize, 2], [1, 1]] {
+            let out = ExpertOutputs { values: &f, experts: Some(&bad), width: 2 };
+            assert!(g.train(&[1.0, 2.0], &out, &[1.0], GaterTask::Regression, schedule(1), &Control::new()).is_err());
+        }
         assert!(Gater::new(0, 3, 2, 0).is_err());
         g.w1.pop();
         assert!(g.check().is_err());
+    }
+
+    /// All experts as candidates, listed in any order, is the full criterion: same weights.
+    #[test]
+    fn all_candidates_in_any_order_is_the_full_gater() {
+        let (n, k) = (50, 3);
+        let x: Vec<f64> = (0..2 * n).map(|i| ((i * 37 % 11) as f64 - 5.0) / 5.0).collect();
+        let f: Vec<f64> = (0..n * k).map(|i| ((i * 13 % 7) as f64 - 3.0) / 3.0).collect();
+        let y: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let mut full = Gater::new(2, 4, k, 5).unwrap();
+        let mut restricted = full.clone();
+        full.train(&x, &all(&f, k), &y, GaterTask::Classification, schedule(3), &Control::new()).unwrap();
+        // each row lists the experts rotated by its index
+        let cand: Vec<usize> = (0..n).flat_map(|i| (0..k).map(move |c| (c + i) % k)).collect();
+        let vals: Vec<f64> = (0..n).flat_map(|i| (0..k).map(|c| f[i * k + (c + i) % k]).collect::<Vec<_>>()).collect();
+        let out = ExpertOutputs { values: &vals, experts: Some(&cand), width: k };
+        restricted.train(&x, &out, &y, GaterTask::Classification, schedule(3), &Control::new()).unwrap();
+        for (a, b) in full.w1.iter().chain(&full.w2).chain(&full.b2).zip(restricted.w1.iter().chain(&restricted.w2).chain(&restricted.b2)) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+    }
+
+    /// With two candidates out of four experts, a step moves only the candidates' output weights,
+    /// and by the gradient of the criterion restricted to them.
+    #[test]
+    fn candidate_step_follows_the_restricted_gradient() {
+        let x = [0.3, -0.7, 1.1];
+        let f = [0.9, -0.4];
+        let cand = [3usize, 1];
+        let mut g0 = Gater::new(3, 4, 4, 7).unwrap();
+        for (i, w) in g0.w2.iter_mut().enumerate() {
+            *w = 0.05 * i as f64 - 0.4;
+        }
+        let criterion = |g: &Gater| {
+            let mut hid = vec![0.0; 4];
+            g.hidden_row(&x, &mut hid);
+            let mut gate = vec![0.0; 2];
+            g.candidate_gates(&hid, &ExpertOutputs { values: &f, experts: Some(&cand), width: 2 }, 0, &mut gate);
+            let o = (gate[0] * f[0] + gate[1] * f[1]).tanh();
+            0.5 * (1.0 - o) * (1.0 - o)
+        };
+        let lr = 1e-6;
+        let mut g1 = g0.clone();
+        let out = ExpertOutputs { values: &f, experts: Some(&cand), width: 2 };
+        g1.train(&x, &out, &[1.0], GaterTask::Classification, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 },
+                 &Control::new()).unwrap();
+        for idx in 0..16 {
+            let (mut plus, mut minus) = (g0.clone(), g0.clone());
+            plus.w2[idx] += 1e-6;
+            minus.w2[idx] -= 1e-6;
+            let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
+            let analytic = (g0.w2[idx] - g1.w2[idx]) / lr;
+            assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "w2[{idx}]: {numeric} vs {analytic}");
+            if idx / 4 == 0 || idx / 4 == 2 {
+                assert_eq!(g0.w2[idx], g1.w2[idx]);
+            }
+        }
+        for idx in [0, 5, 11] {
+            let (mut plus, mut minus) = (g0.clone(), g0.clone());
+            plus.w1[idx] += 1e-6;
+            minus.w1[idx] -= 1e-6;
+            let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
+            let analytic = (g0.w1[idx] - g1.w1[idx]) / lr;
+            assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "w1[{idx}]: {numeric} vs {analytic}");
+        }
     }
 }

@@ -8,5 +8,5 @@ pub mod gater;
 pub mod gmm;
 
 pub use assign::assign_capped;
-pub use gater::{Gater, GaterSchedule, GaterTask};
+pub use gater::{ExpertOutputs, Gater, GaterSchedule, GaterTask};
 pub use gmm::DiagonalGmm;
