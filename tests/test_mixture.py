@@ -267,7 +267,8 @@ def client():
 
 def test_dask_gives_the_thread_model(client, forest):
     Xtr, ytr, Xte, _ = forest
-    params = dict(n_experts=3, C=10, gamma=0.1, random_state=7, max_iter=3)
+    # (4 experts, 3 candidates each: the candidate path as well)
+    params = dict(n_experts=4, gater_candidates=3, C=10, gamma=0.1, random_state=7, max_iter=3)
     threads = lm.MixtureSVC(**params).fit(Xtr[:2000], ytr[:2000])
     on_dask = lm.MixtureSVC(**params, backend="dask", client=client).fit(Xtr[:2000], ytr[:2000])
     np.testing.assert_array_equal(on_dask.assignment_, threads.assignment_)

@@ -146,3 +146,14 @@ def test_shrinking_off_and_first_order_reach_the_same_optimum(adult_small):
     for other in (b, c):
         assert abs(a.objective_[0] - other.objective_[0]) <= 1e-4 * abs(other.objective_[0])
     assert c.n_iter_[0] > a.n_iter_[0]  # the second-order rule needs fewer steps
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_coef_matches_libsvm(n_classes):
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(200, 4))
+    y = np.digitize(X[:, 0] + 0.3 * X[:, 1], [-0.5, 0.5][: n_classes - 1])
+    ours, ref = lm.SVC(kernel="linear").fit(X, y), SkSVC(kernel="linear").fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    with pytest.raises(AttributeError, match="linear kernel"):
+        lm.SVC().fit(X, y).coef_

@@ -52,6 +52,19 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
         if self.selection not in ("second_order", "first_order"):
             raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
+        if self.solver not in ("smo", "isda"):
+            raise ValueError(f"solver must be 'smo' or 'isda', got {self.solver!r}")
+        if self.isda_bias not in ("secant", "penalty", "none"):
+            raise ValueError(f"isda_bias must be 'secant', 'penalty' or 'none', got {self.isda_bias!r}")
+        if not (isinstance(self.isda_k, numbers.Real) and np.isfinite(self.isda_k) and self.isda_k > 0):
+            raise ValueError(f"isda_k must be a positive number, got {self.isda_k!r}")
+        r = self.over_relaxation
+        if not (isinstance(r, numbers.Real) and 0 < r < 2):
+            raise ValueError(f"over_relaxation must be in (0, 2), got {r!r}")
+
+    def _solver_args(self):
+        return dict(solver=self.solver, isda_bias=self.isda_bias, isda_k=float(self.isda_k),
+                    over_relaxation=float(self.over_relaxation))
 
     def _check_common_params(self):
         """What every kernel machine checks: C, tol and cache_size where it has them, the kernel and
@@ -184,6 +197,29 @@ class _BaseSVM(BaseEstimator):
         self._intercept_ = fit["intercept"]
         self._dual_coef_ = fit["dual_coef"]
 
+    @property
+    def coef_(self):
+        """Weights of the linear kernel's primal, w = sum_i dual_coef_i x_i: (1, n_features) for
+        two classes and regression, one row per class pair (scikit-learn's order) otherwise."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self, "dual_coef_")
+        sv = self.support_vectors_
+        dual = self.dual_coef_
+        n_support = getattr(self, "_n_support", None)
+        if dual.shape[0] == 1 or n_support is None or len(n_support) <= 2 or self._task != "classification":
+            w = dual @ sv
+            return np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64)
+        starts = np.concatenate([[0], np.cumsum(n_support)])
+        rows = []
+        k = len(n_support)
+        for a in range(k):
+            for b in range(a + 1, k):
+                ra, rb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+                w = dual[b - 1, ra] @ sv[ra] + dual[a, rb] @ sv[rb]
+                rows.append(np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64).ravel())
+        return np.vstack(rows)
+
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
         check_is_fitted(self)
@@ -239,6 +275,15 @@ class SVC(ClassifierMixin, _BaseSVM):
     ``selection`` is the working-set rule, ``"second_order"`` (LIBSVM's) or ``"first_order"`` (the
     maximal violating pair of the SMO papers and SVMTorch).
 
+    ``solver="isda"`` trains each binary problem by ISDA instead (one variable at a time, the
+    worst KKT violator first; Kecman, Vogt and Huang) with the bias by ``isda_bias``: ``"secant"``
+    (b held fixed while the steps converge, then moved by a safeguarded secant step on
+    sum_i alpha_i y_i: the standard SVM), ``"penalty"`` (1/2 k b^2 in the primal, i.e. the kernel
+    K + 1/``isda_k``, b = sum_i alpha_i y_i / k afterwards) or ``"none"`` (no bias: f(x) =
+    sum_i alpha_i y_i K(x_i, x), for positive definite kernels). ``over_relaxation`` in (0, 2)
+    scales each step (1: Gauss-Seidel, i.e. the Kernel AdaTron with rate 1/K_ii). ``shrinking``
+    and ``selection`` concern SMO only; ``max_iter`` counts ISDA's single-variable steps.
+
     Extra fitted attributes: ``n_kernel_evals_`` (kernel values computed), ``fit_time_`` (seconds),
     ``objective_`` (dual objective of each binary problem, maximised).
     """
@@ -248,7 +293,8 @@ class SVC(ClassifierMixin, _BaseSVM):
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
                  max_iter=-1, decision_function_shape="ovr", break_ties=False, random_state=None,
-                 selection="second_order", n_jobs=None):
+                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0,
+                 n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -265,6 +311,10 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.break_ties = break_ties
         self.random_state = random_state
         self.selection = selection
+        self.solver = solver
+        self.isda_bias = isda_bias
+        self.isda_k = isda_k
+        self.over_relaxation = over_relaxation
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -287,6 +337,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             to_native(Xk), y_idx.astype(np.int64), len(self.classes_), np.ascontiguousarray(sample_c),
             kernel, gamma, coef0, degree, float(self.tol), bool(self.shrinking), float(self.cache_size),
             int(self.max_iter), bool(self.probability), int(seed), self.selection, self.n_jobs, bool(self.verbose),
+            **self._solver_args(),
         )
         self._finish_fit(fit, Xk, started)
         self._n_support = fit["n_support"].astype(np.int32)
@@ -354,13 +405,15 @@ class SVC(ClassifierMixin, _BaseSVM):
 class SVR(RegressorMixin, _BaseSVM):
     """epsilon-Support Vector Regression solved by SMO in Rust (alpha+ and alpha- as independent
     variables, as in SVMTorch). Parameters as in scikit-learn's ``SVR``, plus ``n_jobs`` and
-    ``selection`` as in ``SVC``."""
+    ``selection``, ``solver``, ``isda_bias``, ``isda_k`` and ``over_relaxation`` as in ``SVC``
+    (ISDA for regression moves alpha+ and alpha- of an example as two coordinates)."""
 
     _task = "regression"
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
-                 selection="second_order", n_jobs=None):
+                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0,
+                 n_jobs=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -373,6 +426,10 @@ class SVR(RegressorMixin, _BaseSVM):
         self.verbose = verbose
         self.max_iter = max_iter
         self.selection = selection
+        self.solver = solver
+        self.isda_bias = isda_bias
+        self.isda_k = isda_k
+        self.over_relaxation = over_relaxation
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
@@ -387,7 +444,7 @@ class SVR(RegressorMixin, _BaseSVM):
         fit = _native.fit_svr(
             to_native(Xk), y, sample_c, float(self.epsilon), kernel, gamma, coef0, degree, float(self.tol),
             bool(self.shrinking), float(self.cache_size), int(self.max_iter), self.selection, self.n_jobs,
-            bool(self.verbose),
+            bool(self.verbose), **self._solver_args(),
         )
         self._finish_fit(fit, Xk, started)
         self._n_support = np.array([0, 0], dtype=np.int32)

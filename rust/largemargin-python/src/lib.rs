@@ -17,13 +17,14 @@ use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
+use largemargin::solver::isda::Bias;
 use largemargin::solver::smo::Selection;
 use largemargin::online::{train_baseline, train_lasvm, Baseline, LaSvmConfig, OnlineFit, OracleMaker};
 use largemargin::solver::perceptron::PerceptronRule;
 use largemargin::solver::lasvm::{
     ActiveSelection, AutoActiveSelection, GradientSelection, Oracle, RandomSelection, SelectionStrategy,
 };
-use largemargin::svm::{train_svc, train_svr, SvmParams};
+use largemargin::svm::{train_svc, train_svr, DualSolver, SvmParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -80,10 +81,28 @@ pub(crate) fn run_fit_watching<T: Send>(
     outcome
 }
 
+/// The dual solver from its Python spelling: solver "smo" or "isda", the latter's bias method
+/// ("none", "penalty" with `k`, "secant") and over-relaxation factor.
+fn dual_solver(solver: &str, bias: &str, k: f64, over_relaxation: f64) -> PyResult<DualSolver> {
+    match solver {
+        "smo" => Ok(DualSolver::Smo),
+        "isda" => {
+            let bias = match bias {
+                "none" => Bias::None,
+                "penalty" => Bias::Penalty(k),
+                "secant" => Bias::Secant,
+                b => return Err(PyValueError::new_err(format!("isda_bias must be 'secant', 'penalty' or 'none', got '{b}'"))),
+            };
+            Ok(DualSolver::Isda { bias, over_relaxation })
+        }
+        s => Err(PyValueError::new_err(format!("solver must be 'smo' or 'isda', got '{s}'"))),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn params(
     kernel: KernelSpec, tol: f64, shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64,
-    selection: &str,
+    selection: &str, solver: DualSolver,
 ) -> PyResult<SvmParams> {
     let selection = match selection {
         "second_order" => Selection::SecondOrder,
@@ -99,6 +118,7 @@ fn params(
         probability,
         seed,
         selection,
+        solver,
     })
 }
 
@@ -111,16 +131,17 @@ pub(crate) fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 
 /// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose))]
+#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_c: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64,
     shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, selection: &str,
-    n_jobs: Option<i64>, verbose: bool,
+    n_jobs: Option<i64>, verbose: bool, solver: &str, isda_bias: &str, isda_k: f64, over_relaxation: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let p = params(spec, tol, shrinking, cache_size, max_iter, probability, seed, selection)?;
+    let solver = dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
+    let p = params(spec, tol, shrinking, cache_size, max_iter, probability, seed, selection, solver)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let yv = index_vec(&y)?;
@@ -145,15 +166,17 @@ fn fit_svc<'py>(
 
 /// epsilon-SVR.
 #[pyfunction]
-#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose))]
+#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     epsilon: f64, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
-    cache_size: f64, max_iter: i64, selection: &str, n_jobs: Option<i64>, verbose: bool,
+    cache_size: f64, max_iter: i64, selection: &str, n_jobs: Option<i64>, verbose: bool, solver: &str, isda_bias: &str,
+    isda_k: f64, over_relaxation: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let p = params(spec, tol, shrinking, cache_size, max_iter, false, 0, selection)?;
+    let solver = dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
+    let p = params(spec, tol, shrinking, cache_size, max_iter, false, 0, selection, solver)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);

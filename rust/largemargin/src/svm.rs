@@ -1,5 +1,5 @@
 //! Training C-SVC (one-vs-one over class pairs, solved in parallel) and epsilon-SVR with the SMO
-//! solver, plus the cross-validated Platt calibration of each pair.
+//! solver (or ISDA), plus the cross-validated Platt calibration of each pair.
 
 use rayon::prelude::*;
 
@@ -9,8 +9,18 @@ use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
 use crate::probability::fit_sigmoid;
 use crate::rng::Rng;
-use crate::solver::qmatrix::{ExampleQ, PairedQ};
+use crate::solver::isda::{self, Bias, IsdaParams};
+use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
 use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
+
+/// The solver of each dual problem.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DualSolver {
+    /// SMO: pairs of variables, the equality constraint kept (the bias by the standard method).
+    Smo,
+    /// ISDA: one variable at a time, the bias by `bias` (see `solver::isda`).
+    Isda { bias: Bias, over_relaxation: f64 },
+}
 
 #[derive(Clone, Debug)]
 pub struct SvmParams {
@@ -24,6 +34,7 @@ pub struct SvmParams {
     /// Fit Platt sigmoids on 5-fold cross-validated decision values (classification).
     pub probability: bool,
     pub seed: u64,
+    pub solver: DualSolver,
 }
 
 impl Default for SvmParams {
@@ -37,6 +48,7 @@ impl Default for SvmParams {
             selection: Selection::SecondOrder,
             probability: false,
             seed: 0,
+            solver: DualSolver::Smo,
         }
     }
 }
@@ -44,6 +56,16 @@ impl Default for SvmParams {
 impl SvmParams {
     fn smo(&self) -> SmoParams {
         SmoParams { tol: self.tol, shrinking: self.shrinking, max_iter: self.max_iter, selection: self.selection }
+    }
+    /// Solves the signed dual from zero with the chosen solver.
+    fn solve(&self, q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], control: &Control) -> Result<SmoSolution> {
+        match self.solver {
+            DualSolver::Smo => smo::solve(q, p, lo, hi, &vec![0.0; p.len()], &self.smo(), control),
+            DualSolver::Isda { bias, over_relaxation } => {
+                let params = IsdaParams { tol: self.tol, over_relaxation, bias, max_iter: self.max_iter };
+                isda::solve(q, p, lo, hi, &params, control)
+            }
+        }
     }
     fn validate(&self) -> Result<()> {
         self.kernel.validate()?;
@@ -120,8 +142,7 @@ fn solve_binary(
     let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).min(0.0)).collect();
     let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).max(0.0)).collect();
     let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes);
-    let zero = vec![0.0; examples.len()];
-    let sol = smo::solve(&mut q, &y, &lo, &hi, &zero, &params.smo(), control)?;
+    let sol = params.solve(&mut q, &y, &lo, &hi, control)?;
     Ok((examples, sol))
 }
 
@@ -288,8 +309,7 @@ pub fn train_svr(
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
-    let zero = vec![0.0; 2 * l];
-    let sol = smo::solve(&mut q, &p, &lo, &hi, &zero, &params.smo(), control);
+    let sol = params.solve(&mut q, &p, &lo, &hi, control);
     if let Some(e) = engine.failure() {
         return Err(e);
     }

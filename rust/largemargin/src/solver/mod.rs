@@ -4,6 +4,7 @@
 pub mod ambiguous;
 pub mod expansion;
 pub mod huller;
+pub mod isda;
 pub mod larank;
 pub mod lasvm;
 pub mod loss;

@@ -1,0 +1,431 @@
+//! ISDA, the iterative single data algorithm (Kecman, Vogt and Huang): coordinate ascent on one
+//! dual variable at a time. On the signed dual of `smo`
+//!
+//!   maximise D(a) = sum_t p_t a_t - 1/2 a'Qa   subject to  lo_t <= a_t <= hi_t
+//!
+//! without the equality constraint sum_t a_t = 0, one variable moves by the clipped Newton step
+//! a_t += w g_t / Q_tt, g = p - Qa (Kernel AdaTron with rate 1/K_tt = SMO on one variable =
+//! Gauss-Seidel; w in (0, 2) over-relaxes, successive over-relaxation). The variable moved is the
+//! worst KKT violator, found in the same pass that brings the gradient up to date.
+//!
+//! The bias enters by one of the slides' methods:
+//! - `Bias::None`: f(x) = sum a_s K(x_s, x) (positive definite kernels need no b);
+//! - `Bias::Penalty(k)`: 1/2 k b^2 added to the primal, i.e. ISDA on the kernel K + 1/k, and
+//!   b = (1/k) sum_t a_t afterwards (a small k enforces sum a = 0 strongly);
+//! - `Bias::Secant`: the original problem with b held fixed while the single-variable steps
+//!   converge, then b moved by a secant step on the equality residual w(b) = sum_t a_t (w is
+//!   non-increasing in b; the steps are safeguarded by a bracket, with bisection when a secant
+//!   step leaves it). The inner problems carry a penalty on sum a, see `equality_penalty`.
+//! The slides' first method, two variables at a time keeping sum a = 0, is SMO (`smo`).
+//!
+//! Regression runs on the 2L-variable problem of `svm::train_svr` unchanged: each variable of an
+//! example's pair (alpha+ in [0, C], alpha- in [-C, 0]) is one coordinate.
+
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::solver::qmatrix::QMatrix;
+use crate::solver::smo::SmoSolution;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bias {
+    None,
+    /// The penalty method with parameter k > 0 (the kernel gains 1/k).
+    Penalty(f64),
+    Secant,
+}
+
+#[derive(Clone, Debug)]
+pub struct IsdaParams {
+    /// Stop when no variable violates its KKT condition by tol or more (and, with the secant
+    /// method, when b has settled to within tol).
+    pub tol: f64,
+    /// Over-relaxation factor of each step, in (0, 2); 1 is Gauss-Seidel / SMO on one variable.
+    pub over_relaxation: f64,
+    pub bias: Bias,
+    /// None: no limit beyond a safety cap of max(10^7, 100 n) single-variable steps.
+    pub max_iter: Option<u64>,
+}
+
+impl Default for IsdaParams {
+    fn default() -> Self {
+        IsdaParams { tol: 1e-3, over_relaxation: 1.0, bias: Bias::None, max_iter: None }
+    }
+}
+
+impl IsdaParams {
+    fn validate(&self) -> Result<()> {
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(Error::InvalidParameter("tol must be positive".into()));
+        }
+        if !(self.over_relaxation > 0.0 && self.over_relaxation < 2.0) {
+            return Err(Error::InvalidParameter(format!(
+                "the over-relaxation factor must be in (0, 2), got {}",
+                self.over_relaxation
+            )));
+        }
+        if let Bias::Penalty(k) = self.bias {
+            if !(k > 0.0 && k.is_finite()) {
+                return Err(Error::InvalidParameter(format!("the bias penalty k must be positive and finite, got {k}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The worst violator of the current state: (position, violation), violation <= 0 if none.
+#[derive(Clone, Copy)]
+struct Worst {
+    up: (usize, f64),
+    down: (usize, f64),
+}
+
+impl Worst {
+    fn new() -> Self {
+        Worst { up: (usize::MAX, f64::NEG_INFINITY), down: (usize::MAX, f64::INFINITY) }
+    }
+    /// Considers variable t with gradient part g (before the shift): it may rise if it is below
+    /// its upper bound, fall if above its lower one.
+    #[inline]
+    fn see(&mut self, t: usize, g: f64, may_rise: bool, may_fall: bool) {
+        if may_rise && g > self.up.1 {
+            self.up = (t, g);
+        }
+        if may_fall && g < self.down.1 {
+            self.down = (t, g);
+        }
+    }
+    /// The variable to move and its violation, with gradients g - shift.
+    fn pick(&self, shift: f64) -> (usize, f64) {
+        let (vu, vd) = (self.up.1 - shift, shift - self.down.1);
+        if vu >= vd { (self.up.0, vu) } else { (self.down.0, vd) }
+    }
+}
+
+struct Isda<'q> {
+    q: &'q mut dyn QMatrix,
+    alpha: Vec<f64>,
+    /// p - K a (the kernel part only; the bias or penalty is the `shift`).
+    g: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    /// Q_tt of each coordinate (the penalty adds 1/k).
+    diag: Vec<f64>,
+    /// 1/k with the penalty, else 0.
+    inv_k: f64,
+    /// sum_t a_t, kept for the penalty and the secant's residual.
+    sum: f64,
+    step: f64,
+    iterations: u64,
+    max_iter: u64,
+}
+
+impl Isda<'_> {
+    fn scan(&self) -> Worst {
+        let mut w = Worst::new();
+        for t in 0..self.alpha.len() {
+            w.see(t, self.g[t], self.alpha[t] < self.hi[t], self.alpha[t] > self.lo[t]);
+        }
+        w
+    }
+
+    /// Moves variable t by its clipped (over-relaxed) Newton step for gradient g_t - shift,
+    /// updates the gradient in the same pass that finds the next worst violator.
+    fn update(&mut self, t: usize, shift: f64) -> Worst {
+        let gt = self.g[t] - shift - self.inv_k * self.sum;
+        let curvature = (self.diag[t] + self.inv_k).max(1e-12);
+        let target = (self.alpha[t] + self.step * gt / curvature).clamp(self.lo[t], self.hi[t]);
+        let delta = target - self.alpha[t];
+        self.iterations += 1;
+        if delta == 0.0 {
+            // (a degenerate step: the violation is below what the arithmetic resolves)
+            return self.scan_excluding(t);
+        }
+        self.alpha[t] = target;
+        self.sum += delta;
+        let l = self.alpha.len();
+        let row = self.q.row(t, l);
+        let mut w = Worst::new();
+        for (s, (&k, g)) in row.iter().zip(self.g.iter_mut()).enumerate() {
+            *g -= delta * k as f64;
+            w.see(s, *g, self.alpha[s] < self.hi[s], self.alpha[s] > self.lo[s]);
+        }
+        w
+    }
+
+    /// As `scan`, but t (stuck) is left out.
+    fn scan_excluding(&self, t: usize) -> Worst {
+        let mut w = Worst::new();
+        for s in (0..self.alpha.len()).filter(|&s| s != t) {
+            w.see(s, self.g[s], self.alpha[s] < self.hi[s], self.alpha[s] > self.lo[s]);
+        }
+        w
+    }
+
+    /// Single-variable steps until no violation reaches tol (true) or the step budget is spent.
+    fn converge(&mut self, shift: f64, tol: f64, control: &Control) -> Result<bool> {
+        let mut worst = self.scan();
+        loop {
+            // the penalty shifts every gradient by sum/k, which moves with each step
+            let (t, violation) = worst.pick(shift + self.inv_k * self.sum);
+            if t == usize::MAX || violation < tol {
+                return Ok(true);
+            }
+            if self.iterations >= self.max_iter {
+                return Ok(false);
+            }
+            if self.iterations % 1024 == 0 && control.should_stop() {
+                return Err(Error::Interrupted);
+            }
+            worst = self.update(t, shift);
+        }
+    }
+
+    fn violation(&self, shift: f64) -> f64 {
+        let (t, v) = self.scan().pick(shift + self.inv_k * self.sum);
+        if t == usize::MAX { 0.0 } else { v.max(0.0) }
+    }
+}
+
+/// Solves the box-constrained signed dual from a = 0 by ISDA, with the bias by `params.bias`.
+pub fn solve(
+    q: &mut dyn QMatrix,
+    p: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    params: &IsdaParams,
+    control: &Control,
+) -> Result<SmoSolution> {
+    params.validate()?;
+    let l = q.size();
+    if p.len() != l || lo.len() != l || hi.len() != l {
+        return Err(Error::InvalidData("ISDA problem vectors differ in length".into()));
+    }
+    if lo.iter().zip(hi).any(|(a, b)| !(*a <= 0.0 && 0.0 <= *b)) {
+        return Err(Error::InvalidData("ISDA starts from a = 0, which must lie within the bounds".into()));
+    }
+    let inv_k = match params.bias {
+        Bias::Penalty(k) => 1.0 / k,
+        _ => 0.0,
+    };
+    let diag: Vec<f64> = (0..l).map(|t| q.diag(t)).collect();
+    let mut s = Isda {
+        q,
+        alpha: vec![0.0; l],
+        g: p.to_vec(),
+        lo: lo.to_vec(),
+        hi: hi.to_vec(),
+        diag,
+        inv_k,
+        sum: 0.0,
+        step: params.over_relaxation,
+        iterations: 0,
+        max_iter: params.max_iter.unwrap_or_else(|| 10_000_000u64.max(100 * l as u64)),
+    };
+    let (bias, converged) = match params.bias {
+        Bias::None => (0.0, s.converge(0.0, params.tol, control)?),
+        Bias::Penalty(_) => {
+            let converged = s.converge(0.0, params.tol, control)?;
+            (inv_k * s.sum, converged)
+        }
+        Bias::Secant => {
+            s.inv_k = equality_penalty(&s.diag);
+            let (b, converged) = secant(&mut s, p, params.tol, control)?;
+            if converged { settle_equality(&mut s, b, params.tol, control)? } else { (b, false) }
+        }
+    };
+    // the penalty's shift sum/k is the bias; the secant method's multiplier stage leaves its
+    // penalty on, the bias being b + sum/k there too
+    let gap = s.violation(bias - s.inv_k * s.sum);
+    // D = sum p a - 1/2 a'Ka (- sum^2 / 2k): with g = p - Ka, a'Ka = sum a (p - g)
+    let objective = 0.5 * s.alpha.iter().zip(p).zip(&s.g).map(|((a, p), g)| a * (p + g)).sum::<f64>()
+        - 0.5 * inv_k * s.sum * s.sum;
+    let gradient = s.g.iter().map(|g| g - bias).collect();
+    Ok(SmoSolution { alpha: s.alpha, bias, objective, iterations: s.iterations, converged, gap, gradient })
+}
+
+/// The secant method's inner problems carry a penalty rho/2 (sum a)^2 on the dual (the penalty
+/// method's kernel K + rho, rho the mean of Q_tt), which changes nothing where sum a = 0, the end
+/// point, but keeps w(b) continuous: without it a low-rank kernel (a linear one, say) has many
+/// optima at the root's b, w jumps there, and a b off the root by rounding makes the
+/// single-variable steps drift along the kernel's null space for millions of steps.
+fn equality_penalty(diag: &[f64]) -> f64 {
+    let mean = diag.iter().sum::<f64>() / diag.len().max(1) as f64;
+    if mean > 0.0 && mean.is_finite() { mean } else { 1.0 }
+}
+
+/// When the secant's bracket closes with sum_t a_t not yet within rounding of zero, the
+/// method of multipliers finishes: b moved to b + rho sum a after each solve until sum a
+/// vanishes. Returns (bias, converged), the bias being b + rho sum a.
+fn settle_equality(s: &mut Isda, b: f64, tol: f64, control: &Control) -> Result<(f64, bool)> {
+    let residual = tol.min(1e-3);
+    let mut b = b;
+    for _ in 0..100 {
+        if !s.converge(b, tol, control)? {
+            return Ok((b + s.inv_k * s.sum, false));
+        }
+        if s.sum.abs() <= residual {
+            break;
+        }
+        b += s.inv_k * s.sum;
+    }
+    Ok((b + s.inv_k * s.sum, s.sum.abs() <= residual))
+}
+
+/// The secant method on b: converge the single-variable steps at fixed b, then move b towards the
+/// root of w(b) = sum_t a_t(b). Returns (b, converged).
+fn secant(s: &mut Isda, p: &[f64], tol: f64, control: &Control) -> Result<(f64, bool)> {
+    // first trial step: the scale of the linear terms (the targets)
+    let scale = (p.iter().map(|v| v.abs()).sum::<f64>() / p.len().max(1) as f64).max(tol);
+    let (mut b, mut converged) = (0.0, s.converge(0.0, tol, control)?);
+    // points with w > 0 lie left of the root, w < 0 right of it
+    let (mut left, mut right): (Option<(f64, f64)>, Option<(f64, f64)>) = (None, None);
+    let mut expand = scale;
+    let mut previous: Option<(f64, f64)> = None;
+    while converged {
+        let w = s.sum;
+        // a residual this small moves no gradient by more than the tolerance allows
+        if w.abs() <= tol * 1e-3 {
+            break;
+        }
+        if w > 0.0 {
+            left = Some((b, w));
+        } else {
+            right = Some((b, w));
+        }
+        let next = match (left, right) {
+            (Some((bl, wl)), Some((br, wr))) => {
+                if br - bl < 0.5 * tol {
+                    break;
+                }
+                // secant through the last two points when it stays inside the bracket, else
+                // through the bracket's ends (regula falsi), bisecting when that stalls
+                let secant_through = |(b0, w0): (f64, f64), (b1, w1): (f64, f64)| {
+                    if w1 != w0 { Some(b1 - w1 * (b1 - b0) / (w1 - w0)) } else { None }
+                };
+                let cand = previous.and_then(|prev| secant_through(prev, (b, w)))
+                    .filter(|c| *c > bl && *c < br)
+                    .or_else(|| secant_through((bl, wl), (br, wr)).filter(|c| *c > bl && *c < br))
+                    .unwrap_or(0.5 * (bl + br));
+                // guard against the one-sided crawl of regula falsi
+                let third = (br - bl) / 3.0;
+                if cand - bl < 1e-3 * third || br - cand < 1e-3 * third { 0.5 * (bl + br) } else { cand }
+            }
+            // no bracket yet: widen geometrically in the direction of the root
+            (Some(_), None) => {
+                let n = b + expand;
+                expand *= 2.0;
+                n
+            }
+            (None, Some(_)) => {
+                let n = b - expand;
+                expand *= 2.0;
+                n
+            }
+            (None, None) => unreachable!(),
+        };
+        previous = Some((b, w));
+        if (next - b).abs() < 0.5 * tol {
+            b = next;
+            converged = s.converge(b, tol, control)?;
+            break;
+        }
+        b = next;
+        converged = s.converge(b, tol, control)?;
+    }
+    Ok((b, converged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dense Q for tests.
+    struct Dense {
+        q: Vec<Vec<f32>>,
+    }
+
+    impl QMatrix for Dense {
+        fn size(&self) -> usize {
+            self.q.len()
+        }
+        fn diag(&self, i: usize) -> f64 {
+            self.q[i][i] as f64
+        }
+        fn row(&mut self, i: usize, len: usize) -> &[f32] {
+            &self.q[i][..len]
+        }
+        fn two_rows(&mut self, _: usize, _: usize, _: usize) -> (&[f32], &[f32]) {
+            unreachable!()
+        }
+        fn swap(&mut self, _: usize, _: usize) {
+            unreachable!()
+        }
+    }
+
+    fn classification(k: &[Vec<f64>], y: &[f64], c: f64, bias: Bias) -> SmoSolution {
+        let mut q = Dense { q: k.iter().map(|r| r.iter().map(|&v| v as f32).collect()).collect() };
+        let lo: Vec<f64> = y.iter().map(|&s| (c * s).min(0.0)).collect();
+        let hi: Vec<f64> = y.iter().map(|&s| (c * s).max(0.0)).collect();
+        let params = IsdaParams { tol: 1e-9, bias, ..Default::default() };
+        solve(&mut q, y, &lo, &hi, &params, &Control::new()).unwrap()
+    }
+
+    /// RBF XOR (spec D6): every alpha is 1/(1 - e^-1)^2, b = 0, with or without bias.
+    #[test]
+    fn rbf_xor_alphas() {
+        let x: [[f64; 2]; 4] = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
+        let y = [1.0, 1.0, -1.0, -1.0];
+        let k: Vec<Vec<f64>> = x.iter()
+            .map(|a| x.iter().map(|b| (-((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))).exp()).collect())
+            .collect();
+        let expect = 1.0 / (1.0 - (-1.0f64).exp()).powi(2);
+        for bias in [Bias::None, Bias::Secant] {
+            let sol = classification(&k, &y, 1e6, bias);
+            for (a, s) in sol.alpha.iter().zip(&y) {
+                assert!((a * s - expect).abs() < 1e-5, "{bias:?}: {:?}", sol.alpha);
+            }
+            assert!(sol.bias.abs() < 1e-6 && sol.converged);
+        }
+    }
+
+    /// Linear 1-D hard and soft margin with bias (spec D9) by the secant method, and the penalty
+    /// method's alphas [0, 6k + 1/2, 3k + 1/2, 0] with b = 3 (D10).
+    #[test]
+    fn one_dimensional_margins() {
+        let x = [1.0, 2.0, 4.0, 5.0];
+        let y = [1.0, 1.0, -1.0, -1.0];
+        let k: Vec<Vec<f64>> = x.iter().map(|a| x.iter().map(|b| a * b).collect()).collect();
+        let hard = classification(&k, &y, 1e6, Bias::Secant);
+        let expect = [0.0, 0.5, -0.5, 0.0];
+        for (a, e) in hard.alpha.iter().zip(expect) {
+            assert!((a - e).abs() < 1e-5, "{:?}", hard.alpha);
+        }
+        assert!((hard.bias - 3.0).abs() < 1e-5, "{}", hard.bias);
+        let soft = classification(&k, &y, 0.1, Bias::Secant);
+        for (a, e) in soft.alpha.iter().zip([0.075, 0.1, -0.1, -0.075]) {
+            assert!((a - e).abs() < 1e-6, "{:?}", soft.alpha);
+        }
+        assert!((soft.bias - 1.5).abs() < 1e-5 && (soft.objective - 0.225).abs() < 1e-7, "{} {}", soft.bias, soft.objective);
+        for kk in [1.0, 10.0, 100.0] {
+            let pen = classification(&k, &y, 1e9, Bias::Penalty(kk));
+            for (a, e) in pen.alpha.iter().zip([0.0, 6.0 * kk + 0.5, -(3.0 * kk + 0.5), 0.0]) {
+                assert!((a - e).abs() < 1e-5 * (1.0 + e.abs()), "k={kk}: {:?}", pen.alpha);
+            }
+            assert!((pen.bias - 3.0).abs() < 1e-6, "k={kk}: b={}", pen.bias);
+        }
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let mut q = Dense { q: vec![vec![1.0]] };
+        let c = Control::new();
+        for params in [
+            IsdaParams { over_relaxation: 2.0, ..Default::default() },
+            IsdaParams { tol: 0.0, ..Default::default() },
+            IsdaParams { bias: Bias::Penalty(0.0), ..Default::default() },
+        ] {
+            assert!(solve(&mut q, &[1.0], &[0.0], &[1.0], &params, &c).is_err());
+        }
+        assert!(solve(&mut q, &[1.0], &[0.5], &[1.0], &IsdaParams::default(), &c).is_err());
+    }
+}
