@@ -2,7 +2,7 @@
 //!
 //! Modules, one concept each: `data` (borrowed feature matrices), `kernel` (the kernel engine),
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
-//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `mixture` (the hard mixture of experts' gaters and reassignment), `sequence` (training sequence labelers), `linear`
+//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `mixture` (the hard mixture of experts' gaters and reassignment), `mlp` (the margin MLPs), `sequence` (training sequence labelers), `linear`
 //! (training linear models by SGD), `probability` (Platt scaling), `predict`
 //! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files) and `vecops`
 //! (the solvers' inner loops, vectorised).
@@ -15,6 +15,7 @@ pub mod kernel;
 pub mod libsvm_format;
 pub mod linear;
 pub mod mixture;
+pub mod mlp;
 pub mod model;
 pub mod multiclass;
 pub mod online;

@@ -395,7 +395,7 @@ fn weight_mut(w: &mut [f32], j: i32) -> &mut f32 {
 }
 
 /// What the steps do with one example, a row as the kernel engine reads it (`Query`).
-trait Example {
+pub(crate) trait Example {
     /// <w, x>.
     fn dot(&self, w: &[f32]) -> f64;
     /// w += a x.

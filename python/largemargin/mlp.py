@@ -1,0 +1,146 @@
+"""The margin MLPs of Collobert and Bengio ("Links between perceptrons, MLPs and SVMs"):
+`SimpleMLPClassifier`, the very simple MLP (hard-tanh hidden units summed without output weights,
+SGD on the beta-hinge, early stopping as the margin control), trained in Rust."""
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _native
+from ._arrays import to_native
+from ._checks import check_positive_int, check_real, draw_seed
+from ._guard import at_least_two, unchanged_on_failure
+
+
+class SimpleMLPClassifier(ClassifierMixin, BaseEstimator):
+    """The very simple MLP (Collobert and Bengio 2004, Algorithm 2) for binary classification:
+    f(x) = b + sum_i h(v_i . x + d_i), h the hard tanh (-1 below -1, +1 above 1, the identity
+    between), with no output weights, trained by stochastic gradient on |beta - y f(x)|_+: an
+    example inside the margin moves the hidden units in h's linear zone by learning_rate * y *
+    (x, 1) and b by learning_rate * y. The hidden-space margin is 2 beta / sqrt(hidden_units); the
+    learning rate and early stopping control the rest.
+
+    Parameters
+    ----------
+    hidden_units : int, default 50
+    beta : float, default 1.0
+        The margin target of the hinge.
+    learning_rate : float, default 0.01
+    decay : float, default 0.0
+        The step at example t is learning_rate / (1 + decay t).
+    max_epochs : int, default 50
+    early_stopping : bool, default True
+        Hold out `validation_fraction` of the data (stratified), keep the epoch of lowest error on
+        it, stop after `n_iter_no_change` epochs without improvement.
+    validation_fraction : float, default 0.1
+    n_iter_no_change : int, default 5
+    random_state : int, RandomState or None
+        The initial weights (uniform in +-1/sqrt(n_features)), the epochs' order, the split.
+    n_jobs : int or None
+        Threads for prediction.
+
+    Attributes
+    ----------
+    classes_, hidden_weights_ (hidden_units, n_features), hidden_bias_, bias_, n_epochs_ (epochs
+    run), best_epoch_ (the one kept), loss_curve_ (mean beta-hinge per epoch), train_error_curve_,
+    updates_per_epoch_ (examples inside the margin), validation_error_curve_, margin_ (the
+    hidden-space margin 2 beta / sqrt(hidden_units)), fit_time_.
+    """
+
+    def __init__(self, *, hidden_units=50, beta=1.0, learning_rate=0.01, decay=0.0, max_epochs=50,
+                 early_stopping=True, validation_fraction=0.1, n_iter_no_change=5, random_state=None, n_jobs=None):
+        self.hidden_units = hidden_units
+        self.beta = beta
+        self.learning_rate = learning_rate
+        self.decay = decay
+        self.max_epochs = max_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        check_positive_int("hidden_units", self.hidden_units)
+        check_positive_int("max_epochs", self.max_epochs)
+        check_positive_int("n_iter_no_change", self.n_iter_no_change)
+        check_real("beta", self.beta, lambda v: v > 0, "positive")
+        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive")
+        check_real("decay", self.decay, lambda v: v >= 0, "non-negative")
+        if self.early_stopping:
+            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
+
+    @unchanged_on_failure
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features; dense or CSR) and binary labels y."""
+        started = time.perf_counter()
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        at_least_two(classes)
+        if len(classes) > 2:
+            raise ValueError(f"Only binary classification is supported by SimpleMLPClassifier; y has {len(classes)} classes")
+        signed = np.where(y_idx == 1, 1.0, -1.0)
+        rng = check_random_state(self.random_state)
+        seed = draw_seed(rng)
+        train, val = np.arange(len(y)), None
+        if self.early_stopping:
+            val = self._validation_rows(y_idx, rng)
+            if val is not None:
+                train = np.setdiff1d(train, val)
+        Xv, yv = (to_native(X[val]), np.ascontiguousarray(signed[val])) if val is not None else (None, None)
+        fit = _native.fit_simple_mlp(
+            to_native(X[train] if val is not None else X), np.ascontiguousarray(signed[train]), Xv, yv,
+            int(self.hidden_units), float(self.beta), float(self.learning_rate), float(self.decay),
+            int(self.max_epochs), int(self.n_iter_no_change), int(seed), None, self.n_jobs,
+        )
+        self.classes_ = classes
+        self.hidden_weights_ = fit["v"]
+        self.hidden_bias_ = fit["d"]
+        self.bias_ = float(fit["b"])
+        self.n_epochs_ = int(fit["epochs"])
+        self.best_epoch_ = int(fit["best_epoch"])
+        self.loss_curve_ = fit["train_loss"]
+        self.train_error_curve_ = fit["train_error"]
+        self.updates_per_epoch_ = fit["updates"]
+        self.validation_error_curve_ = fit["validation_error"]
+        self.margin_ = 2.0 * float(self.beta) / np.sqrt(self.hidden_units)
+        self.fit_time_ = time.perf_counter() - started
+        return self
+
+    def _validation_rows(self, y_idx, rng):
+        """A stratified held-out subset, or None when a class is too small to spare any."""
+        rows = []
+        for c in (0, 1):
+            members = np.flatnonzero(y_idx == c)
+            k = int(round(self.validation_fraction * len(members)))
+            if k < 1 or k >= len(members):
+                return None
+            rows.append(rng.choice(members, k, replace=False))
+        return np.sort(np.concatenate(rows))
+
+    def decision_function(self, X):
+        """f(x); positive means classes_[1]."""
+        check_is_fitted(self, "hidden_weights_")
+        X = validate_data(self, X, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C", reset=False)
+        if sp.issparse(X):
+            X = X.tocsr()
+        weights = (np.ascontiguousarray(self.hidden_weights_, dtype=np.float32),
+                   np.ascontiguousarray(self.hidden_bias_, dtype=np.float64), float(self.bias_))
+        return _native.simple_mlp_decision(to_native(X), weights, self.n_jobs)
+
+    def predict(self, X):
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,68 @@
+"""The simple MLP (Collobert and Bengio's Algorithm 2): it learns what a linear model cannot, its
+early stopping keeps the best validation epoch, its curves are consistent, dense and sparse input
+give the same model, and bad input is named."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import largemargin as lm
+
+
+def xor_data(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    return X, np.where(X[:, 0] * X[:, 1] > 0, "same", "diff")
+
+
+def test_learns_xor_and_keeps_the_best_epoch():
+    X, y = xor_data(3000, 0)
+    Xte, yte = xor_data(1000, 1)
+    m = lm.SimpleMLPClassifier(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=60, random_state=0).fit(X, y)
+    assert np.mean(m.predict(Xte) == yte) > 0.93  # a linear model is at chance here
+    np.testing.assert_array_equal(m.classes_, ["diff", "same"])
+    assert len(m.loss_curve_) == len(m.train_error_curve_) == len(m.updates_per_epoch_) == len(m.validation_error_curve_)
+    assert len(m.loss_curve_) == m.n_epochs_
+    assert m.best_epoch_ == int(np.argmin(m.validation_error_curve_)) + 1
+    assert m.n_epochs_ - m.best_epoch_ <= m.n_iter_no_change or m.n_epochs_ == m.max_epochs
+    assert m.loss_curve_[-1] < m.loss_curve_[0]
+    assert m.margin_ == pytest.approx(2 * 2.0 / np.sqrt(20))
+    # the decision is b + sum_i hardtanh(v_i . x + d_i)
+    z = Xte[:20] @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_
+    np.testing.assert_allclose(m.decision_function(Xte[:20]), m.bias_ + np.clip(z, -1, 1).sum(1), rtol=1e-5, atol=1e-5)
+
+
+def test_without_early_stopping_runs_every_epoch_until_no_update():
+    X, y = xor_data(500, 2)
+    m = lm.SimpleMLPClassifier(hidden_units=10, early_stopping=False, max_epochs=7, random_state=1).fit(X, y)
+    assert m.n_epochs_ == 7 or m.updates_per_epoch_[-1] == 0
+    assert len(m.validation_error_curve_) == 0 and m.best_epoch_ == m.n_epochs_
+
+
+def test_dense_and_sparse_agree_and_seeded():
+    X, y = xor_data(800, 3)
+    X = np.hstack([X, np.zeros((800, 3))])
+    a = lm.SimpleMLPClassifier(hidden_units=8, random_state=4, max_epochs=5).fit(X, y)
+    b = lm.SimpleMLPClassifier(hidden_units=8, random_state=4, max_epochs=5).fit(sp.csr_matrix(X), y)
+    c = lm.SimpleMLPClassifier(hidden_units=8, random_state=4, max_epochs=5).fit(X, y)
+    np.testing.assert_array_equal(a.hidden_weights_, c.hidden_weights_)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(sp.csr_matrix(X)), atol=1e-4)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(hidden_units=0), "hidden_units"), (dict(beta=0), "beta"), (dict(learning_rate=-1), "learning_rate"),
+    (dict(validation_fraction=1.0), "validation_fraction"), (dict(decay=-0.1), "decay"),
+])
+def test_bad_parameters(kw, match):
+    X, y = xor_data(100, 0)
+    with pytest.raises(ValueError, match=match):
+        lm.SimpleMLPClassifier(**kw).fit(X, y)
+
+
+def test_multiclass_and_nan_are_named():
+    X, _ = xor_data(90, 0)
+    with pytest.raises(ValueError, match="Only binary"):
+        lm.SimpleMLPClassifier().fit(X, np.arange(90) % 3)
+    X[3, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        lm.SimpleMLPClassifier().fit(X, np.arange(90) % 2)
