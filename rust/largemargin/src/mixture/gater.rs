@@ -288,6 +288,20 @@ mod tests {
         ExpertOutputs { values, experts: None, width: k }
     }
 
+    /// The weights `pick` selects at `idx` moved from g0 to g1 (one SGD step of rate `lr`) by -lr
+    /// times the central finite difference of `criterion`.
+    fn assert_step_is_gradient(g0: &Gater, g1: &Gater, lr: f64, criterion: impl Fn(&Gater) -> f64,
+                               pick: fn(&mut Gater) -> &mut Vec<f64>, idx: impl IntoIterator<Item = usize>, what: &str) {
+        for i in idx {
+            let (mut plus, mut minus, (mut a, mut b)) = (g0.clone(), g0.clone(), (g0.clone(), g1.clone()));
+            pick(&mut plus)[i] += 1e-6;
+            pick(&mut minus)[i] -= 1e-6;
+            let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
+            let analytic = (pick(&mut a)[i] - pick(&mut b)[i]) / lr;
+            assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "{what}[{i}]: {numeric} vs {analytic}");
+        }
+    }
+
     /// The backpropagated gradient equals finite differences of the criterion.
     #[test]
     fn gradient_matches_finite_differences() {
@@ -311,22 +325,8 @@ mod tests {
             let mut g1 = g0.clone();
             g1.train(&x, &all(&f, 2), &[1.0], task, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 }, &Control::new())
                 .unwrap();
-            for idx in [0, 5, 11] {
-                let (mut plus, mut minus) = (g0.clone(), g0.clone());
-                plus.w1[idx] += 1e-6;
-                minus.w1[idx] -= 1e-6;
-                let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
-                let analytic = (g0.w1[idx] - g1.w1[idx]) / lr;
-                assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "{task:?} w1[{idx}]: {numeric} vs {analytic}");
-            }
-            for idx in [0, 3, 7] {
-                let (mut plus, mut minus) = (g0.clone(), g0.clone());
-                plus.w2[idx] += 1e-6;
-                minus.w2[idx] -= 1e-6;
-                let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
-                let analytic = (g0.w2[idx] - g1.w2[idx]) / lr;
-                assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "{task:?} w2[{idx}]: {numeric} vs {analytic}");
-            }
+            assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w1, [0, 5, 11], &format!("{task:?} w1"));
+            assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w2, [0, 3, 7], &format!("{task:?} w2"));
         }
     }
 
@@ -405,24 +405,10 @@ mod tests {
         let out = ExpertOutputs { values: &f, experts: Some(&cand), width: 2 };
         g1.train(&x, &out, &[1.0], GaterTask::Classification, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 },
                  &Control::new()).unwrap();
-        for idx in 0..16 {
-            let (mut plus, mut minus) = (g0.clone(), g0.clone());
-            plus.w2[idx] += 1e-6;
-            minus.w2[idx] -= 1e-6;
-            let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
-            let analytic = (g0.w2[idx] - g1.w2[idx]) / lr;
-            assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "w2[{idx}]: {numeric} vs {analytic}");
-            if idx / 4 == 0 || idx / 4 == 2 {
-                assert_eq!(g0.w2[idx], g1.w2[idx]);
-            }
-        }
-        for idx in [0, 5, 11] {
-            let (mut plus, mut minus) = (g0.clone(), g0.clone());
-            plus.w1[idx] += 1e-6;
-            minus.w1[idx] -= 1e-6;
-            let numeric = (criterion(&plus) - criterion(&minus)) / 2e-6;
-            let analytic = (g0.w1[idx] - g1.w1[idx]) / lr;
-            assert!((numeric - analytic).abs() < 1e-6 * (1.0 + numeric.abs()), "w1[{idx}]: {numeric} vs {analytic}");
-        }
+        assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w2, 0..16, "w2");
+        assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w1, [0, 5, 11], "w1");
+        // experts 0 and 2 are not candidates: their output weights stay
+        assert_eq!(g0.w2[..4], g1.w2[..4]);
+        assert_eq!(g0.w2[8..12], g1.w2[8..12]);
     }
 }
