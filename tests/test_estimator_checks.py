@@ -35,7 +35,7 @@ def expected_failures(est):
 
 @parametrize_with_checks(
     [lm.SVC(), lm.SVR(), lm.LaSVM(), lm.Huller(), lm.KernelPerceptron(), lm.LinearSGD(), lm.MarginPerceptron(),
-     lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier()],
+     lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier(), lm.NilssonMLPClassifier()],
     # (the baselines take no sample_weight at all)
     expected_failed_checks=expected_failures,
 )

@@ -1,6 +1,6 @@
-"""The simple MLP (Collobert and Bengio's Algorithm 2): it learns what a linear model cannot, its
-early stopping keeps the best validation epoch, its curves are consistent, dense and sparse input
-give the same model, and bad input is named."""
+"""The margin MLPs: the simple MLP (Collobert and Bengio's Algorithm 2) and the Nilsson
+Phi-machine learn what a linear model cannot, early stopping keeps the best validation epoch, the
+curves are consistent, dense and sparse input give the same model, and bad input is named."""
 
 import numpy as np
 import pytest
@@ -66,3 +66,18 @@ def test_multiclass_and_nan_are_named():
     X[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         lm.SimpleMLPClassifier().fit(X, np.arange(90) % 2)
+
+
+def test_nilsson_phi_machine():
+    X, y = xor_data(3000, 5)
+    Xte, yte = xor_data(1000, 6)
+    m = lm.NilssonMLPClassifier(hidden_units=200, learning_rate=0.05, max_epochs=80, random_state=0).fit(X, y)
+    assert np.mean(m.predict(Xte) == yte) > 0.9
+    assert m.best_epoch_ == int(np.argmin(m.validation_error_curve_)) + 1
+    # f = b + w . tanh(V x + d), the hidden layer the seeded random one
+    phi = np.tanh(Xte[:20] @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_)
+    np.testing.assert_allclose(m.decision_function(Xte[:20]), m.bias_ + phi @ m.output_weights_, rtol=1e-4, atol=1e-4)
+    assert m.margin_ == pytest.approx(2 / np.linalg.norm(m.output_weights_))
+    again = lm.NilssonMLPClassifier(hidden_units=200, learning_rate=0.05, max_epochs=80, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.hidden_weights_, m.hidden_weights_)
+    np.testing.assert_array_equal(again.output_weights_, m.output_weights_)

@@ -1,11 +1,12 @@
-"""The margin MLPs of Collobert and Bengio ("Links between perceptrons, MLPs and SVMs"):
-`SimpleMLPClassifier`, the very simple MLP (hard-tanh hidden units summed without output weights,
-SGD on the beta-hinge, early stopping as the margin control), trained in Rust."""
+"""The margin MLPs of Collobert and Bengio ("Links between perceptrons, MLPs and SVMs"), trained in
+Rust: `SimpleMLPClassifier`, the very simple MLP (hard-tanh hidden units summed without output
+weights, SGD on the beta-hinge, early stopping as the margin control), and
+`NilssonMLPClassifier`, the Phi-machine (a fixed random tanh layer, its output trained by the
+margin perceptron)."""
 
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -17,7 +18,85 @@ from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, unchanged_on_failure
 
 
-class SimpleMLPClassifier(ClassifierMixin, BaseEstimator):
+class _MarginMLP(ClassifierMixin, BaseEstimator):
+    """What the margin MLPs share: binary labels, the stratified early-stopping split, the curves."""
+
+    def _check_common(self):
+        check_positive_int("hidden_units", self.hidden_units)
+        check_positive_int("max_epochs", self.max_epochs)
+        check_positive_int("n_iter_no_change", self.n_iter_no_change)
+        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive")
+        if self.early_stopping:
+            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
+
+    @unchanged_on_failure
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features; dense or CSR) and binary labels y."""
+        started = time.perf_counter()
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        at_least_two(classes)
+        if len(classes) > 2:
+            raise ValueError(f"Only binary classification is supported by {type(self).__name__}; y has {len(classes)} classes")
+        signed = np.where(y_idx == 1, 1.0, -1.0)
+        rng = check_random_state(self.random_state)
+        seed = draw_seed(rng)
+        val = self._validation_rows(y_idx, rng) if self.early_stopping else None
+        if val is not None:
+            train = np.setdiff1d(np.arange(len(y)), val)
+            Xt, yt, Xv, yv = to_native(X[train]), signed[train], to_native(X[val]), np.ascontiguousarray(signed[val])
+        else:
+            Xt, yt, Xv, yv = to_native(X), signed, None, None
+        fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed))
+        self.classes_ = classes
+        self.hidden_weights_ = fit["v"]
+        self.hidden_bias_ = fit["d"]
+        self.bias_ = float(fit["b"])
+        self.n_epochs_ = int(fit["epochs"])
+        self.best_epoch_ = int(fit["best_epoch"])
+        self.loss_curve_ = fit["train_loss"]
+        self.train_error_curve_ = fit["train_error"]
+        self.updates_per_epoch_ = fit["updates"]
+        self.validation_error_curve_ = fit["validation_error"]
+        self._fitted(fit)
+        self.fit_time_ = time.perf_counter() - started
+        return self
+
+    def _validation_rows(self, y_idx, rng):
+        """A stratified held-out subset, or None when a class is too small to spare any."""
+        rows = []
+        for c in (0, 1):
+            members = np.flatnonzero(y_idx == c)
+            k = int(round(self.validation_fraction * len(members)))
+            if k < 1 or k >= len(members):
+                return None
+            rows.append(rng.choice(members, k, replace=False))
+        return np.sort(np.concatenate(rows))
+
+    def _layer(self):
+        return (np.ascontiguousarray(self.hidden_weights_, dtype=np.float32),
+                np.ascontiguousarray(self.hidden_bias_, dtype=np.float64))
+
+    def decision_function(self, X):
+        """f(x); positive means classes_[1]."""
+        check_is_fitted(self, "hidden_weights_")
+        X = validate_data(self, X, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C", reset=False)
+        return self._native_decision(to_native(X))
+
+    def predict(self, X):
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class SimpleMLPClassifier(_MarginMLP):
     """The very simple MLP (Collobert and Bengio 2004, Algorithm 2) for binary classification:
     f(x) = b + sum_i h(v_i . x + d_i), h the hard tanh (-1 below -1, +1 above 1, the identity
     between), with no output weights, trained by stochastic gradient on |beta - y f(x)|_+: an
@@ -66,81 +145,60 @@ class SimpleMLPClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        check_positive_int("hidden_units", self.hidden_units)
-        check_positive_int("max_epochs", self.max_epochs)
-        check_positive_int("n_iter_no_change", self.n_iter_no_change)
+        self._check_common()
         check_real("beta", self.beta, lambda v: v > 0, "positive")
-        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive")
         check_real("decay", self.decay, lambda v: v >= 0, "non-negative")
-        if self.early_stopping:
-            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
 
-    @unchanged_on_failure
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features; dense or CSR) and binary labels y."""
-        started = time.perf_counter()
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        at_least_two(classes)
-        if len(classes) > 2:
-            raise ValueError(f"Only binary classification is supported by SimpleMLPClassifier; y has {len(classes)} classes")
-        signed = np.where(y_idx == 1, 1.0, -1.0)
-        rng = check_random_state(self.random_state)
-        seed = draw_seed(rng)
-        train, val = np.arange(len(y)), None
-        if self.early_stopping:
-            val = self._validation_rows(y_idx, rng)
-            if val is not None:
-                train = np.setdiff1d(train, val)
-        Xv, yv = (to_native(X[val]), np.ascontiguousarray(signed[val])) if val is not None else (None, None)
-        fit = _native.fit_simple_mlp(
-            to_native(X[train] if val is not None else X), np.ascontiguousarray(signed[train]), Xv, yv,
-            int(self.hidden_units), float(self.beta), float(self.learning_rate), float(self.decay),
-            int(self.max_epochs), int(self.n_iter_no_change), int(seed), None, self.n_jobs,
+    def _native_fit(self, X, y, Xv, yv, seed):
+        return _native.fit_simple_mlp(
+            X, y, Xv, yv, int(self.hidden_units), float(self.beta), float(self.learning_rate), float(self.decay),
+            int(self.max_epochs), int(self.n_iter_no_change), seed, None, self.n_jobs,
         )
-        self.classes_ = classes
-        self.hidden_weights_ = fit["v"]
-        self.hidden_bias_ = fit["d"]
-        self.bias_ = float(fit["b"])
-        self.n_epochs_ = int(fit["epochs"])
-        self.best_epoch_ = int(fit["best_epoch"])
-        self.loss_curve_ = fit["train_loss"]
-        self.train_error_curve_ = fit["train_error"]
-        self.updates_per_epoch_ = fit["updates"]
-        self.validation_error_curve_ = fit["validation_error"]
+
+    def _fitted(self, fit):
         self.margin_ = 2.0 * float(self.beta) / np.sqrt(self.hidden_units)
-        self.fit_time_ = time.perf_counter() - started
-        return self
 
-    def _validation_rows(self, y_idx, rng):
-        """A stratified held-out subset, or None when a class is too small to spare any."""
-        rows = []
-        for c in (0, 1):
-            members = np.flatnonzero(y_idx == c)
-            k = int(round(self.validation_fraction * len(members)))
-            if k < 1 or k >= len(members):
-                return None
-            rows.append(rng.choice(members, k, replace=False))
-        return np.sort(np.concatenate(rows))
+    def _native_decision(self, X):
+        return _native.simple_mlp_decision(X, self._layer(), float(self.bias_), self.n_jobs)
 
-    def decision_function(self, X):
-        """f(x); positive means classes_[1]."""
-        check_is_fitted(self, "hidden_weights_")
-        X = validate_data(self, X, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C", reset=False)
-        if sp.issparse(X):
-            X = X.tocsr()
-        weights = (np.ascontiguousarray(self.hidden_weights_, dtype=np.float32),
-                   np.ascontiguousarray(self.hidden_bias_, dtype=np.float64), float(self.bias_))
-        return _native.simple_mlp_decision(to_native(X), weights, self.n_jobs)
 
-    def predict(self, X):
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+class NilssonMLPClassifier(_MarginMLP):
+    """Nilsson's Phi-machine as a one-hidden-layer MLP (Collobert and Bengio, sections 2 and 4):
+    Phi(x) = tanh(v_i . x + d_i) with random weights (uniform in +-1/sqrt(n_features)) that stay
+    fixed, and f(x) = b + w . Phi(x) trained by the margin perceptron: an example with
+    y f(x) <= 1 moves w by learning_rate * y * Phi(x) and b by learning_rate * y. No weight decay:
+    the learning rate and early stopping control the margin 2 / |w|.
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
-        return tags
+    Parameters: hidden_units (default 200), learning_rate (0.01), max_epochs, early_stopping,
+    validation_fraction, n_iter_no_change, random_state, n_jobs, as in `SimpleMLPClassifier`.
+
+    Attributes: those of `SimpleMLPClassifier` (the hidden layer is the fixed map), with
+    output_weights_ (w) and margin_ = 2 / |w|.
+    """
+
+    def __init__(self, *, hidden_units=200, learning_rate=0.01, max_epochs=50, early_stopping=True,
+                 validation_fraction=0.1, n_iter_no_change=5, random_state=None, n_jobs=None):
+        self.hidden_units = hidden_units
+        self.learning_rate = learning_rate
+        self.max_epochs = max_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        self._check_common()
+
+    def _native_fit(self, X, y, Xv, yv, seed):
+        return _native.fit_nilsson(X, y, Xv, yv, int(self.hidden_units), float(self.learning_rate),
+                                   int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
+
+    def _fitted(self, fit):
+        self.output_weights_ = fit["w"]
+        norm = float(np.linalg.norm(self.output_weights_))
+        self.margin_ = 2.0 / norm if norm > 0 else float("inf")
+
+    def _native_decision(self, X):
+        return _native.nilsson_decision(X, self._layer(), np.ascontiguousarray(self.output_weights_), float(self.bias_),
+                                        self.n_jobs)

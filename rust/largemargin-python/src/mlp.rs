@@ -1,6 +1,8 @@
-//! Entry points of the margin MLPs: the simple MLP's training (with its curves) and decision.
+//! Entry points of the margin MLPs: training (with the per-epoch curves) and decisions of the
+//! simple MLP and the Nilsson Phi-machine.
 
-use largemargin::mlp::{train_simple_mlp, SimpleMlp, SimpleMlpParams};
+use largemargin::data::Matrix;
+use largemargin::mlp::{train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, NilssonMlp, NilssonParams, SimpleMlp, SimpleMlpParams};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -9,16 +11,42 @@ use pyo3::types::PyDict;
 use crate::convert::PyMatrix;
 use crate::run_fit;
 
-type Weights<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f64>, f64);
+/// (v (hidden x inputs, float32), d)
+type Layer<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f64>);
 
-fn model_from(w: Weights<'_>) -> PyResult<SimpleMlp> {
-    let (v, d, b) = w;
+fn layer_from(l: Layer<'_>) -> PyResult<HiddenLayer> {
+    let (v, d) = l;
     let shape = v.shape();
     let (hidden, inputs) = (shape[0], shape[1]);
     if d.len() != hidden {
-        return Err(PyValueError::new_err("the simple MLP's weights do not fit together"));
+        return Err(PyValueError::new_err("the hidden layer's weights do not fit together"));
     }
-    Ok(SimpleMlp { inputs, hidden, v: v.as_array().iter().copied().collect(), d: d.as_array().to_vec(), b })
+    Ok(HiddenLayer { inputs, hidden, v: v.as_array().iter().copied().collect(), d: d.as_array().to_vec() })
+}
+
+/// The kept layer and the curves of an epoch fit, as a dict.
+fn fit_dict<'py, M>(py: Python<'py>, fit: EpochFit<M>, layer: HiddenLayer, b: f64) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("v", PyArray1::from_vec(py, layer.v).reshape([layer.hidden, layer.inputs])?)?;
+    out.set_item("d", PyArray1::from_vec(py, layer.d))?;
+    out.set_item("b", b)?;
+    out.set_item("best_epoch", fit.best_epoch)?;
+    out.set_item("epochs", fit.epochs)?;
+    out.set_item("train_loss", PyArray1::from_vec(py, fit.train_loss))?;
+    out.set_item("train_error", PyArray1::from_vec(py, fit.train_error))?;
+    out.set_item("updates", PyArray1::from_vec(py, fit.updates))?;
+    out.set_item("validation_error", PyArray1::from_vec(py, fit.validation_error))?;
+    Ok(out)
+}
+
+fn validation_set<'a>(
+    m: &'a Option<Matrix<'a>>, y: &'a Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<Option<(&'a Matrix<'a>, &'a [f64])>> {
+    match (m, y) {
+        (Some(m), Some(y)) => Ok(Some((m, y.as_slice()?))),
+        (None, None) => Ok(None),
+        _ => Err(PyValueError::new_err("a validation set needs both x_val and y_val")),
+    }
 }
 
 /// Trains a simple MLP on labels +-1 (from `warm` weights when given); with a validation set,
@@ -29,43 +57,67 @@ fn model_from(w: Weights<'_>) -> PyResult<SimpleMlp> {
 pub fn fit_simple_mlp<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
-    max_epochs: usize, patience: usize, seed: u64, warm: Option<Weights<'py>>, n_jobs: Option<i64>,
+    max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let yv = y.as_slice()?;
     let val_m = x_val.map(PyMatrix::extract).transpose()?;
     let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
-    let val_y = y_val.as_ref().map(|a| a.as_slice()).transpose()?;
-    let validation = match (&val_v, val_y) {
-        (Some(m), Some(y)) => Some((m, y)),
-        (None, None) => None,
-        _ => return Err(PyValueError::new_err("a validation set needs both x_val and y_val")),
-    };
-    let warm = warm.map(model_from).transpose()?;
+    let validation = validation_set(&val_v, &y_val)?;
+    let warm = warm.map(|(l, b)| layer_from(l).map(|layer| SimpleMlp { layer, b })).transpose()?;
     let params = SimpleMlpParams { hidden, beta, learning_rate, decay, max_epochs, patience, seed };
     let fit = run_fit(py, n_jobs, None, None, |ctl| train_simple_mlp(&xv, yv, validation, &params, warm, ctl))?;
-    let out = PyDict::new(py);
-    let m = fit.model;
-    let v = numpy::PyArray1::from_vec(py, m.v).reshape([m.hidden, m.inputs])?;
-    out.set_item("v", v)?;
-    out.set_item("d", PyArray1::from_vec(py, m.d))?;
-    out.set_item("b", m.b)?;
-    out.set_item("best_epoch", fit.best_epoch)?;
-    out.set_item("epochs", fit.epochs)?;
-    out.set_item("train_loss", PyArray1::from_vec(py, fit.train_loss))?;
-    out.set_item("train_error", PyArray1::from_vec(py, fit.train_error))?;
-    out.set_item("updates", PyArray1::from_vec(py, fit.updates))?;
-    out.set_item("validation_error", PyArray1::from_vec(py, fit.validation_error))?;
-    Ok(out)
+    let (layer, b) = (fit.model.layer.clone(), fit.model.b);
+    fit_dict(py, fit, layer, b)
 }
 
 /// f(x) = b + sum_i hardtanh(v_i . x + d_i) for every row.
 #[pyfunction]
 pub fn simple_mlp_decision<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, weights: Weights<'py>, n_jobs: Option<i64>,
+    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, b: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let model = model_from(weights)?;
+    let model = SimpleMlp { layer: layer_from(layer)?, b };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
+    Ok(PyArray1::from_vec(py, f))
+}
+
+/// Trains the Nilsson Phi-machine on labels +-1: the random tanh layer, then the output layer by
+/// the margin perceptron. Returns the layer, the output weights `w` and `b`, and the curves.
+#[pyfunction]
+#[pyo3(signature = (x, y, x_val, y_val, hidden, learning_rate, max_epochs, patience, seed, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_nilsson<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
+    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, learning_rate: f64, max_epochs: usize, patience: usize,
+    seed: u64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let yv = y.as_slice()?;
+    let val_m = x_val.map(PyMatrix::extract).transpose()?;
+    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
+    let validation = validation_set(&val_v, &y_val)?;
+    let params = NilssonParams { hidden, learning_rate, max_epochs, patience, seed };
+    let fit = run_fit(py, n_jobs, None, None, |ctl| train_nilsson(&xv, yv, validation, &params, ctl))?;
+    let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
+    let out = fit_dict(py, fit, layer, b)?;
+    out.set_item("w", PyArray1::from_vec(py, w))?;
+    Ok(out)
+}
+
+/// f(x) = b + sum_i w_i tanh(v_i . x + d_i) for every row.
+#[pyfunction]
+pub fn nilsson_decision<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let layer = layer_from(layer)?;
+    if w.len() != layer.hidden {
+        return Err(PyValueError::new_err("the output weights do not fit the hidden layer"));
+    }
+    let model = NilssonMlp { layer, w: w.as_array().to_vec(), b };
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;

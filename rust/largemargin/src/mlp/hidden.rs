@@ -1,0 +1,155 @@
+//! The hidden layer the margin MLPs share: N units v_i . x + d_i over any row layout, with weights
+//! drawn uniform in +-1/sqrt(inputs) (zero weights would keep every unit identical), and the
+//! epoch driver with early stopping that trains them.
+
+use crate::control::Control;
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::Query;
+use crate::rng::Rng;
+use crate::solver::sgd::Example;
+
+#[derive(Clone, Debug)]
+pub struct HiddenLayer {
+    pub inputs: usize,
+    pub hidden: usize,
+    /// Weights, row-major (hidden x inputs), single precision as the linear SGD's.
+    pub v: Vec<f32>,
+    pub d: Vec<f64>,
+}
+
+impl HiddenLayer {
+    pub fn new(inputs: usize, hidden: usize, seed: u64) -> Result<Self> {
+        if inputs == 0 || hidden == 0 {
+            return Err(Error::InvalidParameter(format!("an MLP needs inputs and hidden units, got {inputs} and {hidden}")));
+        }
+        let mut rng = Rng::new(seed);
+        let scale = 1.0 / (inputs as f64).sqrt();
+        let mut uniform = || ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale;
+        let v = (0..hidden * inputs).map(|_| uniform() as f32).collect();
+        let d = (0..hidden).map(|_| uniform()).collect();
+        Ok(HiddenLayer { inputs, hidden, v, d })
+    }
+
+    pub fn check(&self) -> Result<()> {
+        if self.v.len() != self.hidden * self.inputs || self.d.len() != self.hidden {
+            return Err(Error::InvalidData("the hidden layer's weights do not fit together".into()));
+        }
+        Ok(())
+    }
+
+    pub fn unit_mut(&mut self, i: usize) -> &mut [f32] {
+        &mut self.v[i * self.inputs..(i + 1) * self.inputs]
+    }
+
+    /// v_i . x + d_i for every unit of one row.
+    #[inline(always)]
+    pub fn pre_activations(&self, q: &Query, z: &mut [f64]) {
+        for (i, zi) in z.iter_mut().enumerate() {
+            *zi = q.dot(&self.v[i * self.inputs..(i + 1) * self.inputs]) + self.d[i];
+        }
+    }
+
+    /// Rows the layer can read: no more features than it has inputs (a narrower sparse matrix
+    /// only omits trailing zeros), finite values.
+    pub fn check_input(&self, x: &Matrix) -> Result<()> {
+        if x.cols() > self.inputs {
+            return Err(Error::InvalidData(format!("X has {} features, the model expects {}", x.cols(), self.inputs)));
+        }
+        x.check_finite()
+    }
+}
+
+/// What one epoch measured, before each example's update: mean loss, training error (y f <= 0),
+/// updates.
+pub type EpochStats = (f64, f64, u64);
+
+/// A model trained by epochs, and its curves (one entry per epoch).
+#[derive(Clone, Debug)]
+pub struct EpochFit<M> {
+    pub model: M,
+    /// Epoch whose weights were kept (1-based).
+    pub best_epoch: usize,
+    pub epochs: usize,
+    pub train_loss: Vec<f64>,
+    pub train_error: Vec<f64>,
+    pub updates: Vec<u64>,
+    /// Validation error after each epoch (empty without a validation set).
+    pub validation_error: Vec<f64>,
+}
+
+fn error_rate(f: &[f64], y: &[f64]) -> f64 {
+    f.iter().zip(y).filter(|(f, y)| **f * **y <= 0.0).count() as f64 / y.len().max(1) as f64
+}
+
+/// Checks labels +-1 against the rows.
+pub fn check_labels(x: &Matrix, y: &[f64]) -> Result<()> {
+    if x.rows() == 0 || y.len() != x.rows() {
+        return Err(Error::InvalidData(format!("X has {} rows and y {} labels", x.rows(), y.len())));
+    }
+    if y.iter().any(|&v| v != 1.0 && v != -1.0) {
+        return Err(Error::InvalidData("labels must be -1 or +1".into()));
+    }
+    Ok(())
+}
+
+/// Runs `epoch` over a seeded random order of `rows` examples up to `max_epochs` times. With a
+/// validation set, keeps the model of lowest validation error and stops after `patience` epochs
+/// without improvement; otherwise keeps the last. Stops early when an epoch makes no update.
+#[allow(clippy::too_many_arguments)]
+pub fn train_epochs<M: Clone>(
+    mut model: M,
+    rows: usize,
+    validation: Option<(&Matrix, &[f64])>,
+    max_epochs: usize,
+    patience: usize,
+    seed: u64,
+    control: &Control,
+    mut epoch: impl FnMut(&mut M, &[usize], &Control) -> Result<EpochStats>,
+    decision: impl Fn(&M, &Matrix) -> Result<Vec<f64>>,
+) -> Result<EpochFit<M>> {
+    let mut rng = Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut order: Vec<usize> = (0..rows).collect();
+    let mut fit = EpochFit {
+        model: model.clone(),
+        best_epoch: 0,
+        epochs: 0,
+        train_loss: Vec::new(),
+        train_error: Vec::new(),
+        updates: Vec::new(),
+        validation_error: Vec::new(),
+    };
+    let mut best = f64::INFINITY;
+    for e in 1..=max_epochs {
+        rng.shuffle(&mut order);
+        let (loss, err, updates) = epoch(&mut model, &order, control)?;
+        if !loss.is_finite() {
+            return Err(Error::InvalidParameter("the MLP diverged (NaN): lower its learning rate".into()));
+        }
+        fit.train_loss.push(loss);
+        fit.train_error.push(err);
+        fit.updates.push(updates);
+        fit.epochs = e;
+        match validation {
+            Some((xv, yv)) => {
+                let v = error_rate(&decision(&model, xv)?, yv);
+                fit.validation_error.push(v);
+                if v < best {
+                    best = v;
+                    fit.best_epoch = e;
+                    fit.model = model.clone();
+                } else if e - fit.best_epoch >= patience {
+                    break;
+                }
+            }
+            None => {
+                fit.best_epoch = e;
+                fit.model = model.clone();
+            }
+        }
+        if updates == 0 {
+            break; // every example beyond the margin: nothing left to move
+        }
+    }
+    Ok(fit)
+}
