@@ -1,0 +1,117 @@
+"""The margin MLPs against one SMO SVM and scikit-learn's MLPClassifier on the same data: the
+simple MLP (Collobert and Bengio's Algorithm 2), the Nilsson Phi-machine, our SVC (the settings of
+benches/run.py; C=10, gamma=0.1 on the Forest-like problem) and MLPClassifier (100 tanh units,
+adam, early stopping, scikit-learn's defaults otherwise); test error and fit time, the ratio to
+SMO, every fit in its own subprocess. The MLPs' settings are ours (the report gives none):
+chosen on each training set's held-out fraction, listed in CONFIGS.
+
+    python benches/mlp.py [--datasets adult,ijcnn1,forest] [--forest-n 50000] [--out benches/results/mlp.json]
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from online import save  # noqa: E402
+from run import CONFIGS as SVM_CONFIGS  # noqa: E402
+
+CONFIGS = {
+    "adult": dict(simple=dict(hidden_units=50, beta=1.0, learning_rate=0.05),
+                  nilsson=dict(hidden_units=300, learning_rate=0.01)),
+    "ijcnn1": dict(simple=dict(hidden_units=100, beta=10.0, learning_rate=0.1),
+                   nilsson=dict(hidden_units=300, learning_rate=0.01)),
+    "forest": dict(simple=dict(hidden_units=100, beta=10.0, learning_rate=0.03),
+                   nilsson=dict(hidden_units=300, learning_rate=0.01)),
+}
+METHODS = ["svm", "simple", "nilsson", "sklearn-mlp"]
+TEST = 20_000
+
+
+def data(name, forest_n):
+    if name == "forest":
+        import largemargin as lm
+
+        X, y = lm.make_forest_like(forest_n + TEST, random_state=0)
+        return X[:forest_n], y[:forest_n], X[forest_n:], y[forest_n:]
+    from datasets import load
+
+    return load(name)
+
+
+def worker(args):
+    import largemargin as lm
+
+    Xtr, ytr, Xte, yte = data(args.dataset, args.forest_n)
+    if args.worker == "svm":
+        params = dict(gamma=0.1, C=10.0) if args.dataset == "forest" else SVM_CONFIGS[args.dataset][2]
+        model = lm.SVC(**params, cache_size=200, n_jobs=args.n_jobs)
+    elif args.worker == "simple":
+        model = lm.SimpleMLPClassifier(**CONFIGS[args.dataset]["simple"], max_epochs=200, random_state=0)
+    elif args.worker == "nilsson":
+        model = lm.NilssonMLPClassifier(**CONFIGS[args.dataset]["nilsson"], max_epochs=200, random_state=0,
+                                        n_jobs=args.n_jobs)
+    else:
+        from sklearn.neural_network import MLPClassifier
+
+        model = MLPClassifier(hidden_layer_sizes=(100,), activation="tanh", early_stopping=True, random_state=0)
+    t = time.perf_counter()
+    model.fit(Xtr, ytr)
+    fit = time.perf_counter() - t
+    err = float(np.mean(model.predict(Xte) != yte))
+    row = dict(dataset=args.dataset, method=args.worker, n=int(len(ytr)), fit_s=fit, test_error=err,
+               epochs=int(getattr(model, "n_epochs_", getattr(model, "n_iter_", 0)) or 0) or None,
+               peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    print(json.dumps(row))
+
+
+def run(args, dataset, method):
+    cmd = [sys.executable, __file__, "--worker", method, "--dataset", dataset, "--n-jobs", str(args.n_jobs),
+           "--forest-n", str(args.forest_n)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"{dataset} {method} failed:\n{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def report(rows):
+    print("\n| data | n | method | test error % | Δ vs SVM (points) | fit s | x SVM | epochs | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        svm = next(s for s in rows if s["dataset"] == r["dataset"] and s["method"] == "svm")
+        print(f"| {r['dataset']} | {r['n']} | {r['method']} | {100 * r['test_error']:.2f} | "
+              f"{100 * (r['test_error'] - svm['test_error']):+.2f} | {r['fit_s']:.2f} | {r['fit_s'] / svm['fit_s']:.3f} | "
+              f"{r.get('epochs') or '—'} | {r['peak_rss_mb']:.0f} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default="adult,ijcnn1,forest")
+    ap.add_argument("--forest-n", type=int, default=50_000)
+    ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "mlp.json"))
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--dataset", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    rows = []
+    for dataset in args.datasets.split(","):
+        for method in METHODS:
+            rows.append(run(args, dataset, method))
+            r = rows[-1]
+            print(f"  {dataset} {method}: {r['fit_s']:.2f} s, error {r['test_error']:.4f}", file=sys.stderr, flush=True)
+            save(args.out, dict(n_jobs=args.n_jobs, forest_n=args.forest_n, configs=CONFIGS, results=rows))
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
