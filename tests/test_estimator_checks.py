@@ -35,7 +35,8 @@ def expected_failures(est):
 
 @parametrize_with_checks(
     [lm.SVC(), lm.SVR(), lm.LaSVM(), lm.Huller(), lm.KernelPerceptron(), lm.LinearSGD(), lm.MarginPerceptron(),
-     lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier(), lm.NilssonMLPClassifier()],
+     lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier(), lm.NilssonMLPClassifier(),
+     lm.TanhMLPClassifier(), lm.TanhMLPClassifier(optimizer="block_newton", learning_rate=0.001)],
     # (the baselines take no sample_weight at all)
     expected_failed_checks=expected_failures,
 )

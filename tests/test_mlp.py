@@ -81,3 +81,35 @@ def test_nilsson_phi_machine():
     again = lm.NilssonMLPClassifier(hidden_units=200, learning_rate=0.05, max_epochs=80, random_state=0).fit(X, y)
     np.testing.assert_array_equal(again.hidden_weights_, m.hidden_weights_)
     np.testing.assert_array_equal(again.output_weights_, m.output_weights_)
+
+
+@pytest.mark.parametrize("criterion", ["cross_entropy", "mse", "tanh_mse"])
+@pytest.mark.parametrize("optimizer, lr", [("sgd", 0.02), ("block_newton", 0.002)])
+def test_tanh_mlp_learns_xor(criterion, optimizer, lr):
+    X, y = xor_data(3000, 7)
+    Xte, yte = xor_data(1000, 8)
+    m = lm.TanhMLPClassifier(hidden_units=16, criterion=criterion, optimizer=optimizer, learning_rate=lr, max_epochs=60,
+                             random_state=0).fit(X, y)
+    assert np.mean(m.predict(Xte) == yte) > 0.9, (criterion, optimizer)
+    h = np.tanh(Xte[:20] @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_)
+    np.testing.assert_allclose(m.decision_function(Xte[:20]), m.bias_ + h @ m.output_weights_, rtol=1e-4, atol=1e-4)
+
+
+def test_block_newton_needs_fewer_epochs_on_badly_scaled_inputs():
+    """The input block undoes the features' scales, which plain SGD suffers from."""
+    X, y = xor_data(4000, 9)
+    X = X * [30.0, 0.03]
+    curves = {}
+    for optimizer, lr in (("sgd", 0.003), ("block_newton", 0.002)):
+        m = lm.TanhMLPClassifier(hidden_units=10, optimizer=optimizer, learning_rate=lr, max_epochs=25,
+                                 early_stopping=False, random_state=1).fit(X, y)
+        curves[optimizer] = m.train_error_curve_
+    target = curves["sgd"][-1]
+    reached = np.flatnonzero(curves["block_newton"] <= target)
+    assert len(reached) and reached[0] + 1 < len(curves["sgd"]), curves
+
+
+def test_block_newton_refuses_too_many_features():
+    X = sp.random(50, 5000, density=0.01, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="at most 4096 features"):
+        lm.TanhMLPClassifier(optimizer="block_newton").fit(X, np.arange(50) % 2)

@@ -2,7 +2,7 @@
 
 Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
 ``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``SequenceLabeler`` (sequence labeling), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
-stochastic gradient), ``MixtureSVC``/``MixtureSVR`` (hard mixtures of experts), ``SimpleMLPClassifier`` and ``NilssonMLPClassifier`` (the margin MLPs).
+stochastic gradient), ``MixtureSVC``/``MixtureSVR`` (hard mixtures of experts), ``SimpleMLPClassifier``, ``NilssonMLPClassifier`` and ``TanhMLPClassifier`` (MLPs).
 """
 
 from ._native import __version__
@@ -11,10 +11,10 @@ from .datasets import load_adult, load_libsvm, make_forest_like
 from .larank import LaRankClassifier
 from .linear import LinearSGD, MarginPerceptron
 from .mixture import MixtureSVC, MixtureSVR
-from .mlp import NilssonMLPClassifier, SimpleMLPClassifier
+from .mlp import NilssonMLPClassifier, SimpleMLPClassifier, TanhMLPClassifier
 from .model_io import load_libsvm_model, save_libsvm_model
 from .online import Huller, KernelPerceptron, LaSVM
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
 from .svm import SVC, SVR
 
-__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVR", "SequenceLabeler", "SimpleMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVR", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

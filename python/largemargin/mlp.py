@@ -2,7 +2,8 @@
 Rust: `SimpleMLPClassifier`, the very simple MLP (hard-tanh hidden units summed without output
 weights, SGD on the beta-hinge, early stopping as the margin control), and
 `NilssonMLPClassifier`, the Phi-machine (a fixed random tanh layer, its output trained by the
-margin perceptron)."""
+margin perceptron), and `TanhMLPClassifier`, the one-hidden-layer tanh MLP of Collobert's thesis
+(MSE, cross-entropy or tanh-output MSE; plain SGD or block-diagonal second-order steps)."""
 
 import time
 
@@ -201,4 +202,61 @@ class NilssonMLPClassifier(_MarginMLP):
 
     def _native_decision(self, X):
         return _native.nilsson_decision(X, self._layer(), np.ascontiguousarray(self.output_weights_), float(self.bias_),
+                                        self.n_jobs)
+
+
+class TanhMLPClassifier(_MarginMLP):
+    """The one-hidden-layer MLP of Collobert's thesis, chapter 7: f(x) = b + sum_n w_n
+    tanh(v_n . x + d_n) for binary targets, trained on ``criterion`` ("cross_entropy":
+    log(1 + exp(-y f)); "mse": 1/2 (y - f)^2; "tanh_mse": 1/2 (y - tanh f)^2) by ``optimizer``:
+
+    - "sgd": plain stochastic gradient with step ``learning_rate``;
+    - "block_newton": the block-diagonal second-order method. The Hessian's blocks between hidden
+      units vanish as the cross-entropy or tanh-output model trains (not for plain MSE), so each
+      unit and the output layer is its own Newton problem: each step is the gradient multiplied
+      by the inverse of that block's Gauss-Newton matrix, re-estimated every epoch on
+      ``curvature_sample`` examples (for a unit, the Kronecker factors E[Q'' (w_n h'_n)^2] and the
+      inputs' second moment) and damped by ``damping`` times its mean diagonal. At most 4096
+      input features (the input block is dense). Its step ``learning_rate`` is per example, of
+      the order of a few over n.
+
+    Other parameters (max_epochs, early_stopping, validation_fraction, n_iter_no_change,
+    random_state, n_jobs) and attributes as in `SimpleMLPClassifier`, with output_weights_ (w).
+    """
+
+    def __init__(self, *, hidden_units=100, criterion="cross_entropy", optimizer="sgd", learning_rate=0.01,
+                 damping=0.1, curvature_sample=5000, max_epochs=50, early_stopping=True, validation_fraction=0.1,
+                 n_iter_no_change=5, random_state=None, n_jobs=None):
+        self.hidden_units = hidden_units
+        self.criterion = criterion
+        self.optimizer = optimizer
+        self.learning_rate = learning_rate
+        self.damping = damping
+        self.curvature_sample = curvature_sample
+        self.max_epochs = max_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        self._check_common()
+        if self.criterion not in ("cross_entropy", "mse", "tanh_mse"):
+            raise ValueError(f"criterion must be 'cross_entropy', 'mse' or 'tanh_mse', got {self.criterion!r}")
+        if self.optimizer not in ("sgd", "block_newton"):
+            raise ValueError(f"optimizer must be 'sgd' or 'block_newton', got {self.optimizer!r}")
+        check_real("damping", self.damping, lambda v: v > 0, "positive")
+        check_positive_int("curvature_sample", self.curvature_sample)
+
+    def _native_fit(self, X, y, Xv, yv, seed):
+        return _native.fit_network(X, y, Xv, yv, int(self.hidden_units), self.criterion, self.optimizer,
+                                   float(self.learning_rate), float(self.damping), int(self.curvature_sample),
+                                   int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
+
+    def _fitted(self, fit):
+        self.output_weights_ = fit["w"]
+
+    def _native_decision(self, X):
+        return _native.network_decision(X, self._layer(), np.ascontiguousarray(self.output_weights_), float(self.bias_),
                                         self.n_jobs)

@@ -2,7 +2,10 @@
 //! simple MLP and the Nilsson Phi-machine.
 
 use largemargin::data::Matrix;
-use largemargin::mlp::{train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, NilssonMlp, NilssonParams, SimpleMlp, SimpleMlpParams};
+use largemargin::mlp::{
+    train_network, train_nilsson, train_simple_mlp, Criterion, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
+    NilssonParams, Optimizer, SimpleMlp, SimpleMlpParams,
+};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -118,6 +121,53 @@ pub fn nilsson_decision<'py>(
         return Err(PyValueError::new_err("the output weights do not fit the hidden layer"));
     }
     let model = NilssonMlp { layer, w: w.as_array().to_vec(), b };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
+    Ok(PyArray1::from_vec(py, f))
+}
+
+/// Trains the one-hidden-layer tanh MLP on labels +-1 with `criterion` ("mse", "cross_entropy",
+/// "tanh_mse") and `optimizer` ("sgd", or "block_newton" with `damping` and `sample`).
+#[pyfunction]
+#[pyo3(signature = (x, y, x_val, y_val, hidden, criterion, optimizer, learning_rate, damping, sample, max_epochs, patience, seed, n_jobs))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_network<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
+    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: &str, optimizer: &str, learning_rate: f64,
+    damping: f64, sample: usize, max_epochs: usize, patience: usize, seed: u64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let criterion = match criterion {
+        "mse" => Criterion::Mse,
+        "cross_entropy" => Criterion::CrossEntropy,
+        "tanh_mse" => Criterion::TanhMse,
+        c => return Err(PyValueError::new_err(format!("criterion must be 'cross_entropy', 'mse' or 'tanh_mse', got '{c}'"))),
+    };
+    let optimizer = match optimizer {
+        "sgd" => Optimizer::Sgd,
+        "block_newton" => Optimizer::BlockNewton { damping, sample },
+        o => return Err(PyValueError::new_err(format!("optimizer must be 'sgd' or 'block_newton', got '{o}'"))),
+    };
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let yv = y.as_slice()?;
+    let val_m = x_val.map(PyMatrix::extract).transpose()?;
+    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
+    let validation = validation_set(&val_v, &y_val)?;
+    let params = NetworkParams { hidden, criterion, optimizer, learning_rate, max_epochs, patience, seed };
+    let fit = run_fit(py, n_jobs, None, None, |ctl| train_network(&xv, yv, validation, &params, ctl))?;
+    let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
+    let out = fit_dict(py, fit, layer, b)?;
+    out.set_item("w", PyArray1::from_vec(py, w))?;
+    Ok(out)
+}
+
+/// f(x) = b + sum_n w_n tanh(v_n . x + d_n) for every row.
+#[pyfunction]
+pub fn network_decision<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64, n_jobs: Option<i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let model = Network { layer: layer_from(layer)?, w: w.as_array().to_vec(), b };
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
