@@ -124,6 +124,8 @@ def test_agrees_with_smo_on_random_problems(seed):
     assert kkt_violation(sec, K, y, C) < 1e-4
     np.testing.assert_allclose(sec.decision_function(X), smo.decision_function(X), atol=1e-3)
     assert abs(len(sec.support_) - len(smo.support_)) <= 2
+    unshrunk = isda(C=C, gamma=gamma, tol=1e-6, shrinking=False).fit(X, y)
+    np.testing.assert_allclose(unshrunk.objective_, sec.objective_, rtol=1e-6)
     # the penalty method solves the problem with 1/2 k b^2 in the primal; no bias is k = infinity
     for bias in ("penalty", "none"):
         m = isda(C=C, gamma=gamma, tol=1e-6, isda_bias=bias, isda_k=1.0).fit(X, y)

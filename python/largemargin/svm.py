@@ -282,7 +282,8 @@ class SVC(ClassifierMixin, _BaseSVM):
     K + 1/``isda_k``, b = sum_i alpha_i y_i / k afterwards) or ``"none"`` (no bias: f(x) =
     sum_i alpha_i y_i K(x_i, x), for positive definite kernels). ``over_relaxation`` in (0, 2)
     scales each step (1: Gauss-Seidel, i.e. the Kernel AdaTron with rate 1/K_ii). ``shrinking``
-    and ``selection`` concern SMO only; ``max_iter`` counts ISDA's single-variable steps.
+    applies to both solvers, ``selection`` to SMO only; ``max_iter`` counts ISDA's single-variable
+    steps.
 
     Extra fitted attributes: ``n_kernel_evals_`` (kernel values computed), ``fit_time_`` (seconds),
     ``objective_`` (dual objective of each binary problem, maximised).

@@ -62,7 +62,7 @@ impl SvmParams {
         match self.solver {
             DualSolver::Smo => smo::solve(q, p, lo, hi, &vec![0.0; p.len()], &self.smo(), control),
             DualSolver::Isda { bias, over_relaxation } => {
-                let params = IsdaParams { tol: self.tol, over_relaxation, bias, max_iter: self.max_iter };
+                let params = IsdaParams { tol: self.tol, over_relaxation, bias, max_iter: self.max_iter, shrinking: self.shrinking };
                 isda::solve(q, p, lo, hi, &params, control)
             }
         }

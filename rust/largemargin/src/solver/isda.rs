@@ -20,6 +20,11 @@
 //!
 //! Regression runs on the 2L-variable problem of `svm::train_svr` unchanged: each variable of an
 //! example's pair (alpha+ in [0, C], alpha- in [-C, 0]) is one coordinate.
+//!
+//! With shrinking, a variable at a bound whose gradient holds it there by more than the current
+//! largest violation leaves the active set (kept last in the ordering, as SMO keeps it), so the
+//! kernel rows and the gradient pass shorten; before convergence is declared the gradient of the
+//! shrunk variables is rebuilt from the nonzero alphas' rows and the check runs over all.
 
 use crate::control::Control;
 use crate::error::{Error, Result};
@@ -44,11 +49,12 @@ pub struct IsdaParams {
     pub bias: Bias,
     /// None: no limit beyond a safety cap of max(10^7, 100 n) single-variable steps.
     pub max_iter: Option<u64>,
+    pub shrinking: bool,
 }
 
 impl Default for IsdaParams {
     fn default() -> Self {
-        IsdaParams { tol: 1e-3, over_relaxation: 1.0, bias: Bias::None, max_iter: None }
+        IsdaParams { tol: 1e-3, over_relaxation: 1.0, bias: Bias::None, max_iter: None, shrinking: true }
     }
 }
 
@@ -103,13 +109,20 @@ impl Worst {
 
 struct Isda<'q> {
     q: &'q mut dyn QMatrix,
+    /// Per position (the variables reordered so that the active ones come first):
     alpha: Vec<f64>,
     /// p - K a (the kernel part only; the bias or penalty is the `shift`).
     g: Vec<f64>,
+    p: Vec<f64>,
     lo: Vec<f64>,
     hi: Vec<f64>,
     /// Q_tt of each coordinate (the penalty adds 1/k).
     diag: Vec<f64>,
+    /// The variable at each position.
+    index: Vec<usize>,
+    /// Positions 0..active are optimised; the others are shrunk, their gradients stale.
+    active: usize,
+    shrinking: bool,
     /// 1/k with the penalty, else 0.
     inv_k: f64,
     /// sum_t a_t, kept for the penalty and the secant's residual.
@@ -122,14 +135,14 @@ struct Isda<'q> {
 impl Isda<'_> {
     fn scan(&self) -> Worst {
         let mut w = Worst::new();
-        for t in 0..self.alpha.len() {
+        for t in 0..self.active {
             w.see(t, self.g[t], self.alpha[t] < self.hi[t], self.alpha[t] > self.lo[t]);
         }
         w
     }
 
     /// Moves variable t by its clipped (over-relaxed) Newton step for gradient g_t - shift,
-    /// updates the gradient in the same pass that finds the next worst violator.
+    /// updates the active gradients in the same pass that finds the next worst violator.
     fn update(&mut self, t: usize, shift: f64) -> Worst {
         let gt = self.g[t] - shift - self.inv_k * self.sum;
         let curvature = (self.diag[t] + self.inv_k).max(1e-12);
@@ -142,10 +155,10 @@ impl Isda<'_> {
         }
         self.alpha[t] = target;
         self.sum += delta;
-        let l = self.alpha.len();
-        let row = self.q.row(t, l);
+        let active = self.active;
+        let row = self.q.row(t, active);
         let mut w = Worst::new();
-        for (s, (&k, g)) in row.iter().zip(self.g.iter_mut()).enumerate() {
+        for (s, (&k, g)) in row.iter().zip(self.g[..active].iter_mut()).enumerate() {
             *g -= delta * k as f64;
             w.see(s, *g, self.alpha[s] < self.hi[s], self.alpha[s] > self.lo[s]);
         }
@@ -155,26 +168,91 @@ impl Isda<'_> {
     /// As `scan`, but t (stuck) is left out.
     fn scan_excluding(&self, t: usize) -> Worst {
         let mut w = Worst::new();
-        for s in (0..self.alpha.len()).filter(|&s| s != t) {
+        for s in (0..self.active).filter(|&s| s != t) {
             w.see(s, self.g[s], self.alpha[s] < self.hi[s], self.alpha[s] > self.lo[s]);
         }
         w
     }
 
-    /// Single-variable steps until no violation reaches tol (true) or the step budget is spent.
+    fn swap(&mut self, i: usize, j: usize) {
+        self.q.swap(i, j);
+        for v in [&mut self.alpha, &mut self.g, &mut self.p, &mut self.lo, &mut self.hi, &mut self.diag] {
+            v.swap(i, j);
+        }
+        self.index.swap(i, j);
+    }
+
+    /// Moves out of the active set the variables at a bound held there by more than `gmax`
+    /// (gradients g - shift).
+    fn shrink(&mut self, shift: f64, gmax: f64) {
+        let mut t = 0;
+        while t < self.active {
+            let g = self.g[t] - shift;
+            let held = (self.alpha[t] <= self.lo[t] && g < -gmax) || (self.alpha[t] >= self.hi[t] && g > gmax);
+            if held {
+                self.active -= 1;
+                self.swap(t, self.active);
+            } else {
+                t += 1;
+            }
+        }
+    }
+
+    /// Rebuilds the gradient of the shrunk variables, g = p - K a, from the rows of the nonzero
+    /// alphas, and makes every variable active.
+    fn unshrink(&mut self) {
+        let (l, active) = (self.alpha.len(), self.active);
+        if active == l {
+            return;
+        }
+        self.g[active..].copy_from_slice(&self.p[active..]);
+        for t in 0..l {
+            let a = self.alpha[t];
+            if a == 0.0 {
+                continue;
+            }
+            let row = self.q.row(t, l);
+            for (g, &k) in self.g[active..].iter_mut().zip(&row[active..]) {
+                *g -= a * k as f64;
+            }
+        }
+        self.active = l;
+    }
+
+    /// Single-variable steps until no violation reaches tol over all variables (true) or the
+    /// step budget is spent; every variable is active again on return.
     fn converge(&mut self, shift: f64, tol: f64, control: &Control) -> Result<bool> {
+        let l = self.alpha.len();
+        let period = l.clamp(1, 1000);
+        let mut countdown = period;
         let mut worst = self.scan();
         loop {
             // the penalty shifts every gradient by sum/k, which moves with each step
-            let (t, violation) = worst.pick(shift + self.inv_k * self.sum);
+            let effective = shift + self.inv_k * self.sum;
+            let (t, violation) = worst.pick(effective);
             if t == usize::MAX || violation < tol {
-                return Ok(true);
+                if self.active == l {
+                    return Ok(true);
+                }
+                self.unshrink();
+                worst = self.scan();
+                continue;
             }
             if self.iterations >= self.max_iter {
+                self.unshrink();
                 return Ok(false);
             }
             if self.iterations % 1024 == 0 && control.should_stop() {
                 return Err(Error::Interrupted);
+            }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = period;
+                if self.shrinking {
+                    self.shrink(effective, violation);
+                    worst = self.scan();
+                    continue;
+                }
             }
             worst = self.update(t, shift);
         }
@@ -183,6 +261,15 @@ impl Isda<'_> {
     fn violation(&self, shift: f64) -> f64 {
         let (t, v) = self.scan().pick(shift + self.inv_k * self.sum);
         if t == usize::MAX { 0.0 } else { v.max(0.0) }
+    }
+
+    /// A per-position vector in the caller's variable order.
+    fn in_caller_order(&self, v: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; v.len()];
+        for (pos, &var) in self.index.iter().enumerate() {
+            out[var] = v[pos];
+        }
+        out
     }
 }
 
@@ -212,9 +299,13 @@ pub fn solve(
         q,
         alpha: vec![0.0; l],
         g: p.to_vec(),
+        p: p.to_vec(),
         lo: lo.to_vec(),
         hi: hi.to_vec(),
         diag,
+        index: (0..l).collect(),
+        active: l,
+        shrinking: params.shrinking,
         inv_k,
         sum: 0.0,
         step: params.over_relaxation,
@@ -237,10 +328,18 @@ pub fn solve(
     // penalty on, the bias being b + sum/k there too
     let gap = s.violation(bias - s.inv_k * s.sum);
     // D = sum p a - 1/2 a'Ka (- sum^2 / 2k): with g = p - Ka, a'Ka = sum a (p - g)
-    let objective = 0.5 * s.alpha.iter().zip(p).zip(&s.g).map(|((a, p), g)| a * (p + g)).sum::<f64>()
-        - 0.5 * inv_k * s.sum * s.sum;
-    let gradient = s.g.iter().map(|g| g - bias).collect();
-    Ok(SmoSolution { alpha: s.alpha, bias, objective, iterations: s.iterations, converged, gap, gradient })
+    let objective = 0.5 * s.alpha.iter().zip(&s.p).zip(&s.g).map(|((a, p), g)| a * (p + g)).sum::<f64>()
+        - 0.5 * s.inv_k * s.sum * s.sum;
+    let gradient: Vec<f64> = s.g.iter().map(|g| g - bias).collect();
+    Ok(SmoSolution {
+        alpha: s.in_caller_order(&s.alpha),
+        bias,
+        objective,
+        iterations: s.iterations,
+        converged,
+        gap,
+        gradient: s.in_caller_order(&gradient),
+    })
 }
 
 /// The secant method's inner problems carry a penalty rho/2 (sum a)^2 on the dual (the penalty
@@ -357,8 +456,11 @@ mod tests {
         fn two_rows(&mut self, _: usize, _: usize, _: usize) -> (&[f32], &[f32]) {
             unreachable!()
         }
-        fn swap(&mut self, _: usize, _: usize) {
-            unreachable!()
+        fn swap(&mut self, i: usize, j: usize) {
+            self.q.swap(i, j);
+            for row in self.q.iter_mut() {
+                row.swap(i, j);
+            }
         }
     }
 
@@ -367,7 +469,13 @@ mod tests {
         let lo: Vec<f64> = y.iter().map(|&s| (c * s).min(0.0)).collect();
         let hi: Vec<f64> = y.iter().map(|&s| (c * s).max(0.0)).collect();
         let params = IsdaParams { tol: 1e-9, bias, ..Default::default() };
-        solve(&mut q, y, &lo, &hi, &params, &Control::new()).unwrap()
+        let sol = solve(&mut q, y, &lo, &hi, &params, &Control::new()).unwrap();
+        let mut q = Dense { q: k.iter().map(|r| r.iter().map(|&v| v as f32).collect()).collect() };
+        let plain = solve(&mut q, y, &lo, &hi, &IsdaParams { shrinking: false, ..params }, &Control::new()).unwrap();
+        for (a, b) in sol.alpha.iter().zip(&plain.alpha) {
+            assert!((a - b).abs() < 1e-6 * (1.0 + a.abs()), "shrinking changed the solution: {:?} vs {:?}", sol.alpha, plain.alpha);
+        }
+        sol
     }
 
     /// RBF XOR (spec D6): every alpha is 1/(1 - e^-1)^2, b = 0, with or without bias.
