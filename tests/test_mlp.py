@@ -19,7 +19,7 @@ def test_learns_xor_and_keeps_the_best_epoch():
     X, y = xor_data(3000, 0)
     Xte, yte = xor_data(1000, 1)
     m = lm.SimpleMLPClassifier(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=60, random_state=0).fit(X, y)
-    assert np.mean(m.predict(Xte) == yte) > 0.93  # a linear model is at chance here
+    assert np.mean(m.predict(Xte) == yte) > 0.9  # a linear model is at chance here
     np.testing.assert_array_equal(m.classes_, ["diff", "same"])
     assert len(m.loss_curve_) == len(m.train_error_curve_) == len(m.updates_per_epoch_) == len(m.validation_error_curve_)
     assert len(m.loss_curve_) == m.n_epochs_

@@ -20,17 +20,14 @@ type Layer<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f64>);
 fn layer_from(l: Layer<'_>) -> PyResult<HiddenLayer> {
     let (v, d) = l;
     let shape = v.shape();
-    let (hidden, inputs) = (shape[0], shape[1]);
-    if d.len() != hidden {
-        return Err(PyValueError::new_err("the hidden layer's weights do not fit together"));
-    }
-    Ok(HiddenLayer { inputs, hidden, v: v.as_array().iter().copied().collect(), d: d.as_array().to_vec() })
+    let weights: Vec<f32> = v.as_array().iter().copied().collect();
+    HiddenLayer::from_unit_major(shape[0], shape[1], &weights, d.as_array().to_vec()).map_err(crate::convert::to_py)
 }
 
 /// The kept layer and the curves of an epoch fit, as a dict.
 fn fit_dict<'py, M>(py: Python<'py>, fit: EpochFit<M>, layer: HiddenLayer, b: f64) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("v", PyArray1::from_vec(py, layer.v).reshape([layer.hidden, layer.inputs])?)?;
+    out.set_item("v", PyArray1::from_vec(py, layer.unit_major()).reshape([layer.hidden, layer.inputs])?)?;
     out.set_item("d", PyArray1::from_vec(py, layer.d))?;
     out.set_item("b", b)?;
     out.set_item("best_epoch", fit.best_epoch)?;

@@ -7,13 +7,15 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::rng::Rng;
-use crate::solver::sgd::Example;
 
 #[derive(Clone, Debug)]
 pub struct HiddenLayer {
     pub inputs: usize,
     pub hidden: usize,
-    /// Weights, row-major (hidden x inputs), single precision as the linear SGD's.
+    /// Weights input-major: v[j * hidden + n] is unit n's weight on input j, so that a row's
+    /// pre-activations, and an update of every unit along the row, run over the units in
+    /// contiguous memory (one vector operation per nonzero input). Single precision, as the
+    /// linear SGD's.
     pub v: Vec<f32>,
     pub d: Vec<f64>,
 }
@@ -38,16 +40,55 @@ impl HiddenLayer {
         Ok(())
     }
 
-    pub fn unit_mut(&mut self, i: usize) -> &mut [f32] {
-        &mut self.v[i * self.inputs..(i + 1) * self.inputs]
-    }
-
-    /// v_i . x + d_i for every unit of one row.
+    /// v_n . x + d_n for every unit n of one row.
     #[inline(always)]
     pub fn pre_activations(&self, q: &Query, z: &mut [f64]) {
-        for (i, zi) in z.iter_mut().enumerate() {
-            *zi = q.dot(&self.v[i * self.inputs..(i + 1) * self.inputs]) + self.d[i];
+        let h = self.hidden;
+        z.copy_from_slice(&self.d);
+        q.for_each_nonzero(|j, x| {
+            for (zn, &w) in z.iter_mut().zip(&self.v[j * h..(j + 1) * h]) {
+                *zn += x * w as f64;
+            }
+        });
+    }
+
+    /// v_n += coef_n x for every unit n (d untouched).
+    #[inline(always)]
+    pub fn add_row(&mut self, q: &Query, coef: &[f64]) {
+        let h = self.hidden;
+        q.for_each_nonzero(|j, x| {
+            for (w, &c) in self.v[j * h..(j + 1) * h].iter_mut().zip(coef) {
+                *w += (x * c) as f32;
+            }
+        });
+    }
+
+    /// v_n += coef_n u for every unit n, u dense over the inputs.
+    #[inline(always)]
+    pub fn add_dense(&mut self, u: &[f64], coef: &[f64]) {
+        let h = self.hidden;
+        for (j, &x) in u.iter().enumerate().take(self.inputs) {
+            if x != 0.0 {
+                for (w, &c) in self.v[j * h..(j + 1) * h].iter_mut().zip(coef) {
+                    *w += (x * c) as f32;
+                }
+            }
         }
+    }
+
+    /// The weights unit-major, (hidden x inputs) row-major, as estimators publish them.
+    pub fn unit_major(&self) -> Vec<f32> {
+        let (h, d) = (self.hidden, self.inputs);
+        (0..h).flat_map(|n| (0..d).map(move |j| self.v[j * h + n])).collect()
+    }
+
+    /// A layer from unit-major weights (hidden x inputs).
+    pub fn from_unit_major(hidden: usize, inputs: usize, weights: &[f32], d: Vec<f64>) -> Result<Self> {
+        if weights.len() != hidden * inputs || d.len() != hidden {
+            return Err(Error::InvalidData("the hidden layer's weights do not fit together".into()));
+        }
+        let v = (0..inputs).flat_map(|j| (0..hidden).map(move |n| weights[n * inputs + j])).collect();
+        Ok(HiddenLayer { inputs, hidden, v, d })
     }
 
     /// Rows the layer can read: no more features than it has inputs (a narrower sparse matrix

@@ -112,7 +112,7 @@ mod tests {
     /// The output layer is the margin perceptron on Phi: one update by hand.
     #[test]
     fn one_update_by_hand() {
-        let layer = HiddenLayer { inputs: 1, hidden: 2, v: vec![1.0, -2.0], d: vec![0.0, 0.5] };
+        let layer = HiddenLayer::from_unit_major(2, 1, &[1.0, -2.0], vec![0.0, 0.5]).unwrap();
         let mut m = NilssonMlp { layer, w: vec![0.0, 0.0], b: 0.0 };
         let xs = [0.5];
         let x = Matrix::Dense64(DenseView::new(&xs, 1, 1).unwrap());

@@ -13,7 +13,6 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
-use crate::solver::sgd::Example;
 
 #[derive(Clone, Debug)]
 pub struct SimpleMlp {
@@ -89,6 +88,7 @@ impl SimpleMlp {
     fn epoch_body(&mut self, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
                   control: &Control) -> Result<EpochStats> {
         let mut z = vec![0.0; self.layer.hidden];
+        let mut coef = vec![0.0; self.layer.hidden];
         let (mut loss, mut wrong, mut updates) = (0.0, 0usize, 0u64);
         for (step, &i) in order.iter().enumerate() {
             if step % 4096 == 0 && control.should_stop() {
@@ -108,12 +108,11 @@ impl SimpleMlp {
             let a = params.learning_rate / (1.0 + params.decay * *t) * y[i];
             *t += 1.0;
             // h' = 1 inside [-1, 1], the end points included
-            for (u, &zu) in z.iter().enumerate() {
-                if zu.abs() <= 1.0 {
-                    q.add_to(self.layer.unit_mut(u), a);
-                    self.layer.d[u] += a;
-                }
+            for ((c, &zu), dn) in coef.iter_mut().zip(&z).zip(self.layer.d.iter_mut()) {
+                *c = if zu.abs() <= 1.0 { a } else { 0.0 };
+                *dn += *c;
             }
+            self.layer.add_row(&q, &coef);
             self.b += a;
         }
         let n = order.len().max(1) as f64;
@@ -172,7 +171,7 @@ mod tests {
     /// One step by hand: the units in the linear zone and the bias move by lr * y * (x, 1).
     #[test]
     fn one_update_by_hand() {
-        let layer = HiddenLayer { inputs: 2, hidden: 2, v: vec![0.5, 0.0, 3.0, 0.0], d: vec![0.0, 0.0] };
+        let layer = HiddenLayer::from_unit_major(2, 2, &[0.5, 0.0, 3.0, 0.0], vec![0.0, 0.0]).unwrap();
         let mut m = SimpleMlp { layer, b: 0.0 };
         let xs = [1.0, 2.0];
         let x = Matrix::Dense64(DenseView::new(&xs, 1, 2).unwrap());
@@ -181,7 +180,7 @@ mod tests {
         // z = (0.5, 3.0): f = 0 + 0.5 + 1 = 1.5, y f = -1.5 <= beta
         assert_eq!((updates, err), (1, 1.0));
         assert!((loss - 2.5).abs() < 1e-12);
-        assert_eq!(m.layer.v, vec![0.4f32, -0.2, 3.0, 0.0]); // unit 1 saturated: unchanged
+        assert_eq!(m.layer.unit_major(), vec![0.4f32, -0.2, 3.0, 0.0]); // unit 1 saturated: unchanged
         assert_eq!(m.layer.d, vec![-0.1, 0.0]);
         assert!((m.b + 0.1).abs() < 1e-12);
     }
