@@ -41,6 +41,29 @@ def _ovr_from_ovo(dec, n_classes):
     return votes + conf / (3 * (np.abs(conf) + 1))
 
 
+def _linear_coef(self):
+    """Weights of the linear kernel's primal, w = sum_i dual_coef_i x_i: (1, n_features) for
+    two classes and regression, one row per class pair (scikit-learn's order) otherwise."""
+    if self.kernel != "linear":
+        raise AttributeError("coef_ is only available when using a linear kernel")
+    check_is_fitted(self, "dual_coef_")
+    sv = self.support_vectors_
+    dual = self.dual_coef_
+    n_support = getattr(self, "_n_support", None)
+    if dual.shape[0] == 1 or n_support is None or len(n_support) <= 2 or self._task != "classification":
+        w = dual @ sv
+        return np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64)
+    starts = np.concatenate([[0], np.cumsum(n_support)])
+    rows = []
+    k = len(n_support)
+    for a in range(k):
+        for b in range(a + 1, k):
+            ra, rb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+            w = dual[b - 1, ra] @ sv[ra] + dual[a, rb] @ sv[rb]
+            rows.append(np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64).ravel())
+    return np.vstack(rows)
+
+
 class _BaseSVM(BaseEstimator):
     """What SVC and SVR share: parameter checks, kernel resolution, the native call, prediction."""
 
@@ -197,29 +220,6 @@ class _BaseSVM(BaseEstimator):
         self._intercept_ = fit["intercept"]
         self._dual_coef_ = fit["dual_coef"]
 
-    @property
-    def coef_(self):
-        """Weights of the linear kernel's primal, w = sum_i dual_coef_i x_i: (1, n_features) for
-        two classes and regression, one row per class pair (scikit-learn's order) otherwise."""
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self, "dual_coef_")
-        sv = self.support_vectors_
-        dual = self.dual_coef_
-        n_support = getattr(self, "_n_support", None)
-        if dual.shape[0] == 1 or n_support is None or len(n_support) <= 2 or self._task != "classification":
-            w = dual @ sv
-            return np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64)
-        starts = np.concatenate([[0], np.cumsum(n_support)])
-        rows = []
-        k = len(n_support)
-        for a in range(k):
-            for b in range(a + 1, k):
-                ra, rb = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
-                w = dual[b - 1, ra] @ sv[ra] + dual[a, rb] @ sv[rb]
-                rows.append(np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64).ravel())
-        return np.vstack(rows)
-
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
         check_is_fitted(self)
@@ -290,6 +290,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     """
 
     _task = "classification"
+    coef_ = property(_linear_coef)
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
@@ -410,6 +411,7 @@ class SVR(RegressorMixin, _BaseSVM):
     (ISDA for regression moves alpha+ and alpha- of an example as two coordinates)."""
 
     _task = "regression"
+    coef_ = property(_linear_coef)
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
