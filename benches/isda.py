@@ -2,7 +2,7 @@
 slides (the secant method on b, the penalty method K + 1/k for k = 1 and 10, no bias), our SMO,
 and scikit-learn; test error, #SV, fit time, the ratio to SMO and to scikit-learn, kernel
 evaluations and peak RSS, every fit in its own subprocess. The settings are those of
-benches/run.py (tol 1e-3, 200 MB cache).
+benches/run.py (tol 1e-3, 200 MB cache); ISDA with its default over-relaxation 1.8.
 
     python benches/isda.py [--datasets adult,ijcnn1,mnist5k] [--n-jobs 1] [--out benches/results/isda.json]
 """

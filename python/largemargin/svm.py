@@ -281,7 +281,9 @@ class SVC(ClassifierMixin, _BaseSVM):
     sum_i alpha_i y_i: the standard SVM), ``"penalty"`` (1/2 k b^2 in the primal, i.e. the kernel
     K + 1/``isda_k``, b = sum_i alpha_i y_i / k afterwards) or ``"none"`` (no bias: f(x) =
     sum_i alpha_i y_i K(x_i, x), for positive definite kernels). ``over_relaxation`` in (0, 2)
-    scales each step (1: Gauss-Seidel, i.e. the Kernel AdaTron with rate 1/K_ii). ``shrinking``
+    scales each step (1: Gauss-Seidel, i.e. the Kernel AdaTron with rate 1/K_ii; the default 1.8
+    takes 3 to 6 times fewer steps than 1 on the ill-conditioned kernels of adult and ijcnn1 and
+    about as many on mnist). ``shrinking``
     applies to both solvers, ``selection`` to SMO only; ``max_iter`` counts ISDA's single-variable
     steps.
 
@@ -295,7 +297,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
                  max_iter=-1, decision_function_shape="ovr", break_ties=False, random_state=None,
-                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0,
+                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.8,
                  n_jobs=None):
         self.C = C
         self.kernel = kernel
@@ -415,7 +417,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
-                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0,
+                 selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.8,
                  n_jobs=None):
         self.kernel = kernel
         self.degree = degree
