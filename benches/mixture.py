@@ -108,13 +108,19 @@ def main():
     ap.add_argument("--cache", type=float, default=1000)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "mixture.json"))
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the rows already in --out and run only the missing ones (after an interrupted run)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--dataset", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
-    rows = []
+    rows, resumed = [], []
+    if args.resume and os.path.exists(args.out):
+        with open(args.out) as f:
+            old = json.load(f)
+        rows, resumed = old["results"], old.get("resumed", []) + [old.get("date")]
     methods = [str(k) for k in args.experts.split(",")]
     for dataset in args.datasets.split(","):
         sizes = [int(s) for s in args.sizes.split(",")] if dataset == "forest" else [0]
@@ -122,6 +128,11 @@ def main():
         for n in sizes:
             for method in ["svm"] + methods:
                 if method in skipped:
+                    continue
+                kept = [r for r in rows if (r["dataset"], r["n"], r["method"]) == (dataset, n, method)]
+                if kept:  # resumed: this fit is already measured (or was already skipped)
+                    if kept[0].get("fit_s") is None:
+                        skipped.add(method)
                     continue
                 # skip a fit that would not finish in its limit: extrapolate with the measured
                 # exponent (2 from one point)
@@ -146,7 +157,8 @@ def main():
                     skipped.add(method)
                 print(f"  {dataset} n={row['n']} {method}: {row.get('fit_s')} s, error {row.get('test_error')}",
                       file=sys.stderr, flush=True)
-                save(args.out, dict(cache_mb=args.cache, n_jobs=args.n_jobs, rounds=args.rounds, results=rows))
+                save(args.out, dict(cache_mb=args.cache, n_jobs=args.n_jobs, rounds=args.rounds, results=rows,
+                                    resumed=resumed))
     report(rows, methods)
     plot(rows, methods, os.path.splitext(args.out)[0] + ".scaling.png")
 
