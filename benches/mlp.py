@@ -8,7 +8,11 @@ benches/results/mlp_select.txt): "simple" is the best held-out setting whose fit
 SMO's on the split, "simple-best" the best held-out setting at any cost, when it differs. The
 Nilsson machine's settings are ours, not tuned.
 
-    python benches/mlp.py [--datasets adult,ijcnn1,forest] [--forest-n 50000] [--out benches/results/mlp.json]
+The MLPs are fit for each of --random-states (weights, order, early-stopping split); the report
+gives the mean with min - max; the SVM is deterministic and fit once.
+
+    python benches/mlp.py [--datasets adult,ijcnn1,forest] [--forest-n 50000] [--random-states 0,1,2]
+                          [--out benches/results/mlp.json]
 """
 
 import argparse
@@ -63,29 +67,31 @@ def worker(args):
     if args.worker == "svm":
         model = lm.SVC(**svm_params(args.dataset), cache_size=200, n_jobs=args.n_jobs)
     elif args.worker.startswith("simple"):
-        model = lm.SimpleMLPClassifier(**CONFIGS[args.dataset][args.worker], max_epochs=200, random_state=0)
+        model = lm.SimpleMLPClassifier(**CONFIGS[args.dataset][args.worker], max_epochs=200, random_state=args.random_state)
     elif args.worker == "nilsson":
-        model = lm.NilssonMLPClassifier(**CONFIGS[args.dataset]["nilsson"], max_epochs=200, random_state=0,
+        model = lm.NilssonMLPClassifier(**CONFIGS[args.dataset]["nilsson"], max_epochs=200, random_state=args.random_state,
                                         n_jobs=args.n_jobs)
     else:
         from sklearn.neural_network import MLPClassifier
 
-        model = MLPClassifier(hidden_layer_sizes=(100,), activation="tanh", early_stopping=True, random_state=0)
+        model = MLPClassifier(hidden_layer_sizes=(100,), activation="tanh", early_stopping=True,
+                              random_state=args.random_state)
     t = time.perf_counter()
     model.fit(Xtr, ytr)
     fit = time.perf_counter() - t
     err = float(np.mean(model.predict(Xte) != yte))
     # epochs of the MLPs (ours: n_epochs_, scikit-learn's: n_iter_); the SVM has none
     epochs = getattr(model, "n_epochs_", None) if args.worker != "sklearn-mlp" else model.n_iter_
-    row = dict(dataset=args.dataset, method=args.worker, n=int(len(ytr)), fit_s=fit, test_error=err,
+    row = dict(dataset=args.dataset, method=args.worker, random_state=args.random_state, n=int(len(ytr)), fit_s=fit,
+               test_error=err,
                epochs=None if epochs is None else int(epochs),
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
     print(json.dumps(row))
 
 
-def run(args, dataset, method):
+def run(args, dataset, method, seed):
     cmd = [sys.executable, __file__, "--worker", method, "--dataset", dataset, "--n-jobs", str(args.n_jobs),
-           "--forest-n", str(args.forest_n)]
+           "--forest-n", str(args.forest_n), "--random-state", str(seed)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"{dataset} {method} failed:\n{r.stderr}")
@@ -93,13 +99,24 @@ def run(args, dataset, method):
 
 
 def report(rows):
+    def spread(values, fmt):
+        values = np.asarray(values, dtype=float)
+        text = fmt.format(values.mean())
+        return text if len(values) == 1 or values.min() == values.max() else \
+            f"{text} ({fmt.format(values.min())} - {fmt.format(values.max())})"
+
     print("\n| data | n | method | test error % | Δ vs SVM (points) | fit s | x SVM | epochs | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        svm = next(s for s in rows if s["dataset"] == r["dataset"] and s["method"] == "svm")
-        print(f"| {r['dataset']} | {r['n']} | {r['method']} | {100 * r['test_error']:.2f} | "
-              f"{100 * (r['test_error'] - svm['test_error']):+.2f} | {r['fit_s']:.2f} | {r['fit_s'] / svm['fit_s']:.3f} | "
-              f"{r.get('epochs') or '—'} | {r['peak_rss_mb']:.0f} |")
+    for dataset in dict.fromkeys(r["dataset"] for r in rows):
+        svm = next(s for s in rows if s["dataset"] == dataset and s["method"] == "svm")
+        for method in dict.fromkeys(r["method"] for r in rows if r["dataset"] == dataset):
+            rs = [r for r in rows if r["dataset"] == dataset and r["method"] == method]
+            err = [100 * r["test_error"] for r in rs]
+            fit = [r["fit_s"] for r in rs]
+            print(f"| {dataset} | {rs[0]['n']} | {method} | {spread(err, '{:.2f}')} | "
+                  f"{np.mean(err) - 100 * svm['test_error']:+.2f} | {spread(fit, '{:.2f}')} | "
+                  f"{np.mean(fit) / svm['fit_s']:.3f} | {spread([r.get('epochs') or 0 for r in rs], '{:.0f}')} | "
+                  f"{max(r['peak_rss_mb'] for r in rs):.0f} |")
 
 
 def main():
@@ -107,6 +124,8 @@ def main():
     ap.add_argument("--datasets", default="adult,ijcnn1,forest")
     ap.add_argument("--forest-n", type=int, default=50_000)
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--random-states", default="0,1,2")
+    ap.add_argument("--random-state", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "mlp.json"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--dataset", help=argparse.SUPPRESS)
@@ -116,9 +135,11 @@ def main():
     rows = []
     for dataset in args.datasets.split(","):
         for method in [m for m in METHODS if m in CONFIGS[dataset] or not m.startswith("simple")]:
-            rows.append(run(args, dataset, method))
-            r = rows[-1]
-            print(f"  {dataset} {method}: {r['fit_s']:.2f} s, error {r['test_error']:.4f}", file=sys.stderr, flush=True)
+            for seed in [0] if method == "svm" else [int(s) for s in args.random_states.split(",")]:
+                rows.append(run(args, dataset, method, seed))
+                r = rows[-1]
+                print(f"  {dataset} {method} seed {seed}: {r['fit_s']:.2f} s, error {r['test_error']:.4f}",
+                      file=sys.stderr, flush=True)
             save(args.out, dict(n_jobs=args.n_jobs, forest_n=args.forest_n, configs=CONFIGS, results=rows))
     report(rows)
 
