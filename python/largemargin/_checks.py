@@ -20,6 +20,12 @@ def check_positive_int(name, value, none_ok=False):
         raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
 
 
+def check_n_jobs(value):
+    """`value` is None or a non-zero integer (negative: cores + 1 + value), else a ValueError."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0):
+        raise ValueError(f"n_jobs must be None or a non-zero integer, got {value!r}")
+
+
 def draw_seed(random_state):
     """The native solvers' seed, drawn from `random_state` as scikit-learn estimators do."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from . import mixture_experts as mx
-from ._checks import check_positive_int, check_real, draw_seed
+from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
 
@@ -41,9 +41,7 @@ class _MixtureBase(BaseEstimator):
         check_real("gate_tol", self.gate_tol, lambda v: 0 <= v < 1, "in [0, 1)")
         if self.validation_fraction is not None:
             check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1) or None")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
-                                        or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be a non-zero integer or None, got {self.n_jobs!r}")
+        check_n_jobs(self.n_jobs)
         if self.gater not in ("global", "local"):
             raise ValueError(f"gater must be 'global' or 'local', got {self.gater!r}")
         if self.backend not in ("threads", "dask"):

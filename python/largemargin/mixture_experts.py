@@ -100,9 +100,10 @@ def outputs(experts, X, candidates, workers=1):
     (n, m). Each expert runs once, on the rows that list it, `workers` experts at a time (the
     built-in experts' prediction releases the GIL)."""
     out = np.zeros(candidates.shape)
+    groups = by_expert(candidates, len(experts))
 
     def one(e):
-        rows, cols = np.nonzero(candidates == e)
+        rows, cols = groups[e]
         if len(rows):
             out[rows, cols] = experts[e].output(X[rows])
 
@@ -110,6 +111,15 @@ def outputs(experts, X, candidates, workers=1):
         with ThreadPoolExecutor(max(1, workers)) as pool:
             list(pool.map(one, range(len(experts))))
     return out
+
+
+def by_expert(candidates, k):
+    """For each expert e < k, the (rows, columns) of `candidates` (n, m) that name it, in row
+    order: one sort for all experts rather than a scan of the whole array per expert."""
+    flat = candidates.ravel()
+    order = np.argsort(flat, kind="stable")
+    bounds = np.searchsorted(flat[order], np.arange(k + 1))
+    return [np.divmod(order[bounds[e]:bounds[e + 1]], candidates.shape[1]) for e in range(k)]
 
 
 def top_candidates(preference, m):
@@ -151,8 +161,7 @@ def local_preference(X, y, experts, gmms, log_priors, mean, scale, candidates, t
     m = min(candidates, k)
     top = top_candidates(base, m)
     lik = np.empty((n, m))
-    for e in range(k):
-        rows, pos = np.nonzero(top == e)
+    for e, (rows, pos) in enumerate(by_expert(top, k)):
         if len(rows):
             lik[rows, pos] = experts[e].log_likelihood(X[rows], y[rows])
     out = base + lik.min(axis=1, keepdims=True)

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import is_sparse, to_native, variance
-from ._checks import draw_seed
+from ._checks import check_n_jobs, draw_seed
 from ._guard import at_least_two
 from .kernels import Kernel
 from .plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
@@ -112,8 +112,7 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
-        if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
+        check_n_jobs(self.n_jobs)
 
     def _resolve_kernel(self):
         """Three kinds of kernel: a built-in one (``"rbf"``), which the native engine computes; a

@@ -1,7 +1,9 @@
 //! Entry points of the margin MLPs: training (with the per-epoch curves) and decisions of the
 //! simple MLP and the Nilsson Phi-machine.
 
+use largemargin::control::Control;
 use largemargin::data::Matrix;
+use largemargin::error::Error;
 use largemargin::mlp::{
     train_network, train_nilsson, train_simple_mlp, Criterion, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
     NilssonParams, Optimizer, SimpleMlp, SimpleMlpParams,
@@ -49,6 +51,33 @@ fn validation_set<'a>(
     }
 }
 
+/// Reads the training rows, their labels and the optional validation set, and runs `train` on
+/// them with the GIL released.
+fn fit_on<'py, T: Send>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, y: &PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
+    y_val: &Option<PyReadonlyArray1<'py, f64>>, n_jobs: Option<i64>,
+    train: impl FnOnce(&Matrix, &[f64], Option<(&Matrix, &[f64])>, &Control) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let yv = y.as_slice()?;
+    let val_m = x_val.map(PyMatrix::extract).transpose()?;
+    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
+    let validation = validation_set(&val_v, y_val)?;
+    run_fit(py, n_jobs, None, None, |ctl| train(&xv, yv, validation, ctl))
+}
+
+/// `decide` on the rows of x, with the GIL released.
+fn decision_on<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, n_jobs: Option<i64>,
+    decide: impl FnOnce(&Matrix) -> Result<Vec<f64>, Error> + Send,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let f = run_fit(py, n_jobs, None, None, |_| decide(&xv))?;
+    Ok(PyArray1::from_vec(py, f))
+}
+
 /// Trains a simple MLP on labels +-1 (from `warm` weights when given); with a validation set,
 /// early stopping. Returns the kept weights and the per-epoch curves.
 #[pyfunction]
@@ -59,15 +88,11 @@ pub fn fit_simple_mlp<'py>(
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
     max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let yv = y.as_slice()?;
-    let val_m = x_val.map(PyMatrix::extract).transpose()?;
-    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
-    let validation = validation_set(&val_v, &y_val)?;
     let warm = warm.map(|(l, b)| layer_from(l).map(|layer| SimpleMlp { layer, b })).transpose()?;
     let params = SimpleMlpParams { hidden, beta, learning_rate, decay, max_epochs, patience, seed };
-    let fit = run_fit(py, n_jobs, None, None, |ctl| train_simple_mlp(&xv, yv, validation, &params, warm, ctl))?;
+    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
+        train_simple_mlp(x, y, validation, &params, warm, ctl)
+    })?;
     let (layer, b) = (fit.model.layer.clone(), fit.model.b);
     fit_dict(py, fit, layer, b)
 }
@@ -78,10 +103,7 @@ pub fn simple_mlp_decision<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, b: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let model = SimpleMlp { layer: layer_from(layer)?, b };
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
-    Ok(PyArray1::from_vec(py, f))
+    decision_on(py, x, n_jobs, |x| model.decision(x))
 }
 
 /// Trains the Nilsson Phi-machine on labels +-1: the random tanh layer, then the output layer by
@@ -94,14 +116,8 @@ pub fn fit_nilsson<'py>(
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, learning_rate: f64, max_epochs: usize, patience: usize,
     seed: u64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let yv = y.as_slice()?;
-    let val_m = x_val.map(PyMatrix::extract).transpose()?;
-    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
-    let validation = validation_set(&val_v, &y_val)?;
     let params = NilssonParams { hidden, learning_rate, max_epochs, patience, seed };
-    let fit = run_fit(py, n_jobs, None, None, |ctl| train_nilsson(&xv, yv, validation, &params, ctl))?;
+    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| train_nilsson(x, y, validation, &params, ctl))?;
     let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
     let out = fit_dict(py, fit, layer, b)?;
     out.set_item("w", PyArray1::from_vec(py, w))?;
@@ -118,10 +134,7 @@ pub fn nilsson_decision<'py>(
         return Err(PyValueError::new_err("the output weights do not fit the hidden layer"));
     }
     let model = NilssonMlp { layer, w: w.as_array().to_vec(), b };
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
-    Ok(PyArray1::from_vec(py, f))
+    decision_on(py, x, n_jobs, |x| model.decision(x))
 }
 
 /// Trains the one-hidden-layer tanh MLP on labels +-1 with `criterion` ("mse", "cross_entropy",
@@ -145,14 +158,8 @@ pub fn fit_network<'py>(
         "block_newton" => Optimizer::BlockNewton { damping, sample },
         o => return Err(PyValueError::new_err(format!("optimizer must be 'sgd' or 'block_newton', got '{o}'"))),
     };
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let yv = y.as_slice()?;
-    let val_m = x_val.map(PyMatrix::extract).transpose()?;
-    let val_v = val_m.as_ref().map(|m| m.view()).transpose()?;
-    let validation = validation_set(&val_v, &y_val)?;
     let params = NetworkParams { hidden, criterion, optimizer, learning_rate, max_epochs, patience, seed };
-    let fit = run_fit(py, n_jobs, None, None, |ctl| train_network(&xv, yv, validation, &params, ctl))?;
+    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| train_network(x, y, validation, &params, ctl))?;
     let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
     let out = fit_dict(py, fit, layer, b)?;
     out.set_item("w", PyArray1::from_vec(py, w))?;
@@ -165,8 +172,5 @@ pub fn network_decision<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let model = Network { layer: layer_from(layer)?, w: w.as_array().to_vec(), b };
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let f = run_fit(py, n_jobs, None, None, |_| model.decision(&xv))?;
-    Ok(PyArray1::from_vec(py, f))
+    decision_on(py, x, n_jobs, |x| model.decision(x))
 }

@@ -105,12 +105,17 @@ impl Gater {
         }
     }
 
+    /// Expert e's logit from a row's hidden activations.
+    fn logit(&self, e: usize, hid: &[f64]) -> f64 {
+        let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
+        self.b2[e] + w.iter().zip(hid).map(|(a, b)| a * b).sum::<f64>()
+    }
+
     /// Hidden activations and gates of one row; `hid` has `hidden`, `gate` `experts` entries.
     fn forward_row(&self, x: &[f64], hid: &mut [f64], gate: &mut [f64]) {
         self.hidden_row(x, hid);
         for (e, g) in gate.iter_mut().enumerate() {
-            let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
-            *g = self.b2[e] + w.iter().zip(hid.iter()).map(|(a, b)| a * b).sum::<f64>();
+            *g = self.logit(e, hid);
         }
         softmax(gate);
     }
@@ -142,9 +147,7 @@ impl Gater {
     /// Logits of the `cand` experts of one row from its hidden activations, softmax over them.
     fn candidate_gates(&self, hid: &[f64], outputs: &ExpertOutputs, i: usize, gate: &mut [f64]) {
         for (c, g) in gate.iter_mut().enumerate() {
-            let e = outputs.expert(i, c);
-            let w = &self.w2[e * self.hidden..(e + 1) * self.hidden];
-            *g = self.b2[e] + w.iter().zip(hid).map(|(a, b)| a * b).sum::<f64>();
+            *g = self.logit(outputs.expert(i, c), hid);
         }
         softmax(gate);
     }

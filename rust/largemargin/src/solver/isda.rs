@@ -134,11 +134,7 @@ struct Isda<'q> {
 
 impl Isda<'_> {
     fn scan(&self) -> Worst {
-        let mut w = Worst::new();
-        for t in 0..self.active {
-            w.see(t, self.g[t], self.alpha[t] < self.hi[t], self.alpha[t] > self.lo[t]);
-        }
-        w
+        self.scan_excluding(usize::MAX)
     }
 
     /// Moves variable t by its clipped (over-relaxed) Newton step for gradient g_t - shift,
@@ -165,7 +161,7 @@ impl Isda<'_> {
         w
     }
 
-    /// As `scan`, but t (stuck) is left out.
+    /// The worst violator among the active variables other than t (a stuck one; usize::MAX: none).
     fn scan_excluding(&self, t: usize) -> Worst {
         let mut w = Worst::new();
         for s in (0..self.active).filter(|&s| s != t) {
