@@ -139,6 +139,12 @@ impl KernelCache {
         self.tail = i;
     }
 
+    /// Frees row i (a row its solver will not ask for again, or only much later: keeping it
+    /// would make every index swap patch it).
+    pub fn forget(&mut self, i: usize) {
+        self.drop_row(i);
+    }
+
     /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
     /// entries i and j trade places. The matrix is symmetric, so a row long enough to hold entry i
     /// but not entry j gets its new entry i from the row now at i, when that one holds it;
@@ -222,6 +228,7 @@ mod tests {
             match step % 5 {
                 0 => c.swap_index(i, rng.below(n)),
                 1 => c.discard(i),
+                2 => c.forget(i),
                 _ => {
                     let len = 1 + rng.below(n);
                     assert!(fill(&mut c, i, len) <= len);
@@ -247,6 +254,9 @@ mod tests {
         assert_eq!(c.len_of(0), 0);
         c.discard(3);
         assert_eq!(c.used_bytes(), 16); // one row of four entries
+        c.forget(3);
+        assert_eq!((c.used_bytes(), c.len_of(3)), (0, 0));
+        assert_eq!(fill(&mut c, 3, 4), 0, "a forgotten row is computed again");
     }
 
     /// Entries of a row missing only position j are taken from the symmetric entry of the row

@@ -159,7 +159,8 @@ mod tests {
                 let gains = [lr.process_new(e), lr.process_old(&mut rng), lr.optimize(&mut rng)];
                 let now = lr.dual();
                 assert!(gains.iter().all(|&g| g >= 0.0), "gains {gains:?}");
-                assert!(now >= dual - 1e-9, "pass {pass} example {e}: dual {dual} -> {now}");
+                // the dual is read from the float32 gradients: equal up to their rounding
+                assert!(now >= dual - 1e-7 * dual.abs(), "pass {pass} example {e}: dual {dual} -> {now}");
                 dual = now;
             }
         }

@@ -82,6 +82,12 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn discard(&mut self, p: usize) {
         self.q.discard(p)
     }
+    /// Frees the row at p: a candidate left out of the set, whose row would otherwise be patched
+    /// by every later swap until the next pass comes back to it (LaRank: computing it again then
+    /// is cheaper than carrying it).
+    pub fn forget(&mut self, p: usize) {
+        self.q.forget(p)
+    }
     /// Exchanges the examples at positions i and j (the caller swaps its own per-position data).
     pub fn swap(&mut self, i: usize, j: usize) {
         if i != j {

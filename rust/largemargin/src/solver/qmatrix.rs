@@ -49,6 +49,10 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     pub fn discard(&mut self, i: usize) {
         self.cache.discard(i);
     }
+    /// Frees the row at position i.
+    pub fn forget(&mut self, i: usize) {
+        self.cache.forget(i);
+    }
     fn ensure(&mut self, i: usize, len: usize) {
         // Where each request is dear whatever its length, the whole row is kept: the active set
         // growing back then finds it in the cache.
