@@ -82,9 +82,10 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn discard(&mut self, p: usize) {
         self.q.discard(p)
     }
-    /// Frees the row at p: a candidate left out of the set, whose row would otherwise be patched
-    /// by every later swap until the next pass comes back to it (LaRank: computing it again then
-    /// is cheaper than carrying it).
+    /// Frees the row at p: an example turned away from (or taken out of) the set, whose row would
+    /// otherwise be patched by every later swap until a next pass comes back to it; computing
+    /// it again then costs less (LaRank on letter: faster, no more kernel evaluations in one
+    /// pass). `discard` suits solvers that never take anything out of the set.
     pub fn forget(&mut self, p: usize) {
         self.q.forget(p)
     }
