@@ -5,8 +5,10 @@ curves are consistent, dense and sparse input give the same model, and bad input
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 
 import largemargin as lm
+from largemargin._checks import draw_seed
 
 
 def xor_data(n, seed):
@@ -49,9 +51,39 @@ def test_dense_and_sparse_agree_and_seeded():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(sp.csr_matrix(X)), atol=1e-4)
 
 
+def test_averaged_weights_are_published_and_scored():
+    X, y = xor_data(3000, 0)
+    Xte, yte = xor_data(1000, 1)
+    kw = dict(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=30, random_state=0)
+    last = lm.SimpleMLPClassifier(**kw).fit(X, y)
+    avg = lm.SimpleMLPClassifier(average=True, **kw).fit(X, y)
+    assert np.mean(avg.predict(Xte) == yte) > 0.9
+    # same seed, same split and order: only the published weights differ
+    assert not np.array_equal(avg.hidden_weights_, last.hidden_weights_)
+    # the validation curve scores the published (averaged) weights: the kept epoch's entry is the
+    # published model's error on the held-out rows (drawn as fit draws them)
+    rng = check_random_state(0)
+    draw_seed(rng)
+    val = avg._validation_rows(np.searchsorted(avg.classes_, y), rng)
+    for m in (last, avg):
+        held_out = np.mean(m.predict(X[val]) != y[val])
+        assert m.validation_error_curve_[m.best_epoch_ - 1] == pytest.approx(held_out)
+
+
+def test_init_scale_sets_the_initial_weights():
+    X, y = xor_data(200, 0)
+    # one epoch at a tiny learning rate: the weights are still (nearly) the initial ones
+    kw = dict(hidden_units=16, learning_rate=1e-9, max_epochs=1, early_stopping=False, random_state=0)
+    small = lm.SimpleMLPClassifier(init_scale=0.1, **kw).fit(X, y)
+    large = lm.SimpleMLPClassifier(init_scale=3.0, **kw).fit(X, y)
+    assert np.abs(small.hidden_weights_).max() <= 0.1 / np.sqrt(2) + 1e-6
+    np.testing.assert_allclose(large.hidden_weights_, 30 * small.hidden_weights_, rtol=1e-4)
+
+
 @pytest.mark.parametrize("kw, match", [
     (dict(hidden_units=0), "hidden_units"), (dict(beta=0), "beta"), (dict(learning_rate=-1), "learning_rate"),
     (dict(validation_fraction=1.0), "validation_fraction"), (dict(decay=-0.1), "decay"),
+    (dict(init_scale=0.0), "init_scale"), (dict(average="yes"), "average"),
 ])
 def test_bad_parameters(kw, match):
     X, y = xor_data(100, 0)

@@ -113,6 +113,13 @@ class SimpleMLPClassifier(_MarginMLP):
     learning_rate : float, default 0.01
     decay : float, default 0.0
         The step at example t is learning_rate / (1 + decay t).
+    average : bool, default False
+        Keep (and score on the validation set) the mean of the weights over each epoch's steps
+        instead of their last value: the average smooths out the last updates' noise, at the cost
+        of a second sparse pass per update.
+    init_scale : float, default 1.0
+        The initial weights and biases are uniform in +-init_scale/sqrt(n_features) (random, so
+        that the hidden units differ; the report leaves the scale a hyper-parameter).
     max_epochs : int, default 50
     early_stopping : bool, default True
         Hold out `validation_fraction` of the data (stratified), keep the epoch of lowest error on
@@ -120,7 +127,7 @@ class SimpleMLPClassifier(_MarginMLP):
     validation_fraction : float, default 0.1
     n_iter_no_change : int, default 5
     random_state : int, RandomState or None
-        The initial weights (uniform in +-1/sqrt(n_features)), the epochs' order, the split.
+        The initial weights, the epochs' order, the split.
     n_jobs : int or None
         Threads for prediction.
 
@@ -132,12 +139,14 @@ class SimpleMLPClassifier(_MarginMLP):
     hidden-space margin 2 beta / sqrt(hidden_units)), fit_time_.
     """
 
-    def __init__(self, *, hidden_units=50, beta=1.0, learning_rate=0.01, decay=0.0, max_epochs=50,
+    def __init__(self, *, hidden_units=50, beta=1.0, learning_rate=0.01, decay=0.0, average=False, init_scale=1.0, max_epochs=50,
                  early_stopping=True, validation_fraction=0.1, n_iter_no_change=5, random_state=None, n_jobs=None):
         self.hidden_units = hidden_units
         self.beta = beta
         self.learning_rate = learning_rate
         self.decay = decay
+        self.average = average
+        self.init_scale = init_scale
         self.max_epochs = max_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
@@ -149,11 +158,14 @@ class SimpleMLPClassifier(_MarginMLP):
         self._check_common()
         check_real("beta", self.beta, lambda v: v > 0, "positive")
         check_real("decay", self.decay, lambda v: v >= 0, "non-negative")
+        check_real("init_scale", self.init_scale, lambda v: v > 0, "positive")
+        if not isinstance(self.average, (bool, np.bool_)):
+            raise ValueError(f"average must be True or False, got {self.average!r}")
 
     def _native_fit(self, X, y, Xv, yv, seed):
         return _native.fit_simple_mlp(
             X, y, Xv, yv, int(self.hidden_units), float(self.beta), float(self.learning_rate), float(self.decay),
-            int(self.max_epochs), int(self.n_iter_no_change), seed, None, self.n_jobs,
+            int(self.max_epochs), int(self.n_iter_no_change), seed, None, self.n_jobs, bool(self.average), float(self.init_scale),
         )
 
     def _fitted(self, fit):

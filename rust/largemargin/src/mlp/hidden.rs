@@ -1,6 +1,6 @@
 //! The hidden layer the margin MLPs share: N units v_i . x + d_i over any row layout, with weights
-//! drawn uniform in +-1/sqrt(inputs) (zero weights would keep every unit identical), and the
-//! epoch driver with early stopping that trains them.
+//! drawn uniform in +-init_scale/sqrt(inputs), init_scale 1 by default (zero weights would keep
+//! every unit identical), and the epoch driver with early stopping that trains them.
 
 use crate::control::Control;
 use crate::data::Matrix;
@@ -22,11 +22,19 @@ pub struct HiddenLayer {
 
 impl HiddenLayer {
     pub fn new(inputs: usize, hidden: usize, seed: u64) -> Result<Self> {
+        Self::with_scale(inputs, hidden, 1.0, seed)
+    }
+
+    /// Weights and biases uniform in +-init_scale/sqrt(inputs).
+    pub fn with_scale(inputs: usize, hidden: usize, init_scale: f64, seed: u64) -> Result<Self> {
         if inputs == 0 || hidden == 0 {
             return Err(Error::InvalidParameter(format!("an MLP needs inputs and hidden units, got {inputs} and {hidden}")));
         }
+        if !(init_scale > 0.0 && init_scale.is_finite()) {
+            return Err(Error::InvalidParameter(format!("the initialisation scale must be positive and finite (zero weights would keep every unit identical), got {init_scale}")));
+        }
         let mut rng = Rng::new(seed);
-        let scale = 1.0 / (inputs as f64).sqrt();
+        let scale = init_scale / (inputs as f64).sqrt();
         let mut uniform = || ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale;
         let v = (0..hidden * inputs).map(|_| uniform() as f32).collect();
         let d = (0..hidden).map(|_| uniform()).collect();
