@@ -81,12 +81,14 @@ fn decision_on<'py>(
 /// Trains a simple MLP on labels +-1 (from `warm` weights when given); with a validation set,
 /// early stopping. Returns the kept weights and the per-epoch curves.
 #[pyfunction]
-#[pyo3(signature = (x, y, x_val, y_val, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs, average=false, init_scale=1.0))]
+#[pyo3(signature = (x, y, x_val, y_val, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs,
+                    average=false, init_scale=1.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_simple_mlp<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
-    max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>, average: bool, init_scale: f64,
+    max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>,
+    average: bool, init_scale: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let warm = warm.map(|(l, b)| layer_from(l).map(|layer| SimpleMlp { layer, b })).transpose()?;
     let params = SimpleMlpParams { hidden, beta, learning_rate, decay, max_epochs, patience, seed, average, init_scale };

@@ -87,7 +87,9 @@ impl KernelCache {
         if self.head != NIL { self.prev[self.head] = i } else { self.tail = i }
         self.head = i;
     }
-    fn drop_row(&mut self, i: usize) {
+    /// Frees row i (also for a row its solver will not ask for again, or only much later:
+    /// keeping it would make every index swap patch it).
+    pub fn forget(&mut self, i: usize) {
         self.used -= self.rows[i].capacity();
         self.rows[i] = Vec::new();
         if self.linked(i) {
@@ -110,7 +112,7 @@ impl KernelCache {
                 let target = if self.full_rows { self.rows.len().max(len) } else { (len + len / 4).min(self.rows.len()).max(len) };
                 while self.used + (target - cap) > self.budget && self.tail != NIL {
                     let victim = self.tail;
-                    self.drop_row(victim);
+                    self.forget(victim);
                 }
                 let row = &mut self.rows[i];
                 row.reserve_exact(target - row.len());
@@ -137,12 +139,6 @@ impl KernelCache {
         self.next[i] = NIL;
         self.next[self.tail] = i;
         self.tail = i;
-    }
-
-    /// Frees row i (a row its solver will not ask for again, or only much later: keeping it
-    /// would make every index swap patch it).
-    pub fn forget(&mut self, i: usize) {
-        self.drop_row(i);
     }
 
     /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
@@ -178,7 +174,7 @@ impl KernelCache {
                         // keep the prefix before i (and the capacity, so the row can grow back)
                         self.rows[r].truncate(i);
                         if i == 0 {
-                            self.drop_row(r);
+                            self.forget(r);
                         }
                     }
                 }

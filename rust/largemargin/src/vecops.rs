@@ -1,6 +1,6 @@
-//! The solvers' inner loops over a kernel row (float32 entries), built for
-//! AVX2+FMA when the processor has them: the crate itself targets baseline x86-64, where these
-//! loops run two lanes instead of four.
+//! The solvers' inner loops over a kernel row (float32 entries), built for AVX2+FMA when the
+//! processor has them: the crate itself targets baseline x86-64, where these loops run two lanes
+//! instead of four.
 
 /// `up -= lambda * row`, `down += lambda * row` (a step moving weight between two classes or
 /// two variables: both gradient columns change by the step's kernel row). The columns are
@@ -29,8 +29,8 @@ pub fn transfer(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
     body(lambda, row, up, down)
 }
 
-/// `out[c] += sum_q row[q] * coef[q * k + c]` (float64 accumulators) for the `k = out.len()` columns of a row-major
-/// coefficient table: every class score of one example at once.
+/// `out[c] += sum_q row[q] * coef[q * k + c]` (float64 accumulators) for the `k = out.len()`
+/// columns of a row-major coefficient table: every class score of one example at once.
 pub fn scores(row: &[f32], coef: &[f64], out: &mut [f64]) {
     #[inline(always)]
     fn body(row: &[f32], coef: &[f64], out: &mut [f64]) {

@@ -127,6 +127,21 @@ pub struct EpochFit<M> {
     pub validation_error: Vec<f64>,
 }
 
+impl<M> EpochFit<M> {
+    /// The same fit with its kept model mapped (the curves unchanged).
+    pub fn map_model<N>(self, f: impl FnOnce(M) -> N) -> EpochFit<N> {
+        EpochFit {
+            model: f(self.model),
+            best_epoch: self.best_epoch,
+            epochs: self.epochs,
+            train_loss: self.train_loss,
+            train_error: self.train_error,
+            updates: self.updates,
+            validation_error: self.validation_error,
+        }
+    }
+}
+
 fn error_rate(f: &[f64], y: &[f64]) -> f64 {
     f.iter().zip(y).filter(|(f, y)| **f * **y <= 0.0).count() as f64 / y.len().max(1) as f64
 }

@@ -228,10 +228,7 @@ pub fn train_simple_mlp(
                                m.epoch(x, y, order, params, &mut t, Some(a), ctl)
                            },
                            |(m, a), xv| a.mean(m).decision(xv))?;
-    let (m, a) = &fit.model;
-    let model = a.mean(m);
-    Ok(EpochFit { model, best_epoch: fit.best_epoch, epochs: fit.epochs, train_loss: fit.train_loss,
-                  train_error: fit.train_error, updates: fit.updates, validation_error: fit.validation_error })
+    Ok(fit.map_model(|(m, a)| a.mean(&m)))
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 //! loss-augmented argmax from the stored gradients. They are float32, like the kernel rows: that
 //! update is bound by memory traffic, which this nearly halves, and its rounding drift (about
 //! 1e-7 of the dual over an epoch on letter) is cleared by the exact refresh before every duality
-//! gap. The gradients of examples outside the set are never stored. The linear kernel has a fast path with explicit weight vectors.
+//! gap. The gradients of examples outside the set are never stored. The linear kernel has a fast
+//! path with explicit weight vectors.
 //!
 //! Given candidate label sets (`with_bags`), the same solver learns from ambiguous supervision:
 //! see `solver::ambiguous`.
