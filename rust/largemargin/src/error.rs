@@ -16,6 +16,25 @@ pub enum Error {
     Io(String),
     /// A kernel computed outside the engine (a plugin) failed or returned unusable values.
     Kernel(String),
+    /// An error in reading or writing the named file.
+    File { path: String, error: Box<Error> },
+}
+
+impl Error {
+    /// This error, as met in the file at `path`.
+    pub fn in_file(self, path: &std::path::Path) -> Error {
+        match self {
+            e @ Error::File { .. } => e,
+            e => Error::File { path: path.display().to_string(), error: Box::new(e) },
+        }
+    }
+    /// The error without the file it happened in.
+    pub fn cause(&self) -> &Error {
+        match self {
+            Error::File { error, .. } => error.cause(),
+            e => e,
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -29,6 +48,7 @@ impl fmt::Display for Error {
             Error::Interrupted => write!(f, "interrupted"),
             Error::Io(m) => write!(f, "I/O error: {m}"),
             Error::Kernel(m) => write!(f, "kernel failed: {m}"),
+            Error::File { path, error } => write!(f, "{path}: {error}"),
         }
     }
 }

@@ -4,9 +4,10 @@
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
 //! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `mixture` (the hard mixture of experts' gaters and reassignment), `mlp` (the margin MLPs), `sequence` (training sequence labelers), `linear`
 //! (training linear models by SGD), `probability` (Platt scaling), `predict`
-//! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files) and `vecops`
-//! (the solvers' inner loops, vectorised).
+//! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files), `atomic_file`
+//! (files written whole or not at all) and `vecops` (the solvers' inner loops, vectorised).
 
+pub mod atomic_file;
 pub mod cache;
 pub mod control;
 pub mod data;
