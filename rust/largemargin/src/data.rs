@@ -121,6 +121,17 @@ impl<'a> Matrix<'a> {
     pub fn is_sparse(&self) -> bool {
         matches!(self, Matrix::Csr32(_) | Matrix::Csr64(_))
     }
+    /// The same sparse rows seen with `cols` columns (no fewer than now): the added features are
+    /// zero everywhere. Dense rows cannot be widened without a copy: `None`.
+    pub fn widened(&self, cols: usize) -> Option<Matrix<'a>> {
+        let cols = cols.max(self.cols());
+        match *self {
+            Matrix::Csr32(m) => Some(Matrix::Csr32(CsrView { cols, ..m })),
+            Matrix::Csr64(m) => Some(Matrix::Csr64(CsrView { cols, ..m })),
+            _ if cols == self.cols() => Some(*self),
+            _ => None,
+        }
+    }
     /// Squared Euclidean norm of every row (cached by the kernel engine for RBF).
     pub fn squared_norms(&self) -> Vec<f64> {
         fn sq<T: Real>(v: &[T]) -> f64 {
@@ -205,9 +216,11 @@ impl CsrMatrix {
     pub fn rows(&self) -> usize {
         self.indptr.len() - 1
     }
+    /// Appends a row of (column, value) entries, columns increasing. Readers check that their
+    /// indices fit an `i32` before they get here.
     pub fn push_row(&mut self, entries: impl IntoIterator<Item = (usize, f64)>) {
         for (j, v) in entries {
-            self.indices.push(j as i32);
+            self.indices.push(i32::try_from(j).expect("column index beyond i32"));
             self.data.push(v);
             self.cols = self.cols.max(j + 1);
         }

@@ -1,6 +1,7 @@
 //! Reading LIBSVM / svmlight data files: `label index:value ...` per line, `#` comments, `qid:`
 //! ignored, indices 0- or 1-based. Parsing is incremental (`feed` bytes as they arrive) so a file
-//! of any size streams through a fixed buffer; errors carry the line number.
+//! of any size streams through a fixed buffer; errors carry the line number. Nothing is allocated
+//! from a number read in the file: a feature index only becomes a column count.
 
 use std::io::BufRead;
 
@@ -16,6 +17,29 @@ pub enum IndexBase {
     Auto,
 }
 
+impl IndexBase {
+    /// The base several files of one run are read with: `Auto` becomes zero-based if any of them
+    /// uses index 0 (`uses_zero`), else one-based, so that the files agree on what a column is.
+    pub fn for_files(self, uses_zero: impl IntoIterator<Item = bool>) -> IndexBase {
+        match self {
+            IndexBase::Auto if uses_zero.into_iter().any(|z| z) => IndexBase::Zero,
+            IndexBase::Auto => IndexBase::One,
+            fixed => fixed,
+        }
+    }
+    /// The index that column 0 is written as (`Auto` has none).
+    pub fn offset(self) -> Option<usize> {
+        match self {
+            IndexBase::Zero => Some(0),
+            IndexBase::One => Some(1),
+            IndexBase::Auto => None,
+        }
+    }
+}
+
+/// The largest feature index a file may use: column indices are stored as `i32`.
+pub const MAX_INDEX: i64 = i32::MAX as i64 - 1;
+
 /// Rows parsed so far, with raw (as written) indices.
 #[derive(Default)]
 pub struct LibsvmParser {
@@ -23,8 +47,9 @@ pub struct LibsvmParser {
     line: usize,
     labels: Vec<f64>,
     rows: CsrMatrix,
-    min_index: Option<i64>,
     max_index: i64,
+    /// The first line using feature index 0, for the error if the file is read as one-based.
+    zero_line: Option<usize>,
 }
 
 pub struct LibsvmData {
@@ -67,6 +92,16 @@ impl LibsvmParser {
         self.labels.len()
     }
 
+    /// Whether a line parsed so far uses feature index 0 (the file is then zero-based).
+    pub fn uses_index_zero(&self) -> bool {
+        self.zero_line.is_some()
+    }
+
+    /// Lines read so far (for messages about the input's end).
+    pub fn lines(&self) -> usize {
+        self.line
+    }
+
     /// The rows parsed so far, with 0-based indices, leaving the parser ready for more bytes:
     /// a file then streams through in bounded memory. `last` parses the final line too (which
     /// may lack a newline). The index base must be known (`Zero` or `One`): `Auto` needs the
@@ -87,14 +122,17 @@ impl LibsvmParser {
     /// Parses the last line (which may lack a newline) and returns the data with 0-based indices.
     pub fn finish(mut self, base: IndexBase) -> Result<LibsvmData> {
         self.parse_pending()?;
-        let shift = match base {
+        let shift = match base.for_files([self.uses_index_zero()]) {
             IndexBase::Zero => 0,
-            IndexBase::One => 1,
-            IndexBase::Auto => {
-                if self.min_index == Some(0) { 0 } else { 1 }
-            }
+            _ => 1,
         };
         self.drain(shift)
+    }
+
+    /// Parses the last line (which may lack a newline), keeping the rows for `finish`: files read
+    /// together can then choose their common base before any of them is finished.
+    pub fn end_input(&mut self) -> Result<()> {
+        self.parse_pending()
     }
 
     fn parse_pending(&mut self) -> Result<()> {
@@ -107,8 +145,11 @@ impl LibsvmParser {
 
     /// The rows held, indices shifted down by `shift`, the parser left empty of rows.
     fn drain(&mut self, shift: i32) -> Result<LibsvmData> {
-        if shift == 1 && self.min_index == Some(0) {
-            return Err(Error::InvalidData("feature index 0 found in a file read as one-based".into()));
+        if let (1, Some(line)) = (shift, self.zero_line) {
+            return Err(Error::Parse {
+                line,
+                message: "feature index 0 in a file read as one-based (indices start at 1); read it as zero-based".into(),
+            });
         }
         let mut x = std::mem::replace(&mut self.rows, CsrMatrix::new());
         for j in x.indices.iter_mut() {
@@ -142,8 +183,8 @@ impl LibsvmParser {
             }
             let j: i64 = idx.parse().map_err(|_| err(format!("feature index '{idx}' is not an integer")))?;
             let v: f64 = val.parse().map_err(|_| err(format!("value '{val}' of feature {idx} is not a number")))?;
-            if j < 0 || j > i32::MAX as i64 - 1 {
-                return Err(err(format!("feature index {j} is out of range")));
+            if !(0..=MAX_INDEX).contains(&j) {
+                return Err(err(format!("feature index {j} is out of range (0 to {MAX_INDEX})")));
             }
             if j <= prev {
                 return Err(err(format!("feature indices must increase (found {j} after {prev})")));
@@ -153,7 +194,9 @@ impl LibsvmParser {
             }
             prev = j;
             self.max_index = self.max_index.max(j);
-            self.min_index = Some(self.min_index.map_or(j, |m| m.min(j)));
+            if j == 0 && self.zero_line.is_none() {
+                self.zero_line = Some(line_no);
+            }
             if v != 0.0 {
                 entries.push((j as usize, v));
             }
@@ -165,10 +208,21 @@ impl LibsvmParser {
 }
 
 /// Reads a whole LIBSVM stream.
-pub fn read<R: BufRead>(mut reader: R, base: IndexBase) -> Result<LibsvmData> {
+pub fn read<R: BufRead>(reader: R, base: IndexBase) -> Result<LibsvmData> {
     let mut parser = LibsvmParser::new();
+    feed_all(&mut parser, reader)?;
+    parser.finish(base)
+}
+
+/// Feeds a whole stream to `parser` and parses its last line. A read error (a corrupt compressed
+/// stream, say) says how far the input had been read.
+pub fn feed_all<R: BufRead>(parser: &mut LibsvmParser, mut reader: R) -> Result<()> {
     loop {
-        let buf = reader.fill_buf()?;
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::Io(format!("reading after line {}: {e}", parser.lines()))),
+        };
         if buf.is_empty() {
             break;
         }
@@ -176,7 +230,7 @@ pub fn read<R: BufRead>(mut reader: R, base: IndexBase) -> Result<LibsvmData> {
         let n = buf.len();
         reader.consume(n);
     }
-    parser.finish(base)
+    parser.end_input()
 }
 
 #[cfg(test)]

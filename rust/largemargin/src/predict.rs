@@ -117,10 +117,18 @@ impl Expansion<'_> {
                 }
             }
         });
-        match engine.failure() {
-            Some(e) => Err(e),
-            None => Ok(out),
+        if let Some(e) = engine.failure() {
+            return Err(e);
         }
+        if let Some(p) = out.iter().position(|v| !v.is_finite()) {
+            return Err(Error::InvalidData(format!(
+                "the decision value for row {} is {}: the kernel overflows on this input (a high degree or large \
+                 gamma times large feature values)",
+                p / nout.max(1),
+                out[p]
+            )));
+        }
+        Ok(out)
     }
 }
 

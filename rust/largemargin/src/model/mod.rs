@@ -1,7 +1,13 @@
-//! Trained kernel-SVM models in LIBSVM's model-file format (read and write), and prediction
-//! from them. The Python package and the native CLI both save and load through this module.
+//! Trained kernel-SVM models as LIBSVM stores them, and prediction from them. The Python package
+//! and the native CLI both save and load through this module; `libsvm_file` reads and writes
+//! LIBSVM's model-file format.
+//!
+//! Feature indices in a model file mean what they mean to LIBSVM: they are matched literally with
+//! the indices of the data files. In memory columns start at 0, and the `IndexBase` a model is
+//! read or written with says which index column 0 is; reading a model and its data with the same
+//! base keeps them aligned, whichever base that is.
 
-use std::io::{BufRead, Write};
+mod libsvm_file;
 
 use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
@@ -19,30 +25,23 @@ pub enum SvmType {
 pub struct LibsvmModel {
     pub svm_type: SvmType,
     pub kernel: KernelSpec,
-    /// Class labels in model order (C-SVC).
+    /// Class labels in model order (C-SVC). One-vs-one votes are tied in favour of the class that
+    /// comes first in this order, as in LIBSVM.
     pub labels: Vec<i64>,
     /// Support vectors per class, model order (C-SVC).
     pub n_support: Vec<usize>,
     /// One per class pair (C-SVC) or one (SVR); the decision value is sum coef K - rho.
     pub rho: Vec<f64>,
+    /// Platt's sigmoid per class pair (C-SVC); for SVR, `prob_a` may hold the scale of LIBSVM's
+    /// Laplace noise model and `prob_b` is empty.
     pub prob_a: Vec<f64>,
     pub prob_b: Vec<f64>,
     /// (n_classes - 1) x n_sv row-major (one row for SVR).
     pub sv_coef: Vec<f64>,
-    /// Support vectors (0-based features); empty for a precomputed kernel.
+    /// Support vectors (0-based columns); empty for a precomputed kernel.
     pub sv: CsrMatrix,
     /// Precomputed kernel only: 0-based training index of each support vector.
     pub sv_indices: Vec<usize>,
-}
-
-/// Shortest text that reads back to the same f64.
-fn num(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 || (1e-5..1e16).contains(&a) { format!("{v}") } else { format!("{v:e}") }
-}
-
-fn join(v: impl IntoIterator<Item = String>) -> String {
-    v.into_iter().collect::<Vec<_>>().join(" ")
 }
 
 impl LibsvmModel {
@@ -54,6 +53,11 @@ impl LibsvmModel {
             SvmType::CSvc => self.labels.len(),
             SvmType::EpsilonSvr => 2,
         }
+    }
+    /// Decision values per example: one per class pair, or one.
+    fn n_outputs(&self) -> usize {
+        let k = self.n_classes();
+        k * k.saturating_sub(1) / 2
     }
 
     /// A classifier fitted on `x`, with `labels[c]` the label of class index c.
@@ -87,34 +91,105 @@ impl LibsvmModel {
         }
     }
 
-    /// Decision values (one per class pair, or one), LIBSVM sign convention.
+    /// Checks that the parts fit together and every number is usable: what a model file must
+    /// satisfy to be written, and what reading one guarantees.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidData(m));
+        self.kernel.validate()?;
+        if self.kernel.libsvm_name().is_none() {
+            return bad(format!("a {} kernel has no LIBSVM model format", self.kernel.name()));
+        }
+        if let KernelSpec::Poly { degree, .. } = self.kernel {
+            if degree > i32::MAX as u32 {
+                return bad(format!("degree {degree} is larger than LIBSVM's largest ({})", i32::MAX));
+            }
+        }
+        let nsv = self.n_sv();
+        let pairs = self.n_outputs();
+        match self.svm_type {
+            SvmType::CSvc => {
+                let k = self.labels.len();
+                if k < 2 {
+                    return bad(format!("a classifier needs at least two classes, this one has {k}"));
+                }
+                let mut sorted = self.labels.clone();
+                sorted.sort_unstable();
+                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                    return bad(format!("class label {} appears twice", w[0]));
+                }
+                if self.n_support.len() != k || self.n_support.iter().sum::<usize>() != nsv {
+                    return bad(format!(
+                        "{k} classes with support vector counts {:?} do not add up to {nsv} support vectors",
+                        self.n_support
+                    ));
+                }
+                if self.prob_a.len() != self.prob_b.len() || !(self.prob_a.is_empty() || self.prob_a.len() == pairs) {
+                    return bad(format!("{pairs} class pairs but {} probA and {} probB values", self.prob_a.len(), self.prob_b.len()));
+                }
+            }
+            SvmType::EpsilonSvr => {
+                if !self.labels.is_empty() || !self.n_support.is_empty() || !self.prob_b.is_empty() || self.prob_a.len() > 1 {
+                    return bad("a regression model has no class labels, class counts or probB, and at most one probA".into());
+                }
+            }
+        }
+        if self.rho.len() != pairs {
+            return bad(format!("{} rho values for {pairs} decision functions", self.rho.len()));
+        }
+        if self.sv_coef.len() != (self.n_classes() - 1) * nsv {
+            return bad(format!("{} coefficients for {nsv} support vectors of {} classes", self.sv_coef.len(), self.n_classes()));
+        }
+        if self.kernel.is_precomputed() {
+            if self.sv.rows() != 0 {
+                return bad("a precomputed-kernel model holds training indices, not support vectors".into());
+            }
+            if self.sv_indices.iter().any(|&i| i >= crate::libsvm_format::MAX_INDEX as usize) {
+                return bad("a support vector's training index is out of range".into());
+            }
+        } else if !self.sv_indices.is_empty() {
+            return bad("only a precomputed-kernel model holds training indices".into());
+        }
+        let numbers = [("rho", &self.rho), ("probA", &self.prob_a), ("probB", &self.prob_b), ("coefficient", &self.sv_coef)];
+        for (name, values) in numbers {
+            if let Some(v) = values.iter().find(|v| !v.is_finite()) {
+                return bad(format!("a {name} value is {v}"));
+            }
+        }
+        if let Some(v) = self.sv.data.iter().find(|v| !v.is_finite()) {
+            return bad(format!("a support vector holds {v}"));
+        }
+        Ok(())
+    }
+
+    /// Decision values (one per class pair, or one), LIBSVM sign convention. Data and support
+    /// vectors may differ in width: a feature one of them never mentions is zero there, as when
+    /// LIBSVM matches the indices of two files.
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
+        self.check()?;
         let intercept: Vec<f64> = self.rho.iter().map(|r| -r).collect();
         let identity: Vec<usize> = (0..self.n_sv()).collect();
         let precomputed = self.kernel.is_precomputed();
         let n_support: &[usize] = if self.svm_type == SvmType::CSvc { &self.n_support } else { &[] };
-        let sv = if precomputed { *x } else { self.sv.view() };
-        let x = if precomputed || x.cols() == sv.cols() {
-            *x
-        } else if x.cols() < sv.cols() {
-            // Test files may simply not mention the highest features: they are zeros.
-            return self.decision(&widen(x, sv.cols())?.view());
-        } else {
-            return Err(Error::InvalidData(format!(
-                "data has {} features, the model only knows {}",
-                x.cols(),
-                sv.cols()
-            )));
+        let expansion = |sv: Matrix, x: &Matrix| {
+            Expansion {
+                kernel: self.kernel.clone(),
+                sv,
+                sv_columns: if precomputed { &self.sv_indices } else { &identity },
+                n_support,
+                coef: &self.sv_coef,
+                intercept: &intercept,
+            }
+            .decision(x)
         };
-        Expansion {
-            kernel: self.kernel.clone(),
-            sv,
-            sv_columns: if precomputed { &self.sv_indices } else { &identity },
-            n_support,
-            coef: &self.sv_coef,
-            intercept: &intercept,
+        if precomputed {
+            return expansion(*x, x);
         }
-        .decision(&x)
+        let cols = x.cols().max(self.sv.cols);
+        let sv = self.sv.view().widened(cols).expect("support vectors are sparse");
+        match x.widened(cols) {
+            Some(wide) => expansion(sv, &wide),
+            None => expansion(sv, &widen(x, cols).view()),
+        }
     }
 
     /// Predicted labels (C-SVC, by one-vs-one votes) or values (SVR).
@@ -124,7 +199,7 @@ impl LibsvmModel {
             return Ok(dec);
         }
         let k = self.labels.len();
-        let npairs = (k * (k - 1) / 2).max(1);
+        let npairs = self.n_outputs();
         Ok(dec
             .chunks(npairs)
             .map(|d| {
@@ -136,159 +211,11 @@ impl LibsvmModel {
                         p += 1;
                     }
                 }
+                // the first class in model order among those with most votes, as LIBSVM
                 let best = (0..k).fold(0, |best, c| if votes[c] > votes[best] { c } else { best });
                 self.labels[best] as f64
             })
             .collect())
-    }
-
-    pub fn write<W: Write>(&self, mut w: W) -> Result<()> {
-        let svm_type = match self.svm_type {
-            SvmType::CSvc => "c_svc",
-            SvmType::EpsilonSvr => "epsilon_svr",
-        };
-        writeln!(w, "svm_type {svm_type}")?;
-        let kernel_type = self.kernel.libsvm_name().ok_or_else(|| {
-            Error::InvalidParameter(format!("a {} kernel cannot be written to a LIBSVM model file", self.kernel.name()))
-        })?;
-        writeln!(w, "kernel_type {kernel_type}")?;
-        match self.kernel {
-            KernelSpec::Poly { degree, gamma, coef0 } => {
-                writeln!(w, "degree {degree}\ngamma {}\ncoef0 {}", num(gamma), num(coef0))?
-            }
-            KernelSpec::Rbf { gamma } => writeln!(w, "gamma {}", num(gamma))?,
-            KernelSpec::Sigmoid { gamma, coef0 } => writeln!(w, "gamma {}\ncoef0 {}", num(gamma), num(coef0))?,
-            _ => {}
-        }
-        writeln!(w, "nr_class {}", self.n_classes())?;
-        writeln!(w, "total_sv {}", self.n_sv())?;
-        writeln!(w, "rho {}", join(self.rho.iter().map(|&v| num(v))))?;
-        if self.svm_type == SvmType::CSvc {
-            writeln!(w, "label {}", join(self.labels.iter().map(|v| v.to_string())))?;
-        }
-        if !self.prob_a.is_empty() {
-            writeln!(w, "probA {}", join(self.prob_a.iter().map(|&v| num(v))))?;
-            writeln!(w, "probB {}", join(self.prob_b.iter().map(|&v| num(v))))?;
-        }
-        if self.svm_type == SvmType::CSvc {
-            writeln!(w, "nr_sv {}", join(self.n_support.iter().map(|v| v.to_string())))?;
-        }
-        writeln!(w, "SV")?;
-        let nsv = self.n_sv();
-        let rows = self.n_classes() - 1;
-        for s in 0..nsv {
-            let mut line = join((0..rows).map(|r| num(self.sv_coef[r * nsv + s])));
-            if self.kernel.is_precomputed() {
-                line.push_str(&format!(" 0:{}", self.sv_indices[s] + 1));
-            } else {
-                for (j, v) in self.sv.view().row_entries(s) {
-                    line.push_str(&format!(" {}:{}", j + 1, num(v)));
-                }
-            }
-            writeln!(w, "{line}")?;
-        }
-        Ok(())
-    }
-
-    pub fn read<R: BufRead>(r: R) -> Result<Self> {
-        let mut m = LibsvmModel {
-            svm_type: SvmType::CSvc,
-            kernel: KernelSpec::Linear,
-            labels: Vec::new(),
-            n_support: Vec::new(),
-            rho: Vec::new(),
-            prob_a: Vec::new(),
-            prob_b: Vec::new(),
-            sv_coef: Vec::new(),
-            sv: CsrMatrix::new(),
-            sv_indices: Vec::new(),
-        };
-        let (mut kernel, mut gamma, mut coef0, mut degree) = (String::new(), 0.0, 0.0, 3u32);
-        let (mut nr_class, mut total_sv) = (0usize, 0usize);
-        let mut lines = r.lines().enumerate();
-        fn nums<T: std::str::FromStr>(vals: &[&str], line: usize) -> Result<Vec<T>> {
-            vals.iter()
-                .map(|v| v.parse().map_err(|_| Error::Parse { line, message: format!("'{v}' is not a number") }))
-                .collect()
-        }
-        for (no, line) in lines.by_ref() {
-            let line = line?;
-            let no = no + 1;
-            let parts: Vec<&str> = line.split_whitespace().collect();
-            let Some((&key, vals)) = parts.split_first() else { continue };
-            let one = || vals.first().copied().ok_or(Error::Parse { line: no, message: format!("{key} has no value") });
-            match key {
-                "svm_type" => {
-                    m.svm_type = match one()? {
-                        "c_svc" => SvmType::CSvc,
-                        "epsilon_svr" => SvmType::EpsilonSvr,
-                        t => return Err(Error::Parse { line: no, message: format!("unsupported svm_type {t}") }),
-                    }
-                }
-                "kernel_type" => kernel = one()?.to_string(),
-                "gamma" => gamma = nums(&[one()?], no)?[0],
-                "coef0" => coef0 = nums(&[one()?], no)?[0],
-                "degree" => degree = nums(&[one()?], no)?[0],
-                "nr_class" => nr_class = nums(&[one()?], no)?[0],
-                "total_sv" => total_sv = nums(&[one()?], no)?[0],
-                "rho" => m.rho = nums(vals, no)?,
-                "label" => m.labels = nums(vals, no)?,
-                "probA" => m.prob_a = nums(vals, no)?,
-                "probB" => m.prob_b = nums(vals, no)?,
-                "nr_sv" => m.n_support = nums(vals, no)?,
-                "SV" => break,
-                _ => return Err(Error::Parse { line: no, message: format!("unknown model field '{key}'") }),
-            }
-        }
-        m.kernel = match kernel.as_str() {
-            "linear" => KernelSpec::Linear,
-            "polynomial" => KernelSpec::Poly { degree, gamma, coef0 },
-            "rbf" => KernelSpec::Rbf { gamma },
-            "sigmoid" => KernelSpec::Sigmoid { gamma, coef0 },
-            "precomputed" => KernelSpec::Precomputed,
-            k => return Err(Error::Parse { line: 0, message: format!("unknown kernel_type '{k}'") }),
-        };
-        let rows = nr_class.saturating_sub(1).max(1);
-        let mut coef_cols: Vec<Vec<f64>> = vec![Vec::with_capacity(total_sv); rows];
-        for (no, line) in lines {
-            let line = line?;
-            let no = no + 1;
-            let toks: Vec<&str> = line.split_whitespace().collect();
-            if toks.is_empty() {
-                continue;
-            }
-            if toks.len() < rows {
-                return Err(Error::Parse { line: no, message: "too few coefficients".into() });
-            }
-            for (r, c) in nums::<f64>(&toks[..rows], no)?.into_iter().enumerate() {
-                coef_cols[r].push(c);
-            }
-            let mut entries = Vec::new();
-            for t in &toks[rows..] {
-                let (j, v) = t.split_once(':').ok_or(Error::Parse { line: no, message: format!("'{t}' is not index:value") })?;
-                let j: usize = nums(&[j], no)?[0];
-                let v: f64 = nums(&[v], no)?[0];
-                if m.kernel.is_precomputed() {
-                    m.sv_indices.push((v as usize).saturating_sub(1));
-                } else if j == 0 {
-                    return Err(Error::Parse { line: no, message: "feature indices in model files start at 1".into() });
-                } else {
-                    entries.push((j - 1, v));
-                }
-            }
-            if m.kernel != KernelSpec::Precomputed {
-                m.sv.push_row(entries);
-            }
-        }
-        m.sv_coef = coef_cols.concat();
-        if m.n_sv() != total_sv || m.sv_coef.len() != rows * total_sv {
-            return Err(Error::InvalidData(format!("model announces {total_sv} support vectors but holds {}", m.n_sv())));
-        }
-        let pairs = if m.svm_type == SvmType::CSvc { nr_class * (nr_class - 1) / 2 } else { 1 };
-        if m.rho.len() != pairs || (m.svm_type == SvmType::CSvc && (m.labels.len() != nr_class || m.n_support.len() != nr_class)) {
-            return Err(Error::InvalidData("model header is inconsistent (rho, label or nr_sv)".into()));
-        }
-        Ok(m)
     }
 }
 
@@ -296,22 +223,22 @@ fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
     if kernel.is_precomputed() { support.to_vec() } else { Vec::new() }
 }
 
-/// The same rows with more (zero) columns.
-fn widen(x: &Matrix, cols: usize) -> Result<CsrMatrix> {
+/// Dense rows as sparse ones with more (zero) columns.
+fn widen(x: &Matrix, cols: usize) -> CsrMatrix {
     let idx: Vec<usize> = (0..x.rows()).collect();
     let mut m = CsrMatrix::gather(x, &idx);
     m.cols = cols;
-    Ok(m)
+    m
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::control::Control;
+    use crate::libsvm_format::IndexBase;
     use crate::svm::{train_svc, SvmParams};
 
-    #[test]
-    fn round_trip_and_predict() {
+    fn three_classes() -> (CsrMatrix, LibsvmModel) {
         let mut x = CsrMatrix::new();
         let pts = [(0.0, 0.0), (0.1, 0.3), (1.0, 1.0), (0.9, 1.2), (2.0, 0.1), (2.2, 0.0)];
         for (a, b) in pts {
@@ -322,10 +249,53 @@ mod tests {
         let params = SvmParams { kernel: KernelSpec::Rbf { gamma: 0.5 }, ..Default::default() };
         let fit = train_svc(&x.view(), &y, 3, &[10.0; 6], &params, &Control::new()).unwrap();
         let model = LibsvmModel::from_svc(&fit, &x.view(), params.kernel, vec![5, 7, 9]);
+        (x, model)
+    }
+
+    #[test]
+    fn round_trip_and_predict() {
+        let (x, model) = three_classes();
         assert_eq!(model.predict(&x.view()).unwrap(), vec![5.0, 5.0, 7.0, 7.0, 9.0, 9.0]);
-        let mut text = Vec::new();
-        model.write(&mut text).unwrap();
-        let back = LibsvmModel::read(&text[..]).unwrap();
-        assert_eq!(back, model);
+        for base in [IndexBase::Zero, IndexBase::One] {
+            let mut text = Vec::new();
+            model.write(&mut text, base).unwrap();
+            let back = LibsvmModel::read(&text[..], base).unwrap();
+            assert_eq!(back, model);
+        }
+    }
+
+    #[test]
+    fn data_wider_or_narrower_than_the_support_vectors() {
+        let (x, model) = three_classes();
+        let expected = model.decision(&x.view()).unwrap();
+        let mut wide = x.clone();
+        wide.cols = 40; // a test file mentioning features no support vector has
+        assert_eq!(model.decision(&wide.view()).unwrap(), expected);
+        let dense: Vec<f64> = (0..6).map(|i| x.view().get(i, 0)).collect();
+        let narrow = crate::data::DenseView::new(&dense, 6, 1).unwrap();
+        let mut first = CsrMatrix::new();
+        for i in 0..6 {
+            first.push_row([(0, dense[i])].into_iter().filter(|e| e.1 != 0.0));
+        }
+        first.cols = 1;
+        assert_eq!(
+            model.decision(&Matrix::Dense64(narrow)).unwrap(),
+            model.decision(&first.view()).unwrap()
+        );
+    }
+
+    #[test]
+    fn models_that_cannot_be_right_are_refused() {
+        let (x, model) = three_classes();
+        let mut m = model.clone();
+        m.rho[1] = f64::NAN;
+        assert!(m.decision(&x.view()).unwrap_err().to_string().contains("rho"));
+        assert!(m.write(Vec::new(), IndexBase::One).is_err());
+        let mut m = model.clone();
+        m.labels = vec![5, 7, 7];
+        assert!(m.check().unwrap_err().to_string().contains("twice"));
+        let mut m = model;
+        m.n_support[0] += 1;
+        assert!(m.check().is_err());
     }
 }

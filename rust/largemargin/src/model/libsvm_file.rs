@@ -1,0 +1,529 @@
+//! LIBSVM's model-file format: a header of `key value...` lines, then `SV` and one line per
+//! support vector (its coefficients, then `index:value` pairs).
+//!
+//! The reader trusts no number of the file before the file has shown the content it announces:
+//! counts in the header (`nr_class`, `total_sv`, `nr_sv`) are only compared with what the lines
+//! hold, never used to allocate, and every field is checked for its range before it is used.
+//! Every rejection names the line and what was expected there.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use super::{LibsvmModel, SvmType};
+use crate::atomic_file::write_atomically;
+use crate::data::CsrMatrix;
+use crate::error::{Error, Result};
+use crate::kernel::KernelSpec;
+use crate::libsvm_format::{IndexBase, MAX_INDEX};
+
+/// Shortest text that reads back to the same f64.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || (1e-5..1e16).contains(&a) { format!("{v}") } else { format!("{v:e}") }
+}
+
+fn join(v: impl IntoIterator<Item = String>) -> String {
+    v.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+fn offset_of(base: IndexBase) -> Result<usize> {
+    base.offset().ok_or_else(|| {
+        Error::InvalidParameter("a model file is read and written with a stated index base, zero or one".into())
+    })
+}
+
+impl LibsvmModel {
+    /// Writes the model in LIBSVM's format, column j as feature index j + base.
+    pub fn write<W: Write>(&self, mut w: W, base: IndexBase) -> Result<()> {
+        let offset = offset_of(base)?;
+        self.check()?;
+        let svm_type = match self.svm_type {
+            SvmType::CSvc => "c_svc",
+            SvmType::EpsilonSvr => "epsilon_svr",
+        };
+        writeln!(w, "svm_type {svm_type}")?;
+        writeln!(w, "kernel_type {}", self.kernel.libsvm_name().expect("checked"))?;
+        match self.kernel {
+            KernelSpec::Poly { degree, gamma, coef0 } => {
+                writeln!(w, "degree {degree}\ngamma {}\ncoef0 {}", num(gamma), num(coef0))?
+            }
+            KernelSpec::Rbf { gamma } => writeln!(w, "gamma {}", num(gamma))?,
+            KernelSpec::Sigmoid { gamma, coef0 } => writeln!(w, "gamma {}\ncoef0 {}", num(gamma), num(coef0))?,
+            _ => {}
+        }
+        writeln!(w, "nr_class {}", self.n_classes())?;
+        writeln!(w, "total_sv {}", self.n_sv())?;
+        writeln!(w, "rho {}", join(self.rho.iter().map(|&v| num(v))))?;
+        if self.svm_type == SvmType::CSvc {
+            writeln!(w, "label {}", join(self.labels.iter().map(|v| v.to_string())))?;
+        }
+        if !self.prob_a.is_empty() {
+            writeln!(w, "probA {}", join(self.prob_a.iter().map(|&v| num(v))))?;
+        }
+        if !self.prob_b.is_empty() {
+            writeln!(w, "probB {}", join(self.prob_b.iter().map(|&v| num(v))))?;
+        }
+        if self.svm_type == SvmType::CSvc {
+            writeln!(w, "nr_sv {}", join(self.n_support.iter().map(|v| v.to_string())))?;
+        }
+        writeln!(w, "SV")?;
+        let nsv = self.n_sv();
+        let rows = self.n_classes() - 1;
+        let view = self.sv.view();
+        let mut line = String::new();
+        for s in 0..nsv {
+            line.clear();
+            line.push_str(&join((0..rows).map(|r| num(self.sv_coef[r * nsv + s]))));
+            if self.kernel.is_precomputed() {
+                // LIBSVM's convention: the training example's serial number, counted from 1
+                line.push_str(&format!(" 0:{}", self.sv_indices[s] + 1));
+            } else {
+                for (j, v) in view.row_entries(s) {
+                    line.push_str(&format!(" {}:{}", j + offset, num(v)));
+                }
+            }
+            writeln!(w, "{line}")?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
+    /// Writes the model to `path` atomically: the file is either the whole new model or what it was.
+    pub fn save(&self, path: &Path, base: IndexBase) -> Result<()> {
+        self.check()?;
+        write_atomically(path, |w| self.write(w, base))
+    }
+
+    /// Reads a model file, feature index i becoming column i - base.
+    pub fn read<R: BufRead>(r: R, base: IndexBase) -> Result<Self> {
+        let offset = offset_of(base)?;
+        let mut lines = Lines { reader: r, number: 0, buf: Vec::new() };
+        let (pending, rows) = Header::read(&mut lines)?.into_model()?;
+        read_support_vectors(&mut lines, pending, rows, offset)
+    }
+
+    /// Reads the model file at `path`; errors name the file.
+    pub fn load(path: &Path, base: IndexBase) -> Result<Self> {
+        let file = std::fs::File::open(path).map_err(|e| Error::from(e).in_file(path))?;
+        Self::read(std::io::BufReader::new(file), base).map_err(|e| e.in_file(path))
+    }
+}
+
+/// A line-numbered reader of whole lines, each checked to be text.
+struct Lines<R> {
+    reader: R,
+    number: usize,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// The next line (without its end), or None at the end of the input.
+    fn next_line(&mut self) -> Result<Option<String>> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::Io(format!("reading after line {}: {e}", self.number)))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let text = std::str::from_utf8(&self.buf)
+            .map_err(|_| Error::Parse { line: self.number, message: "not valid UTF-8 text".into() })?;
+        Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
+    }
+    fn error(&self, message: String) -> Error {
+        Error::Parse { line: self.number.max(1), message }
+    }
+}
+
+/// A header field's value and the line it was read from.
+struct Field<T> {
+    value: T,
+    line: usize,
+}
+
+#[derive(Default)]
+struct Header {
+    svm_type: Option<Field<SvmType>>,
+    kernel_type: Option<Field<String>>,
+    degree: Option<Field<u32>>,
+    gamma: Option<Field<f64>>,
+    coef0: Option<Field<f64>>,
+    nr_class: Option<Field<u64>>,
+    total_sv: Option<Field<u64>>,
+    rho: Option<Field<Vec<f64>>>,
+    label: Option<Field<Vec<i64>>>,
+    prob_a: Option<Field<Vec<f64>>>,
+    prob_b: Option<Field<Vec<f64>>>,
+    nr_sv: Option<Field<Vec<u64>>>,
+    /// The line of `SV`.
+    sv_line: usize,
+}
+
+fn parse_each<T: std::str::FromStr>(key: &str, vals: &[&str], what: &str, line: usize) -> Result<Vec<T>> {
+    vals.iter()
+        .map(|v| {
+            v.parse().map_err(|_| Error::Parse { line, message: format!("{key}: '{v}' is not {what}") })
+        })
+        .collect()
+}
+
+fn set<T>(slot: &mut Option<Field<T>>, key: &str, value: T, line: usize) -> Result<()> {
+    if let Some(first) = slot {
+        return Err(Error::Parse { line, message: format!("{key} is given twice (first on line {})", first.line) });
+    }
+    *slot = Some(Field { value, line });
+    Ok(())
+}
+
+/// A required field, or the error saying it is missing.
+fn required<'a, T>(slot: &'a Option<Field<T>>, key: &str, line: usize) -> Result<&'a Field<T>> {
+    slot.as_ref().ok_or_else(|| Error::Parse {
+        line,
+        message: format!("the header has no {key} line (expected before SV)"),
+    })
+}
+
+fn finite_all(key: &str, field: &Field<Vec<f64>>) -> Result<()> {
+    match field.value.iter().find(|v| !v.is_finite()) {
+        Some(v) => Err(Error::Parse { line: field.line, message: format!("{key} holds {v}, not a finite number") }),
+        None => Ok(()),
+    }
+}
+
+impl Header {
+    /// Header lines up to and including `SV`.
+    fn read<R: BufRead>(lines: &mut Lines<R>) -> Result<Self> {
+        let mut h = Header::default();
+        loop {
+            let Some(text) = lines.next_line()? else {
+                return Err(lines.error(if lines.number == 0 {
+                    "the model file is empty (expected a header starting with svm_type)".into()
+                } else {
+                    "the file ends before the SV line that starts the support vectors".into()
+                }));
+            };
+            let no = lines.number;
+            let parts: Vec<&str> = text.split_whitespace().collect();
+            let Some((&key, vals)) = parts.split_first() else { continue };
+            if key == "SV" {
+                if !vals.is_empty() {
+                    return Err(lines.error("SV stands alone on its line".into()));
+                }
+                h.sv_line = no;
+                return Ok(h);
+            }
+            let one = || -> Result<&str> {
+                match vals {
+                    [v] => Ok(v),
+                    [] => Err(Error::Parse { line: no, message: format!("{key} has no value") }),
+                    _ => Err(Error::Parse { line: no, message: format!("{key} takes one value, found {}", vals.len()) }),
+                }
+            };
+            let list = || -> Result<&[&str]> {
+                if vals.is_empty() {
+                    Err(Error::Parse { line: no, message: format!("{key} has no value") })
+                } else {
+                    Ok(vals)
+                }
+            };
+            match key {
+                "svm_type" => {
+                    let t = match one()? {
+                        "c_svc" => SvmType::CSvc,
+                        "epsilon_svr" => SvmType::EpsilonSvr,
+                        t @ ("nu_svc" | "nu_svr" | "one_class") => {
+                            return Err(lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)")))
+                        }
+                        t => return Err(lines.error(format!("unknown svm_type '{t}' (expected c_svc or epsilon_svr)"))),
+                    };
+                    set(&mut h.svm_type, key, t, no)?
+                }
+                "kernel_type" => set(&mut h.kernel_type, key, one()?.to_string(), no)?,
+                "degree" => {
+                    let v = one()?;
+                    let d: u32 = v
+                        .parse()
+                        .ok()
+                        .filter(|&d| d <= i32::MAX as u32)
+                        .ok_or_else(|| lines.error(format!("degree '{v}' is not an integer from 0 to {}", i32::MAX)))?;
+                    set(&mut h.degree, key, d, no)?
+                }
+                "gamma" | "coef0" => {
+                    let v = one()?;
+                    let x: f64 = v.parse().map_err(|_| lines.error(format!("{key} '{v}' is not a number")))?;
+                    if !x.is_finite() || (key == "gamma" && x <= 0.0) {
+                        let want = if key == "gamma" { "a positive number" } else { "a finite number" };
+                        return Err(lines.error(format!("{key} is {v}; it must be {want}")));
+                    }
+                    set(if key == "gamma" { &mut h.gamma } else { &mut h.coef0 }, key, x, no)?
+                }
+                "nr_class" | "total_sv" => {
+                    let v = one()?;
+                    let n: u64 = v.parse().map_err(|_| lines.error(format!("{key} '{v}' is not a count")))?;
+                    set(if key == "nr_class" { &mut h.nr_class } else { &mut h.total_sv }, key, n, no)?
+                }
+                "rho" | "probA" | "probB" => {
+                    let v = parse_each(key, list()?, "a number", no)?;
+                    let slot = match key {
+                        "rho" => &mut h.rho,
+                        "probA" => &mut h.prob_a,
+                        _ => &mut h.prob_b,
+                    };
+                    set(slot, key, v, no)?
+                }
+                "label" => set(&mut h.label, key, parse_each(key, list()?, "an integer class label", no)?, no)?,
+                "nr_sv" => set(&mut h.nr_sv, key, parse_each(key, list()?, "a count", no)?, no)?,
+                _ => return Err(lines.error(format!("unknown header field '{key}'"))),
+            }
+        }
+    }
+
+    /// The model the header describes, without its support vectors; and the number of
+    /// coefficient columns of each support-vector line.
+    fn into_model(self) -> Result<(Pending, usize)> {
+        let at = self.sv_line;
+        let svm_type = required(&self.svm_type, "svm_type", at)?.value;
+        let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
+        let gamma = || required(&self.gamma, "gamma", at).map(|f| f.value);
+        let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
+        let kernel = match kernel_field.value.as_str() {
+            "linear" => KernelSpec::Linear,
+            "polynomial" => KernelSpec::Poly { degree: required(&self.degree, "degree", at)?.value, gamma: gamma()?, coef0: coef0()? },
+            "rbf" => KernelSpec::Rbf { gamma: gamma()? },
+            "sigmoid" => KernelSpec::Sigmoid { gamma: gamma()?, coef0: coef0()? },
+            "precomputed" => KernelSpec::Precomputed,
+            k => {
+                return Err(Error::Parse {
+                    line: kernel_field.line,
+                    message: format!("unknown kernel_type '{k}' (expected linear, polynomial, rbf, sigmoid or precomputed)"),
+                })
+            }
+        };
+        let nr_class = required(&self.nr_class, "nr_class", at)?;
+        let total_sv = required(&self.total_sv, "total_sv", at)?;
+        let rho = required(&self.rho, "rho", at)?;
+        let k = nr_class.value;
+        let parse_err = |line: usize, message: String| Error::Parse { line, message };
+        match svm_type {
+            SvmType::CSvc if k < 2 => {
+                return Err(parse_err(nr_class.line, format!("nr_class is {k}; a classifier needs at least 2 classes")))
+            }
+            SvmType::EpsilonSvr if k != 2 => {
+                return Err(parse_err(nr_class.line, format!("nr_class is {k}; a regression model has nr_class 2")))
+            }
+            _ => {}
+        }
+        // (k fits the label line's length once that is checked; before, compute without overflow)
+        let pairs = (k as u128) * (k as u128 - 1) / 2;
+        if rho.value.len() as u128 != pairs {
+            return Err(parse_err(
+                rho.line,
+                format!("rho has {} values; nr_class {k} (line {}) needs {pairs}", rho.value.len(), nr_class.line),
+            ));
+        }
+        finite_all("rho", rho)?;
+        let (mut labels, mut n_support) = (Vec::new(), Vec::new());
+        let (mut prob_a, mut prob_b) = (Vec::new(), Vec::new());
+        match svm_type {
+            SvmType::CSvc => {
+                let label = required(&self.label, "label", at)?;
+                if label.value.len() as u64 != k {
+                    return Err(parse_err(
+                        label.line,
+                        format!("label lists {} classes but nr_class is {k} (line {})", label.value.len(), nr_class.line),
+                    ));
+                }
+                let mut sorted = label.value.clone();
+                sorted.sort_unstable();
+                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(parse_err(label.line, format!("class label {} appears twice", w[0])));
+                }
+                let nr_sv = required(&self.nr_sv, "nr_sv", at)?;
+                if nr_sv.value.len() as u64 != k {
+                    return Err(parse_err(
+                        nr_sv.line,
+                        format!("nr_sv has {} counts but nr_class is {k} (line {})", nr_sv.value.len(), nr_class.line),
+                    ));
+                }
+                let sum: u128 = nr_sv.value.iter().map(|&c| c as u128).sum();
+                if sum != total_sv.value as u128 {
+                    return Err(parse_err(
+                        nr_sv.line,
+                        format!("nr_sv adds up to {sum} but total_sv is {} (line {})", total_sv.value, total_sv.line),
+                    ));
+                }
+                match (&self.prob_a, &self.prob_b) {
+                    (None, None) => {}
+                    (Some(a), Some(b)) => {
+                        for (key, f) in [("probA", a), ("probB", b)] {
+                            if f.value.len() as u128 != pairs {
+                                return Err(parse_err(
+                                    f.line,
+                                    format!("{key} has {} values; nr_class {k} needs {pairs}", f.value.len()),
+                                ));
+                            }
+                            finite_all(key, f)?;
+                        }
+                        prob_a = a.value.clone();
+                        prob_b = b.value.clone();
+                    }
+                    (Some(f), None) | (None, Some(f)) => {
+                        return Err(parse_err(f.line, "probA and probB come together".into()));
+                    }
+                }
+                labels = label.value.clone();
+                // each count is at most total_sv, which the support-vector lines will have to show
+                n_support = nr_sv.value.iter().map(|&c| c as usize).collect();
+            }
+            SvmType::EpsilonSvr => {
+                for (key, f) in [("label", self.label.as_ref().map(|f| f.line)), ("nr_sv", self.nr_sv.as_ref().map(|f| f.line))] {
+                    if let Some(line) = f {
+                        return Err(parse_err(line, format!("a regression model has no {key} line")));
+                    }
+                }
+                if let Some(b) = &self.prob_b {
+                    return Err(parse_err(b.line, "a regression model has no probB line".into()));
+                }
+                if let Some(a) = &self.prob_a {
+                    if a.value.len() != 1 {
+                        return Err(parse_err(a.line, format!("a regression model's probA is one number, found {}", a.value.len())));
+                    }
+                    finite_all("probA", a)?;
+                    prob_a = a.value.clone();
+                }
+            }
+        }
+        let model = LibsvmModel {
+            svm_type,
+            kernel,
+            labels,
+            n_support,
+            rho: rho.value.clone(),
+            prob_a,
+            prob_b,
+            sv_coef: Vec::new(),
+            sv: CsrMatrix::new(),
+            sv_indices: Vec::new(),
+        };
+        let rows = (k - 1) as usize;
+        Ok((Pending { model, total_sv: total_sv.value, total_sv_line: total_sv.line, nr_class_line: nr_class.line }, rows))
+    }
+}
+
+/// A model whose header has been read and checked, waiting for its support vectors; the header's
+/// support-vector count stays here until the lines have shown that many.
+struct Pending {
+    model: LibsvmModel,
+    total_sv: u64,
+    total_sv_line: usize,
+    nr_class_line: usize,
+}
+
+fn read_support_vectors<R: BufRead>(
+    lines: &mut Lines<R>,
+    pending: Pending,
+    rows: usize,
+    offset: usize,
+) -> Result<LibsvmModel> {
+    let Pending { mut model, total_sv, total_sv_line, nr_class_line } = pending;
+    let precomputed = model.kernel.is_precomputed();
+    // `rows` is nr_class - 1, bounded by the label line's length
+    let mut coef: Vec<Vec<f64>> = vec![Vec::new(); rows];
+    let mut seen: u64 = 0;
+    let mut entries: Vec<(usize, f64)> = Vec::new();
+    while let Some(text) = lines.next_line()? {
+        let toks: Vec<&str> = text.split_whitespace().collect();
+        if toks.is_empty() {
+            if seen < total_sv {
+                return Err(lines.error(format!("empty line where support vector {} of {total_sv} was expected", seen + 1)));
+            }
+            continue;
+        }
+        if seen == total_sv {
+            return Err(lines.error(format!("more support vectors than total_sv {total_sv} (line {total_sv_line})")));
+        }
+        seen += 1;
+        for (r, tok) in toks.iter().take(rows).enumerate() {
+            if tok.contains(':') {
+                return Err(lines.error(format!(
+                    "expected {rows} coefficient(s) (nr_class - 1, nr_class on line {nr_class_line}) before the first index:value, found {r}"
+                )));
+            }
+            let c: f64 = tok.parse().map_err(|_| lines.error(format!("coefficient '{tok}' is not a number")))?;
+            if !c.is_finite() {
+                return Err(lines.error(format!("coefficient '{tok}' is not a finite number")));
+            }
+            coef[r].push(c);
+        }
+        if toks.len() < rows {
+            return Err(lines.error(format!(
+                "expected {rows} coefficient(s) (nr_class - 1, nr_class on line {nr_class_line}), found {}",
+                toks.len()
+            )));
+        }
+        entries.clear();
+        let mut prev: i64 = -1;
+        for tok in &toks[rows..] {
+            let Some((idx, val)) = tok.split_once(':') else {
+                let hint = if tok.parse::<f64>().is_ok() {
+                    format!(": a coefficient too many for nr_class on line {nr_class_line}?")
+                } else {
+                    String::new()
+                };
+                return Err(lines.error(format!("'{tok}' is not index:value{hint}")));
+            };
+            let j: i64 = idx.parse().map_err(|_| lines.error(format!("feature index '{idx}' is not an integer")))?;
+            if precomputed {
+                let serial: u64 = val
+                    .parse()
+                    .ok()
+                    .filter(|&s| s >= 1 && s <= MAX_INDEX as u64)
+                    .ok_or_else(|| lines.error(format!("'{tok}': a precomputed-kernel model names its support vector as 0:n, n a training serial number from 1")))?;
+                if j != 0 || toks.len() != rows + 1 {
+                    return Err(lines.error("a precomputed-kernel model's support vector is the single entry 0:n".into()));
+                }
+                model.sv_indices.push(serial as usize - 1);
+                continue;
+            }
+            let v: f64 = val.parse().map_err(|_| lines.error(format!("value '{val}' of feature {idx} is not a number")))?;
+            if j < offset as i64 {
+                return Err(lines.error(format!(
+                    "feature index {j} in a model read as one-based (indices start at 1); read it as zero-based"
+                )));
+            }
+            let column = j - offset as i64;
+            if column > MAX_INDEX {
+                return Err(lines.error(format!("feature index {j} is out of range (at most {})", MAX_INDEX + offset as i64)));
+            }
+            if j <= prev {
+                return Err(lines.error(format!("feature indices must increase (found {j} after {prev})")));
+            }
+            if !v.is_finite() {
+                return Err(lines.error(format!("value of feature {j} is not a finite number")));
+            }
+            prev = j;
+            if v != 0.0 {
+                entries.push((column as usize, v));
+            }
+        }
+        if precomputed && toks.len() == rows {
+            return Err(lines.error("a precomputed-kernel model's support vector is the single entry 0:n".into()));
+        }
+        if !precomputed {
+            model.sv.push_row(entries.iter().copied());
+        }
+    }
+    if seen < total_sv {
+        return Err(lines.error(format!(
+            "the file ends after {seen} of the {total_sv} support vectors total_sv announces (line {total_sv_line})"
+        )));
+    }
+    model.sv_coef = coef.concat();
+    if let KernelSpec::Precomputed = model.kernel {
+        model.sv = CsrMatrix::new();
+    }
+    model.check().map_err(|e| lines.error(e.to_string()))?;
+    Ok(model)
+}
