@@ -253,6 +253,32 @@ pub(crate) fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f
     }
 }
 
+/// sum over the features two sparse rows share, by merging their sorted indices: what a sparse
+/// query costs against sparse targets too wide to scatter the query into a dense buffer.
+#[inline(always)]
+fn merge_dot<Q: Real, T: Real>(qi: &[i32], qv: &[Q], ti: &[i32], tv: &[T]) -> f64 {
+    let (mut a, mut b, mut s) = (0, 0, 0.0);
+    while a < qi.len() && b < ti.len() {
+        match qi[a].cmp(&ti[b]) {
+            std::cmp::Ordering::Less => a += 1,
+            std::cmp::Ordering::Greater => b += 1,
+            std::cmp::Ordering::Equal => {
+                s += qv[a].to_f64() * tv[b].to_f64();
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    s
+}
+
+/// Whether a table with an entry per feature is small beside the sparse data itself (its
+/// nonzeros): then a dense scatter buffer or a column index costs O(data), not O(features),
+/// and a file naming feature 2^31 - 2 cannot make the engine allocate gigabytes.
+fn per_feature_table_fits(cols: usize, nnz: usize) -> bool {
+    cols <= nnz.saturating_mul(3) / 2 + (1 << 17)
+}
+
 /// Rows are visited in the solver's order, not memory order: ask for the row a few steps
 /// ahead so its first cache lines arrive while the current one is computed.
 const PREFETCH_DISTANCE: usize = 6;
@@ -411,6 +437,28 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
         }
     }
     let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < targets.cols());
+    #[inline(always)]
+    fn merge_rows<Q: Real, T: Real>(qi: &[i32], qv: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
+        for (o, &c) in tmp.iter_mut().zip(cols) {
+            let (ti, tv) = t.row(c);
+            *o = merge_dot(qi, qv, ti, tv);
+        }
+    }
+    match (*q, targets) {
+        (Query::S64(qi, qv), Matrix::Csr64(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
+            return merge_rows(qi, qv, t, cols, tmp)
+        }
+        (Query::S64(qi, qv), Matrix::Csr32(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
+            return merge_rows(qi, qv, t, cols, tmp)
+        }
+        (Query::S32(qi, qv), Matrix::Csr64(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
+            return merge_rows(qi, qv, t, cols, tmp)
+        }
+        (Query::S32(qi, qv), Matrix::Csr32(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
+            return merge_rows(qi, qv, t, cols, tmp)
+        }
+        _ => {}
+    }
     match *q {
         Query::D64(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
         Query::D32(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
@@ -709,8 +757,8 @@ impl<'a> KernelEngine<'a> {
         }
         let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
         let columns = match (copies, &targets) {
-            (true, Matrix::Csr64(m)) if fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
-            (true, Matrix::Csr32(m)) if fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
+            (true, Matrix::Csr64(m)) if per_feature_table_fits(m.cols, m.indices.len()) && fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
+            (true, Matrix::Csr32(m)) if per_feature_table_fits(m.cols, m.indices.len()) && fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
             _ => None,
         };
         let narrow_dense = !targets.is_sparse() && targets.cols() <= DENSE_COLUMNS_MAX_WIDTH;
