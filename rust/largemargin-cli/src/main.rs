@@ -5,14 +5,20 @@
 //!   largemargin-cli eval TEST_FILE MODEL_FILE
 //!
 //! Options follow LIBSVM's svm-train where they overlap. Files may be plain, .gz or .bz2.
+//! A model file means what it means to LIBSVM: `train` writes feature indices as the training
+//! file numbers them, and `predict`/`eval` match the indices of the model and the test file
+//! literally, as svm-predict does. Every output file is written whole or not at all.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use largemargin::libsvm_format::{self, IndexBase, LibsvmData};
-use largemargin::model::LibsvmModel;
+use largemargin::atomic_file::write_atomically;
+use largemargin::data::CsrMatrix;
+use largemargin::libsvm_format::{self, IndexBase, LibsvmData, LibsvmParser};
+use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::svm::{train_svc, train_svr, SvmParams};
 use largemargin::{Control, KernelSpec};
 
@@ -23,17 +29,20 @@ const USAGE: &str = "usage:
 train options:
   -s type     0 = C-SVC (default), 3 = epsilon-SVR
   -t kernel   0 linear, 1 polynomial, 2 rbf (default), 3 sigmoid
-  -d degree   polynomial degree (3)
-  -g gamma    kernel gamma (default 1/num_features)
+  -d degree   polynomial degree, an integer >= 0 (3)
+  -g gamma    kernel gamma, > 0 (default 1/num_features)
   -r coef0    kernel coef0 (0)
-  -c C        cost (1)
-  -p epsilon  SVR tube half-width (0.1)
-  -m MB       kernel cache size (200)
-  -e tol      stopping tolerance (0.001)
+  -c C        cost, > 0 (1)
+  -p epsilon  SVR tube half-width, >= 0 (0.1)
+  -m MB       kernel cache size, > 0 (200)
+  -e tol      stopping tolerance, > 0 (0.001)
   -h 0|1      shrinking (1)
   -b 0|1      probability estimates (0)
-  -j threads  worker threads (all cores)
-  -z          feature indices are 0-based (default: 1-based unless an index 0 occurs)";
+  -j threads  worker threads, 1 to 1024 (all cores)
+  -z          feature indices are 0-based (default: 1-based unless an index 0 occurs)
+  -q          quiet
+The model file numbers features as the training file does. predict and eval match the
+feature indices of the model and the test file as written, as LIBSVM's svm-predict does.";
 
 fn open(path: &str) -> Result<Box<dyn BufRead>, String> {
     let f = File::open(path).map_err(|e| format!("{path}: {e}"))?;
@@ -46,8 +55,15 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, String> {
     })
 }
 
-fn read_data(path: &str, base: IndexBase) -> Result<LibsvmData, String> {
-    libsvm_format::read(open(path)?, base).map_err(|e| format!("{path}: {e}"))
+/// A data file's rows with raw indices, base not yet applied.
+fn parse_data(path: &str) -> Result<LibsvmParser, String> {
+    let mut parser = LibsvmParser::new();
+    libsvm_format::feed_all(&mut parser, open(path)?).map_err(|e| format!("{path}: {e}"))?;
+    Ok(parser)
+}
+
+fn finish(parser: LibsvmParser, path: &str, base: IndexBase) -> Result<LibsvmData, String> {
+    parser.finish(base).map_err(|e| format!("{path}: {e}"))
 }
 
 struct TrainArgs {
@@ -64,39 +80,103 @@ struct TrainArgs {
     probability: bool,
     threads: Option<usize>,
     base: IndexBase,
+    quiet: bool,
+}
+
+/// An integer option within [lo, hi]: "2.7", "nan", "1e10" and out-of-range values are refused.
+fn integer(opt: &str, v: &str, lo: i64, hi: i64) -> Result<i64, String> {
+    match v.parse::<i64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(format!("option {opt}: '{v}' is not an integer from {lo} to {hi}")),
+    }
+}
+
+/// A real option: finite, and positive (or at least zero) where `positive` says so.
+fn real(opt: &str, v: &str, positive: Option<bool>) -> Result<f64, String> {
+    let x: f64 = v.parse().map_err(|_| format!("option {opt}: '{v}' is not a number"))?;
+    let ok = x.is_finite()
+        && match positive {
+            Some(true) => x > 0.0,
+            Some(false) => x >= 0.0,
+            None => true,
+        };
+    if !ok {
+        let what = match positive {
+            Some(true) => "a positive number",
+            Some(false) => "a number >= 0",
+            None => "a finite number",
+        };
+        return Err(format!("option {opt}: '{v}' is not {what}"));
+    }
+    Ok(x)
+}
+
+fn flag(opt: &str, v: &str) -> Result<bool, String> {
+    match v {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(format!("option {opt}: '{v}' is not 0 or 1")),
+    }
 }
 
 fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
     let mut a = TrainArgs {
         svr: false, kernel: 2, degree: 3, gamma: None, coef0: 0.0, c: 1.0, epsilon: 0.1, cache_mb: 200.0,
-        tol: 1e-3, shrinking: true, probability: false, threads: None, base: IndexBase::Auto,
+        tol: 1e-3, shrinking: true, probability: false, threads: None, base: IndexBase::Auto, quiet: false,
     };
     let mut files = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        if arg == "-z" {
-            a.base = IndexBase::Zero;
-            continue;
+        match arg.as_str() {
+            "-z" => {
+                a.base = IndexBase::Zero;
+                continue;
+            }
+            "-q" => {
+                a.quiet = true;
+                continue;
+            }
+            _ => {}
         }
-        if !arg.starts_with('-') || arg.len() != 2 {
+        if !arg.starts_with('-') || arg.len() == 1 {
             files.push(arg.clone());
             continue;
         }
+        if arg.len() != 2 {
+            let hint = if arg.starts_with("-w") { " (per-class weights -wi are not supported)" } else { "" };
+            return Err(format!("unknown option {arg}{hint}"));
+        }
         let v = it.next().ok_or(format!("option {arg} needs a value"))?;
-        let num = |v: &str| v.parse::<f64>().map_err(|_| format!("option {arg}: '{v}' is not a number"));
-        match arg.as_str() {
-            "-s" => a.svr = match v.as_str() { "0" => false, "3" => true, _ => return Err(format!("-s {v}: only 0 (C-SVC) and 3 (epsilon-SVR)")) },
-            "-t" => a.kernel = num(v)? as u32,
-            "-d" => a.degree = num(v)? as u32,
-            "-g" => a.gamma = Some(num(v)?),
-            "-r" => a.coef0 = num(v)?,
-            "-c" => a.c = num(v)?,
-            "-p" => a.epsilon = num(v)?,
-            "-m" => a.cache_mb = num(v)?,
-            "-e" => a.tol = num(v)?,
-            "-h" => a.shrinking = num(v)? != 0.0,
-            "-b" => a.probability = num(v)? != 0.0,
-            "-j" => a.threads = Some(num(v)? as usize),
+        let opt = arg.as_str();
+        match opt {
+            "-s" => {
+                a.svr = match integer(opt, v, 0, 4)? {
+                    0 => false,
+                    3 => true,
+                    _ => return Err(format!("-s {v}: only 0 (C-SVC) and 3 (epsilon-SVR) are supported")),
+                }
+            }
+            "-t" => {
+                a.kernel = integer(opt, v, 0, 4)? as u32;
+                if a.kernel == 4 {
+                    return Err("-t 4: precomputed kernels are trained from Python (largemargin.SVC)".into());
+                }
+            }
+            "-d" => a.degree = integer(opt, v, 0, i32::MAX as i64)? as u32,
+            "-g" => a.gamma = Some(real(opt, v, Some(true))?),
+            "-r" => a.coef0 = real(opt, v, None)?,
+            "-c" => a.c = real(opt, v, Some(true))?,
+            "-p" => a.epsilon = real(opt, v, Some(false))?,
+            "-m" => {
+                a.cache_mb = real(opt, v, Some(true))?;
+                if a.cache_mb * 1048576.0 >= usize::MAX as f64 / 2.0 {
+                    return Err(format!("option -m: '{v}' MB is more memory than this machine can address"));
+                }
+            }
+            "-e" => a.tol = real(opt, v, Some(true))?,
+            "-h" => a.shrinking = flag(opt, v)?,
+            "-b" => a.probability = flag(opt, v)?,
+            "-j" => a.threads = Some(integer(opt, v, 1, 1024)? as usize),
             _ => return Err(format!("unknown option {arg}")),
         }
     }
@@ -108,19 +188,20 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
 
 fn train(args: &[String]) -> Result<(), String> {
     let (a, data_path, model_path) = parse_train(args)?;
-    let data = read_data(&data_path, a.base)?;
+    let parser = parse_data(&data_path)?;
+    let base = a.base.for_files([parser.uses_index_zero()]);
+    let data = finish(parser, &data_path, base)?;
+    if data.labels.is_empty() {
+        return Err(format!("{data_path}: no examples"));
+    }
     let x = data.x.view();
     let gamma = a.gamma.unwrap_or(1.0 / x.cols().max(1) as f64);
     let kernel = match a.kernel {
         0 => KernelSpec::Linear,
         1 => KernelSpec::Poly { degree: a.degree, gamma, coef0: a.coef0 },
         2 => KernelSpec::Rbf { gamma },
-        3 => KernelSpec::Sigmoid { gamma, coef0: a.coef0 },
-        k => return Err(format!("-t {k}: unknown kernel type")),
+        _ => KernelSpec::Sigmoid { gamma, coef0: a.coef0 },
     };
-    if !(a.c > 0.0) {
-        return Err("-c: C must be positive".into());
-    }
     let params = SvmParams {
         kernel: kernel.clone(),
         tol: a.tol,
@@ -139,15 +220,15 @@ fn train(args: &[String]) -> Result<(), String> {
     } else {
         let mut labels: Vec<i64> = Vec::new();
         for &l in &data.labels {
-            if l.fract() != 0.0 {
-                return Err(format!("{data_path}: class label {l} is not an integer"));
+            if l.fract() != 0.0 || l.abs() > i32::MAX as f64 {
+                return Err(format!("{data_path}: class label {l} is not an integer (LIBSVM's labels are)"));
             }
             labels.push(l as i64);
         }
         let mut classes = labels.clone();
         classes.sort_unstable();
         classes.dedup();
-        let y: Vec<usize> = labels.iter().map(|l| classes.binary_search(l).unwrap()).collect();
+        let y: Vec<usize> = labels.iter().map(|l| classes.binary_search(l).unwrap_or(0)).collect();
         let fit = pool.install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control)).map_err(|e| e.to_string())?;
         (
             LibsvmModel::from_svc(&fit, &x, kernel, classes),
@@ -157,58 +238,108 @@ fn train(args: &[String]) -> Result<(), String> {
         )
     };
     let elapsed = started.elapsed().as_secs_f64();
-    println!(
-        "trained on {} examples in {elapsed:.2} s: {} support vectors, {iterations} iterations, dual objective {objective:.6}, {evals} kernel evaluations",
-        data.labels.len(),
-        model.n_sv()
-    );
-    let f = File::create(&model_path).map_err(|e| format!("{model_path}: {e}"))?;
-    model.write(BufWriter::new(f)).map_err(|e| format!("{model_path}: {e}"))
+    if !a.quiet {
+        println!(
+            "trained on {} examples in {elapsed:.2} s: {} support vectors, {iterations} iterations, dual objective {objective:.6}, {evals} kernel evaluations ({} feature indices)",
+            data.labels.len(),
+            model.n_sv(),
+            if base == IndexBase::Zero { "0-based" } else { "1-based" }
+        );
+    }
+    model.save(Path::new(&model_path), base).map_err(|e| e.to_string())
 }
 
 fn load_model(path: &str) -> Result<LibsvmModel, String> {
-    let f = File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    LibsvmModel::read(BufReader::new(f)).map_err(|e| format!("{path}: {e}"))
+    // read literally (index i is column i), as the test file is read: both then mean what they
+    // mean to svm-predict, whatever base the files were written with
+    LibsvmModel::load(Path::new(path), IndexBase::Zero).map_err(|e| e.to_string())
+}
+
+/// A precomputed kernel's test rows as LIBSVM writes them: `0:serial 1:K(x, x_1) ...`. The
+/// model's support vectors are training indices counted from 0, so the serial goes and the
+/// kernel values move down a column.
+fn drop_serial_column(x: &CsrMatrix) -> CsrMatrix {
+    let view = x.view();
+    let mut out = CsrMatrix::new();
+    for i in 0..view.rows() {
+        out.push_row(view.row_entries(i).into_iter().filter(|&(j, _)| j > 0).map(|(j, v)| (j - 1, v)));
+    }
+    out.cols = x.cols.saturating_sub(1);
+    out
 }
 
 fn predict_file(data_path: &str, model_path: &str) -> Result<(Vec<f64>, Vec<f64>, LibsvmModel), String> {
     let model = load_model(model_path)?;
-    // Model files number features from 1; data files are read the same way unless they use 0.
-    let data = read_data(data_path, IndexBase::Auto)?;
-    let pred = model.predict(&data.x.view()).map_err(|e| e.to_string())?;
+    let mut data = finish(parse_data(data_path)?, data_path, IndexBase::Zero)?;
+    if model.kernel.is_precomputed() {
+        data.x = drop_serial_column(&data.x);
+    }
+    let pred = model.predict(&data.x.view()).map_err(|e| format!("{data_path}: {e}"))?;
     Ok((pred, data.labels, model))
 }
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
+fn predict(args: &[String]) -> Result<(), String> {
+    let (pred, _, _) = predict_file(&args[0], &args[1])?;
+    let mut text = String::with_capacity(pred.len() * 4);
+    for p in pred {
+        text.push_str(&format!("{p}\n"));
+    }
+    write_atomically(Path::new(&args[2]), |w| Ok(w.write_all(text.as_bytes())?)).map_err(|e| e.to_string())
+}
+
+fn eval(args: &[String]) -> Result<(), String> {
+    let (pred, truth, model) = predict_file(&args[0], &args[1])?;
+    let n = truth.len().max(1) as f64;
+    if model.svm_type == SvmType::EpsilonSvr {
+        let mae = pred.iter().zip(&truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n;
+        let mse = pred.iter().zip(&truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
+        println!("MAE {mae:.6} MSE {mse:.6} ({} examples)", truth.len());
+    } else {
+        let wrong = pred.iter().zip(&truth).filter(|(p, t)| p != t).count() as f64;
+        println!("error {:.4} % ({} examples)", 100.0 * wrong / n, truth.len());
+    }
+    Ok(())
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
         Some("train") => train(&args[1..]),
-        Some("predict") if args.len() == 4 => predict_file(&args[1], &args[2]).and_then(|(pred, _, _)| {
-            let f = File::create(&args[3]).map_err(|e| format!("{}: {e}", args[3]))?;
-            let mut w = BufWriter::new(f);
-            for p in pred {
-                writeln!(w, "{p}").map_err(|e| e.to_string())?;
-            }
-            Ok(())
-        }),
-        Some("eval") if args.len() == 3 => predict_file(&args[1], &args[2]).map(|(pred, truth, model)| {
-            let n = truth.len() as f64;
-            if model.svm_type == largemargin::model::SvmType::EpsilonSvr {
-                let mae = pred.iter().zip(&truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n;
-                let mse = pred.iter().zip(&truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
-                println!("MAE {mae:.6} MSE {mse:.6} ({} examples)", truth.len());
-            } else {
-                let wrong = pred.iter().zip(&truth).filter(|(p, t)| p != t).count() as f64;
-                println!("error {:.4} % ({} examples)", 100.0 * wrong / n, truth.len());
-            }
-        }),
+        Some("predict") if args.len() == 4 => predict(&args[1..]),
+        Some("eval") if args.len() == 3 => eval(&args[1..]),
         _ => Err(USAGE.to_string()),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("largemargin-cli: {e}");
+    }
+}
+
+fn main() -> ExitCode {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" at start-up, before any thread exists.
+    unsafe {
+        // past a file-size limit a write then fails with EFBIG, which is reported, instead of
+        // the process being killed
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+    // one line for a bug too, never a backtrace
+    std::panic::set_hook(Box::new(|info| {
+        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!("largemargin-cli: internal error{place}: {}", what.replace('\n', " "));
+    }));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match std::panic::catch_unwind(|| run(&args)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            if e == USAGE {
+                eprintln!("{USAGE}");
+            } else {
+                eprintln!("largemargin-cli: {}", e.replace('\n', " "));
+            }
             ExitCode::from(2)
         }
+        Err(_) => ExitCode::from(2),
     }
 }
