@@ -7,7 +7,7 @@ stochastic gradient), ``MixtureSVC``/``MixtureSVR`` (hard mixtures of experts), 
 
 from ._native import __version__
 from .ambiguous import AmbiguousLaRankClassifier, make_ambiguous
-from .datasets import load_adult, load_libsvm, make_forest_like
+from .datasets import load_adult, load_libsvm, load_libsvm_files, make_forest_like
 from .larank import LaRankClassifier
 from .linear import LinearSGD, MarginPerceptron
 from .mixture import MixtureSVC, MixtureSVR
@@ -17,4 +17,4 @@ from .online import Huller, KernelPerceptron, LaSVM
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
 from .svm import SVC, SVR
 
-__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVR", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVR", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

@@ -1,5 +1,11 @@
 """The `largemargin` console command: train, predict and evaluate kernel SVMs on LIBSVM files,
-or on the bundled Adult dataset when no file is given."""
+or on the bundled Adult dataset when no file is given.
+
+A run reads all its files with one index base. `train` reads the training and test files with the
+base given (`--zero-based`/`--one-based`) or, by default, zero-based if either uses feature index
+0; the model is written with that base, so that LIBSVM's tools read it as it was meant. `predict`
+and `eval` match the indices of the model and the data file literally, as LIBSVM's svm-predict
+does, so they need no base. Output files are written whole or not at all."""
 
 import argparse
 import sys
@@ -7,7 +13,8 @@ import time
 
 import numpy as np
 
-from .datasets import load_adult, load_libsvm
+from . import _native
+from .datasets import _read_files, load_adult, load_libsvm
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
 from .online import LaSVM
@@ -18,10 +25,6 @@ def _gamma(text):
     return text if text in ("scale", "auto") else float(text)
 
 
-def _load(path, n_features=None):
-    return load_libsvm(path, n_features=n_features, zero_based="auto")
-
-
 def _train(args):
     if args.data is None:
         Xtr, ytr = load_adult("train")
@@ -29,15 +32,12 @@ def _train(args):
         name = "adult (bundled: 32,561 train / 16,281 test, 123 features)"
         C = 100.0 if args.C is None else args.C
         gamma = 0.005 if args.gamma is None else args.gamma
+        zero_based = True  # the bundled files are zero-based
     else:
-        Xtr, ytr = _load(args.data)
-        Xte = yte = None
-        if args.test:
-            Xte, yte = _load(args.test)
-            width = max(Xtr.shape[1], Xte.shape[1])
-            Xtr, _ = _load(args.data, width)
-            Xte, _ = _load(args.test, width)
-        name = args.data
+        paths = [args.data] + ([args.test] if args.test else [])
+        parts, zero_based = _read_files(paths, None, args.zero_based, np.float64)
+        (Xtr, ytr), (Xte, yte) = parts[0], parts[1] if args.test else (None, None)
+        name = f"{args.data} ({'0' if zero_based else '1'}-based feature indices)"
         C = 1.0 if args.C is None else args.C
         gamma = "scale" if args.gamma is None else args.gamma
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
@@ -71,7 +71,7 @@ def _train(args):
         else:
             print(f"test error      {100 * np.mean(pred != yte):.2f} %  ({len(yte)} examples, {pt:.2f} s)")
     if args.model:
-        save_libsvm_model(model, args.model)
+        save_libsvm_model(model, args.model, zero_based=zero_based)
         print(f"model written to {args.model}")
     return 0
 
@@ -96,22 +96,21 @@ def _train_linear(args, name, Xtr, ytr, Xte, yte):
 
 
 def _model_and_data(model_path, data_path):
-    """A saved model and a data file, widened to the same number of features."""
-    model = load_libsvm_model(model_path)
-    X, y = _load(data_path)
-    if model.kernel != "precomputed" and X.shape[1] != model.n_features_in_:
-        width = max(X.shape[1], model.n_features_in_)
-        model = load_libsvm_model(model_path, n_features=width)
-        X, y = _load(data_path, width)
+    """A saved model and a data file, indices matched as written (as svm-predict matches them):
+    both are read zero-based, so that index i is column i in both."""
+    model = load_libsvm_model(model_path, zero_based=True)
+    X, y = load_libsvm(data_path, zero_based=True)
+    if model.kernel == "precomputed":
+        # LIBSVM's precomputed rows are `0:serial 1:K(x, x_1) ...`: drop the serial number
+        X = X[:, 1:]
     return model, X, y
 
 
 def _predict(args):
     model, X, _ = _model_and_data(args.model, args.data)
-    text = "".join(f"{v:g}\n" for v in model.predict(X))
+    text = "".join(f"{v:.17g}\n" for v in model.predict(X))
     if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+        _native.write_file_atomically(str(args.output), text.encode())
     else:
         sys.stdout.write(text)
     return 0
@@ -132,8 +131,13 @@ def build_parser():
     sub = p.add_subparsers(dest="command")
     t = sub.add_parser("train", help="train an SVM (on the bundled Adult data when no file is given)")
     t.add_argument("data", nargs="?", help="training file in LIBSVM format (.gz/.bz2 ok)")
-    t.add_argument("--test", help="test file to report the error on")
-    t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format)")
+    t.add_argument("--test", help="test file to report the error on (read with the training file's index base)")
+    base = t.add_mutually_exclusive_group()
+    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
+                      help="feature indices start at 0 (default: 0 if either file uses index 0, else 1)")
+    base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
+                      help="feature indices start at 1")
+    t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format, the data's index base)")
     t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
     t.add_argument("--solver", default="smo", choices=["smo", "lasvm", "sgdqn", "svmsgd2"],
                    help="smo (batch, LIBSVM's algorithm) or lasvm (online: one pass and a finishing step)")
@@ -151,11 +155,11 @@ def build_parser():
     t.add_argument("-j", "--n-jobs", type=int, default=None, help="threads (default: all cores)")
     t.add_argument("-b", "--probability", action="store_true")
     t.add_argument("-v", "--verbose", action="store_true")
-    pr = sub.add_parser("predict", help="predict a LIBSVM file with a saved model")
+    pr = sub.add_parser("predict", help="predict a LIBSVM file with a saved model (indices matched as written)")
     pr.add_argument("model")
     pr.add_argument("data")
     pr.add_argument("-o", "--output", help="write predictions here instead of stdout")
-    ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file")
+    ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file (indices matched as written)")
     ev.add_argument("model")
     ev.add_argument("data")
     sub.add_parser("plugins", help="list the installed plugins and what each registers")
@@ -175,6 +179,10 @@ def _plugins(args):
     return 0
 
 
+def _one_line(e):
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
@@ -186,12 +194,15 @@ def main(argv=None):
             return _eval(args)
         if args.command == "plugins":
             return _plugins(args)
-    except (ValueError, OSError) as e:
-        print(f"largemargin: error: {e}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("largemargin: interrupted", file=sys.stderr)
         return 130
+    except (ValueError, OSError) as e:
+        print(f"largemargin: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug: still one line, never a traceback
+        print(f"largemargin: internal error: {type(e).__name__}: {_one_line(e)}", file=sys.stderr)
+        return 2
     build_parser().print_help()
     return 1
 

@@ -5,6 +5,8 @@ used (RCV1-like sparse text, ALPHA/DELTA-like dense badly conditioned data)."""
 
 import bz2
 import gzip
+import numbers
+import zlib
 from importlib import resources
 
 import numpy as np
@@ -26,35 +28,96 @@ def _open(path):
 
 def _feed(reader, f, rows_wanted=None):
     """Feeds the reader from file f until it holds `rows_wanted` rows (None: to the end); returns
-    whether the file has more."""
+    whether the file has more. A compressed stream that cannot be decoded is a ValueError saying
+    how far it was read (the caller adds the file's name)."""
     while rows_wanted is None or reader.rows() < rows_wanted:
-        block = f.read(_CHUNK)
+        try:
+            block = f.read(_CHUNK)
+        except (EOFError, OSError, zlib.error) as e:
+            if isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile) and e.errno is not None:
+                raise  # a real I/O failure (it names the file), not undecodable data
+            raise ValueError(
+                f"the compressed data is corrupt or truncated after line {reader.lines()} ({e or type(e).__name__})"
+            ) from None
         if not block:
             return False
         reader.feed(block)
     return True
 
 
+def _base(zero_based):
+    if isinstance(zero_based, str) and zero_based == "auto":
+        return None
+    if isinstance(zero_based, (bool, np.bool_)):
+        return bool(zero_based)
+    raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+
+
+def _check_width(n_features):
+    if n_features is not None and not (isinstance(n_features, numbers.Integral) and n_features >= 0):
+        raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
+
+
+def _read_files(paths, n_features, zero_based, dtype):
+    """Reads LIBSVM files with one index base for all of them (with "auto": zero-based if any of
+    them uses index 0) and one width. Returns the (X, y) pairs and the base used."""
+    _check_width(n_features)
+    base = _base(zero_based)
+    readers = []
+    for path in paths:
+        reader = _native.LibsvmReader()
+        try:
+            with _open(path) as f:
+                _feed(reader, f)
+            reader.end_input()
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        readers.append(reader)
+    if base is None:
+        base = any(r.uses_index_zero() for r in readers)
+    parts = []
+    for path, reader in zip(paths, readers):
+        try:
+            parts.append(reader.finish(base))
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+    width = max([cols for *_, cols in parts], default=0)
+    if n_features is not None:
+        for path, (*_, cols) in zip(paths, parts):
+            if n_features < cols:
+                raise ValueError(f"{path}: feature index {cols - 1 + (not base)} does not fit n_features={n_features}")
+        width = n_features
+    out = []
+    for labels, indptr, indices, data, _ in parts:
+        X = sp.csr_matrix((data.astype(dtype, copy=False), indices, indptr), shape=(len(labels), width))
+        out.append((X, labels))
+    return out, base
+
+
 def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     """Read a LIBSVM/svmlight file (plain, .gz or .bz2) into (X, y): X a CSR matrix.
 
-    `zero_based`: True, False or "auto" (zero-based if any feature index 0 occurs). `n_features`
-    widens X to that many columns (test files often omit the last features). A malformed line
-    raises ValueError naming the file and the line."""
-    reader = _native.LibsvmReader()
-    try:
-        with _open(path) as f:
-            _feed(reader, f)
-        zb = None if zero_based == "auto" else bool(zero_based)
-        labels, indptr, indices, data, cols = reader.finish(zb)
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
-    if n_features is not None:
-        if n_features < cols:
-            raise ValueError(f"{path}: feature index {cols - 1} does not fit n_features={n_features}")
-        cols = n_features
-    X = sp.csr_matrix((data.astype(dtype, copy=False), indices, indptr), shape=(len(labels), cols))
-    return X, labels
+    `zero_based`: True, False or "auto" (zero-based if any feature index 0 occurs). Files that go
+    together (training and test data) must be read with the same base: read them with
+    `load_libsvm_files`, or state the base. `n_features` widens X to that many columns (test
+    files often omit the last features). A malformed line raises ValueError naming the file and
+    the line."""
+    [(X, y)], _ = _read_files([path], n_features, zero_based, dtype)
+    return X, y
+
+
+def load_libsvm_files(files, n_features=None, zero_based="auto", dtype=np.float64):
+    """Read several LIBSVM/svmlight files that go together (training and test data) with one index
+    base and one width: returns ``[X1, y1, X2, y2, ...]``, as scikit-learn's
+    ``load_svmlight_files``.
+
+    With ``zero_based="auto"`` the files are zero-based if any of them uses feature index 0, so a
+    test file whose rows never mention feature 0 is still read as its training file is. Every X
+    has `n_features` columns, by default as many as the widest file needs."""
+    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
+        raise ValueError("files must be a list of paths; use load_libsvm for one file")
+    pairs, _ = _read_files(list(files), n_features, zero_based, dtype)
+    return [part for pair in pairs for part in pair]
 
 
 def _bundled(name):
@@ -80,12 +143,15 @@ def iter_libsvm(path, n_features, chunk_rows=100_000, zero_based=False, dtype=np
         raise ValueError(f"zero_based must be True or False when reading in chunks, got {zero_based!r}")
     if not (isinstance(chunk_rows, (int, np.integer)) and chunk_rows > 0):
         raise ValueError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    _check_width(n_features)
+    if n_features is None:
+        raise ValueError("n_features must be given when reading in chunks")
     reader = _native.LibsvmReader()
 
     def chunk(last):
         labels, indptr, indices, data, cols = reader.take(bool(zero_based), last)
         if cols > n_features:
-            raise ValueError(f"{path}: feature index {cols - 1} does not fit n_features={n_features}")
+            raise ValueError(f"feature index {cols - 1 + (not zero_based)} does not fit n_features={n_features}")
         return sp.csr_matrix((data.astype(dtype, copy=False), indices, indptr), shape=(len(labels), n_features)), labels
 
     try:

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _native
+from ._ovo import pair_reorder
 from ._arrays import is_sparse, to_native, variance
 from ._checks import check_n_jobs, draw_seed
 from ._guard import at_least_two
@@ -39,6 +40,21 @@ def _ovr_from_ovo(dec, n_classes):
             conf[:, b] -= d
             p += 1
     return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+def _same_width(A, B):
+    """A and B with as many columns as the wider of them, the added ones zero."""
+    width = max(A.shape[1], B.shape[1])
+
+    def widen(M):
+        if M.shape[1] == width:
+            return M
+        if sp.issparse(M):
+            M = sp.csr_matrix(M)
+            return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], width))
+        return np.hstack([M, np.zeros((M.shape[0], width - M.shape[1]), dtype=M.dtype)])
+
+    return widen(A), widen(B)
 
 
 def _linear_coef(self):
@@ -196,6 +212,8 @@ class _BaseSVM(BaseEstimator):
 
     def _finish_fit(self, fit, Xk, started):
         self.fit_time_ = time.perf_counter() - started
+        for read_from_file in ("_libsvm_file_order", "_any_width", "_libsvm_zero_based"):
+            self.__dict__.pop(read_from_file, None)  # set by load_libsvm_model; a fit replaces them
         self.support_ = fit["support"].astype(np.int32)
         self.n_kernel_evals_ = int(fit["kernel_evals"])
         self.objective_ = fit["objective"]
@@ -244,16 +262,22 @@ class _BaseSVM(BaseEstimator):
             ]
             return np.vstack(parts) if parts else np.empty((0, max(len(intercept), 1)))
         X = self._validate_X(X, reset=False)
+        any_width = getattr(self, "_any_width", False)
         if self._native_kernel == "precomputed":
-            if X.shape[1] != self.shape_fit_[0]:
+            if X.shape[1] != self.shape_fit_[0] and not (any_width and X.shape[1] >= self.shape_fit_[0]):
                 raise ValueError(
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, the number of samples at training time"
                 )
             Xn = to_native(X)
             return decide(Xn, Xn, self.support_.astype(np.int64), kernel)
+        sv = self.support_vectors_
+        if any_width and X.shape[1] != sv.shape[1]:
+            # a model read from a LIBSVM file without its width: features are matched by index, a
+            # feature missing on one side being zero there, as LIBSVM does
+            X, sv = _same_width(X, sv)
         # Any layout and float type: the native engine adapts the query rows to the model's.
-        cols = np.arange(self.support_vectors_.shape[0], dtype=np.int64)
-        return decide(to_native(X), to_native(self.support_vectors_), cols, kernel)
+        cols = np.arange(sv.shape[0], dtype=np.int64)
+        return decide(to_native(X), to_native(sv), cols, kernel)
 
     def _public_coef(self, coef):
         # As in scikit-learn, a model fitted on sparse data exposes sparse coefficients.
@@ -368,8 +392,16 @@ class SVC(ClassifierMixin, _BaseSVM):
     def predict(self, X):
         dec = self._native_decision(X)
         k = len(self.classes_)
+        # A model read from a LIBSVM file votes as LIBSVM does with the file's class order: a
+        # pair whose classes the file lists the other way round gives a zero decision to the
+        # class this model lists first, and equal votes go to the class the file lists first.
+        file_order = getattr(self, "_libsvm_file_order", None)
+        if file_order is None:
+            file_order = np.arange(k)
         if k == 2:
-            return self.classes_[(dec.ravel() <= 0).astype(int)]
+            lose_at_zero = file_order[0] < file_order[1]
+            second = dec.ravel() <= 0 if lose_at_zero else dec.ravel() < 0
+            return self.classes_[second.astype(int)]
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if self.break_ties:
@@ -378,11 +410,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         p = 0
         for a in range(k):
             for b in range(a + 1, k):
-                win_a = dec[:, p] > 0
+                win_a = dec[:, p] > 0 if file_order[a] < file_order[b] else dec[:, p] >= 0
                 votes[:, a] += win_a
                 votes[:, b] += ~win_a
                 p += 1
-        return self.classes_[np.argmax(votes, axis=1)]
+        return self.classes_[np.argmax(votes * k + (k - 1 - file_order), axis=1)]
 
     def _check_proba(self):
         if not self.probability:
@@ -396,9 +428,17 @@ class SVC(ClassifierMixin, _BaseSVM):
         if len(self.probA_) == 0:
             raise AttributeError("this model was fitted with probability=False")
         dec = self._native_decision(X)
-        return _native.pairwise_probability(
-            np.ascontiguousarray(dec), self.probA_, self.probB_, len(self.classes_)
+        prob_a, prob_b = self.probA_, self.probB_
+        file_order = getattr(self, "_libsvm_file_order", None)
+        if file_order is not None:
+            # Couple the pairs as LIBSVM does, over the classes in the file's order (the coupling
+            # stops at a tolerance, so its result depends on the order slightly).
+            perm, sign = pair_reorder(file_order)
+            dec, prob_a, prob_b = dec[:, perm] * sign, prob_a[perm], prob_b[perm] * sign
+        proba = _native.pairwise_probability(
+            np.ascontiguousarray(dec), np.ascontiguousarray(prob_a), np.ascontiguousarray(prob_b), len(self.classes_)
         )
+        return proba if file_order is None else proba[:, file_order]
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):

@@ -42,3 +42,90 @@ fn reports_bad_lines_and_usage() {
     let out = bin().output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
+
+#[test]
+fn refuses_options_it_would_otherwise_reinterpret() {
+    let dir = std::env::temp_dir().join(format!("lm-cli-opts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("d.txt");
+    std::fs::write(&data, "1 1:1\n-1 1:-1\n").unwrap();
+    let model = dir.join("m");
+    for (opts, says) in [
+        (&["-t", "-1"][..], "-t: '-1' is not an integer"),
+        (&["-t", "nan"], "-t: 'nan' is not an integer"),
+        (&["-t", "2.7"], "-t: '2.7' is not an integer"),
+        (&["-d", "1e10"], "-d: '1e10' is not an integer"),
+        (&["-d", "-5"], "-d: '-5' is not an integer"),
+        (&["-m", "-5"], "-m: '-5' is not a positive number"),
+        (&["-c", "nan"], "-c: 'nan' is not a positive number"),
+        (&["-g", "0"], "-g: '0' is not a positive number"),
+        (&["-p", "-1"], "-p: '-1' is not a number >= 0"),
+        (&["-h", "2"], "-h: '2' is not 0 or 1"),
+        (&["-j", "0"], "-j: '0' is not an integer"),
+        (&["-s", "2"], "only 0 (C-SVC) and 3"),
+        (&["-w1", "2"], "unknown option -w1"),
+    ] {
+        let out = bin().arg("train").args(opts).arg(&data).arg(&model).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{opts:?}: {err}");
+        assert!(err.contains(says) && err.lines().count() == 1, "{opts:?}: {err}");
+        assert!(!model.exists(), "{opts:?} wrote a model");
+    }
+}
+
+#[test]
+fn writes_the_training_files_base_and_reads_test_indices_as_written() {
+    let dir = std::env::temp_dir().join(format!("lm-cli-base-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // zero-based: the class is decided by feature 0
+    let train = dir.join("train.txt");
+    let mut text = String::new();
+    for i in 0..40 {
+        let v = if i % 2 == 0 { 1.0 } else { -1.0 };
+        text.push_str(&format!("{} 0:{v} 1:{}\n", v as i32, (i % 7) as f64 / 7.0));
+    }
+    std::fs::write(&train, text).unwrap();
+    let model = dir.join("m.model");
+    assert!(bin().args(["train", "-q", "-t", "0"]).arg(&train).arg(&model).status().unwrap().success());
+    let written = std::fs::read_to_string(&model).unwrap();
+    assert!(written.lines().skip_while(|l| *l != "SV").skip(1).any(|l| l.contains(" 0:")), "{written}");
+    // a test file that never mentions feature 0 and one that mentions a feature no vector has
+    let test = dir.join("test.txt");
+    std::fs::write(&test, "1 0:2 5:1\n-1 0:-2\n-1 1:0.5\n").unwrap();
+    let pred = dir.join("p.txt");
+    let out = bin().arg("predict").arg(&test).arg(&model).arg(&pred).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let labels: Vec<f64> = std::fs::read_to_string(&pred).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(labels[..2], [1.0, -1.0]);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error_and_a_failed_save_keeps_the_old_file() {
+    let dir = std::env::temp_dir().join(format!("lm-cli-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("d.txt");
+    let rows: String = (0..300).map(|i| format!("{} 1:{} 2:{}\n", if i % 3 == 0 { 1 } else { -1 }, i % 17, i % 5)).collect();
+    std::fs::write(&data, rows).unwrap();
+    let out = bin().args(["train", "-q"]).arg(&data).arg("/dev/full").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No space left"));
+    let model = dir.join("m.model");
+    assert!(bin().args(["train", "-q", "-c", "0.01"]).arg(&data).arg(&model).status().unwrap().success());
+    let before = std::fs::read(&model).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 1; exec {} train -q -c 1000 -g 10 {} {}",
+            env!("CARGO_BIN_EXE_largemargin-cli"),
+            data.display(),
+            model.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("File too large"));
+    assert_eq!(std::fs::read(&model).unwrap(), before);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}

@@ -135,10 +135,10 @@ pub fn kernel_from_py(
 
 /// Core errors as Python exceptions: data and parameter problems are ValueError.
 pub fn to_py(e: Error) -> PyErr {
-    match e {
+    match e.cause() {
         Error::Interrupted => PyKeyboardInterrupt::new_err("fit interrupted"),
-        Error::Io(m) => PyOSError::new_err(m),
-        other => PyValueError::new_err(other.to_string()),
+        Error::Io(_) => PyOSError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
     }
 }
 

@@ -12,6 +12,7 @@ mod sequence;
 
 use std::sync::Arc;
 
+use largemargin::atomic_file::write_atomically;
 use largemargin::data::CsrMatrix;
 use largemargin::libsvm_format::{IndexBase, LibsvmData, LibsvmParser};
 use largemargin::model::{LibsvmModel, SvmType};
@@ -32,8 +33,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use adapters::{Failure, PyKernel, PyOracle, PyStrategy};
-use convert::{kernel_from_py, kernel_spec, to_py, PyMatrix};
-use run::{run_detached, run_detached_with, threads_for};
+use convert::{kernel_from_py, kernel_spec, PyMatrix};
+use run::{guarded, run_detached, run_detached_with, run_guarded, threads_for};
 
 pub(crate) fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
     PyArray1::from_vec(py, v.iter().map(|&x| x as i64).collect())
@@ -427,6 +428,14 @@ struct LibsvmReader {
     inner: Option<LibsvmParser>,
 }
 
+fn index_base(zero_based: Option<bool>) -> IndexBase {
+    match zero_based {
+        None => IndexBase::Auto,
+        Some(true) => IndexBase::Zero,
+        Some(false) => IndexBase::One,
+    }
+}
+
 #[pymethods]
 impl LibsvmReader {
     #[new]
@@ -434,44 +443,60 @@ impl LibsvmReader {
         LibsvmReader { inner: Some(LibsvmParser::new()) }
     }
     fn feed(&mut self, chunk: &Bound<'_, PyBytes>) -> PyResult<()> {
-        let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
-        p.feed(chunk.as_bytes()).map_err(to_py)
+        let parser = self.parser()?;
+        let bytes = chunk.as_bytes();
+        guarded(|| parser.feed(bytes))
     }
     /// Complete rows parsed and not yet taken.
-    fn rows(&self) -> PyResult<usize> {
-        self.inner.as_ref().map(|p| p.rows()).ok_or_else(|| PyValueError::new_err("reader already finished"))
+    fn rows(&mut self) -> PyResult<usize> {
+        Ok(self.parser()?.rows())
+    }
+    /// Lines read so far.
+    fn lines(&mut self) -> PyResult<usize> {
+        Ok(self.parser()?.lines())
+    }
+    /// Parses the last line (which may lack a newline), keeping the rows for `finish`.
+    fn end_input(&mut self) -> PyResult<()> {
+        let parser = self.parser()?;
+        guarded(|| parser.end_input())
+    }
+    /// Whether a line read so far uses feature index 0.
+    fn uses_index_zero(&mut self) -> PyResult<bool> {
+        Ok(self.parser()?.uses_index_zero())
     }
     /// The rows parsed so far, as `finish` returns them, keeping the reader for more bytes
     /// (`last`: the final line too). The index base must be given.
     fn take<'py>(&mut self, py: Python<'py>, zero_based: bool, last: bool) -> PyResult<Bound<'py, PyAny>> {
-        let p = self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
-        let d = p.take(if zero_based { IndexBase::Zero } else { IndexBase::One }, last).map_err(to_py)?;
+        let parser = self.parser()?;
+        let d = guarded(|| parser.take(index_base(Some(zero_based)), last))?;
         libsvm_data_to_py(py, d)
     }
     /// Returns (labels, indptr, indices, data, n_features); zero_based None means auto.
     #[pyo3(signature = (zero_based=None))]
     fn finish<'py>(&mut self, py: Python<'py>, zero_based: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
         let p = self.inner.take().ok_or_else(|| PyValueError::new_err("reader already finished"))?;
-        let base = match zero_based {
-            None => IndexBase::Auto,
-            Some(true) => IndexBase::Zero,
-            Some(false) => IndexBase::One,
-        };
-        let d = p.finish(base).map_err(to_py)?;
+        let d = guarded(|| p.finish(index_base(zero_based)))?;
         libsvm_data_to_py(py, d)
     }
 }
 
-/// Writes a LIBSVM model file. `sv` is the support-vector matrix (ignored for precomputed kernels,
-/// where `sv_indices` name the training examples).
+impl LibsvmReader {
+    fn parser(&mut self) -> PyResult<&mut LibsvmParser> {
+        self.inner.as_mut().ok_or_else(|| PyValueError::new_err("reader already finished"))
+    }
+}
+
+/// Writes a LIBSVM model file atomically, column j as feature index j + (0 if `zero_based` else
+/// 1). `sv` is the support-vector matrix (ignored for precomputed kernels, where `sv_indices`
+/// name the training examples).
 #[pyfunction]
-#[pyo3(signature = (path, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices))]
+#[pyo3(signature = (path, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices, zero_based))]
 #[allow(clippy::too_many_arguments)]
 fn write_libsvm_model<'py>(
-    path: &str, svm_type: &str, kernel: &str, gamma: f64, coef0: f64, degree: i64,
+    py: Python<'py>, path: &str, svm_type: &str, kernel: &str, gamma: f64, coef0: f64, degree: i64,
     labels: PyReadonlyArray1<'py, i64>, n_support: PyReadonlyArray1<'py, i64>, rho: PyReadonlyArray1<'py, f64>,
     prob_a: PyReadonlyArray1<'py, f64>, prob_b: PyReadonlyArray1<'py, f64>, sv_coef: PyReadonlyArray2<'py, f64>,
-    sv: &Bound<'py, PyAny>, sv_indices: PyReadonlyArray1<'py, i64>,
+    sv: &Bound<'py, PyAny>, sv_indices: PyReadonlyArray1<'py, i64>, zero_based: bool,
 ) -> PyResult<()> {
     let spec = kernel_spec(kernel, if gamma > 0.0 { gamma } else { 1.0 }, coef0, degree)?;
     let svm = PyMatrix::extract(sv)?;
@@ -495,16 +520,23 @@ fn write_libsvm_model<'py>(
         sv: if precomputed { CsrMatrix::new() } else { CsrMatrix::gather(&view, &all) },
         sv_indices: if precomputed { index_vec(&sv_indices)? } else { Vec::new() },
     };
-    let file = std::fs::File::create(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))?;
-    model.write(std::io::BufWriter::new(file)).map_err(to_py)
+    let base = index_base(Some(zero_based));
+    run_guarded(py, || model.save(std::path::Path::new(path), base))
 }
 
-/// Reads a LIBSVM model file into a dict of arrays.
+/// Writes `data` to `path` whole or not at all (a device or pipe is written in place).
 #[pyfunction]
-fn read_libsvm_model<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyDict>> {
-    let file = std::fs::File::open(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))?;
-    let m = LibsvmModel::read(std::io::BufReader::new(file))
-        .map_err(|e| PyValueError::new_err(format!("{path}: {e}")))?;
+fn write_file_atomically(py: Python<'_>, path: &str, data: &Bound<'_, PyBytes>) -> PyResult<()> {
+    let bytes = data.as_bytes().to_vec();
+    run_guarded(py, || write_atomically(std::path::Path::new(path), |w| Ok(w.write_all(&bytes)?)))
+}
+
+/// Reads a LIBSVM model file into a dict of arrays, feature index i becoming column
+/// i - (0 if `zero_based` else 1).
+#[pyfunction]
+fn read_libsvm_model<'py>(py: Python<'py>, path: &str, zero_based: bool) -> PyResult<Bound<'py, PyDict>> {
+    let base = index_base(Some(zero_based));
+    let m = run_guarded(py, || LibsvmModel::load(std::path::Path::new(path), base))?;
     let d = PyDict::new(py);
     let (kernel, gamma, coef0, degree) = match m.kernel {
         KernelSpec::Linear => ("linear", 0.0, 0.0, 3),
@@ -570,6 +602,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;
     m.add_function(wrap_pyfunction!(write_libsvm_model, m)?)?;
     m.add_function(wrap_pyfunction!(read_libsvm_model, m)?)?;
+    m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     m.add_class::<LibsvmReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

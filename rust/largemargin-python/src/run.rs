@@ -128,3 +128,21 @@ where
         ))),
     }
 }
+
+/// Runs short core work (reading or writing a file) detached from the interpreter, a panic
+/// becoming a RuntimeError as in `run_detached`.
+pub fn run_guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    py.detach(|| guarded(work))
+}
+
+/// Core work done while holding the GIL (parsing a chunk already in memory), a panic becoming a
+/// RuntimeError.
+pub fn guarded<T>(work: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(r) => r.map_err(to_py),
+        Err(p) => Err(PyRuntimeError::new_err(format!(
+            "internal error in largemargin (please report it): {}",
+            panic_message(p)
+        ))),
+    }
+}

@@ -527,3 +527,68 @@ fn read_support_vectors<R: BufRead>(
     model.check().map_err(|e| lines.error(e.to_string()))?;
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 3\ntotal_sv 3\nrho 0.1 -0.2 0.3\n\
+                        label 9 -2 5\nnr_sv 1 1 1\nSV\n1 0.5 0:1 3:2\n-1 0.5 1:1\n-0.5 -1 2:1.5\n";
+
+    fn read(text: &str, base: IndexBase) -> Result<LibsvmModel> {
+        LibsvmModel::read(text.as_bytes(), base)
+    }
+
+    fn line_of(e: Error) -> (usize, String) {
+        match e {
+            Error::Parse { line, message } => (line, message),
+            other => panic!("not a parse error: {other}"),
+        }
+    }
+
+    #[test]
+    fn reads_zero_based_libsvm_models_and_keeps_the_class_order() {
+        let m = read(GOOD, IndexBase::Zero).unwrap();
+        assert_eq!(m.labels, vec![9, -2, 5]);
+        assert_eq!(m.sv.indices, vec![0, 3, 1, 2]);
+        assert_eq!(m.sv_coef, vec![1.0, -1.0, -0.5, 0.5, 0.5, -1.0]);
+        let (line, message) = line_of(read(GOOD, IndexBase::One).unwrap_err());
+        assert_eq!(line, 10);
+        assert!(message.contains("read it as zero-based"), "{message}");
+        assert!(read(GOOD, IndexBase::Auto).is_err());
+        let mut text = Vec::new();
+        m.write(&mut text, IndexBase::Zero).unwrap();
+        assert_eq!(read(std::str::from_utf8(&text).unwrap(), IndexBase::Zero).unwrap(), m);
+    }
+
+    #[test]
+    fn header_counts_are_compared_with_the_content_never_allocated() {
+        for (from, to, line, says) in [
+            ("nr_class 3", "nr_class 1000000000000000000", 6, "rho has 3 values"),
+            ("total_sv 3", "total_sv 18446744073709551615", 8, "nr_sv adds up to 3"),
+            ("nr_sv 1 1 1", "nr_sv 18446744073709551615 18446744073709551615 2", 8, "nr_sv adds up to"),
+            ("nr_class 3", "nr_class 18446744073709551616", 4, "is not a count"),
+            ("label 9 -2 5", "label 9 -2", 7, "label lists 2 classes"),
+            ("3:2", "2147483648:2", 10, "out of range"),
+            ("gamma 0.5", "gamma inf", 3, "must be a positive number"),
+            ("rho 0.1 -0.2 0.3", "rho 0.1 -0.2 1e999", 6, "rho holds inf"),
+        ] {
+            let (l, m) = line_of(read(&GOOD.replacen(from, to, 1), IndexBase::Zero).unwrap_err());
+            assert_eq!(l, line, "{to}: {m}");
+            assert!(m.contains(says), "{to}: {m}");
+        }
+        let (l, m) = line_of(read(&GOOD.replacen("total_sv 3", "total_sv 4", 1).replacen("nr_sv 1 1 1", "nr_sv 2 1 1", 1), IndexBase::Zero).unwrap_err());
+        assert_eq!((l, m.contains("ends after 3 of the 4")), (12, true), "{m}");
+    }
+
+    #[test]
+    fn precomputed_models_name_training_serials() {
+        let text = "svm_type epsilon_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:3\n-1 0:1\n";
+        let m = read(text, IndexBase::One).unwrap();
+        assert_eq!(m.sv_indices, vec![2, 0]);
+        for bad in ["1 0:0", "1 0:2.5", "1 1:3", "1 0:3 1:2", "1"] {
+            let t = text.replacen("1 0:3", bad, 1);
+            assert_eq!(line_of(read(&t, IndexBase::One).unwrap_err()).0, 7, "{bad}");
+        }
+    }
+}
