@@ -56,6 +56,13 @@ def write_file(path, X, y, base, serial=False):
             f.write(f"{label:g}{head} {body}\n")
 
 
+def libsvm_file(path, *train_args):
+    """A model trained by LIBSVM, saved to `path` and read back by LIBSVM: what the file says (it
+    rounds support vectors to 8 digits)."""
+    libsvm.svm_save_model(str(path), libsvm.svm_train(*train_args))
+    return libsvm.svm_load_model(str(path))
+
+
 def votes_tied(dec):
     k = 3
     votes = np.zeros((len(dec), k))
@@ -99,10 +106,8 @@ def test_classifiers_both_ways(tmp_path, problem, kernel, base):
     np.testing.assert_allclose(back.predict_proba(Xte_f)[:, cols], prob_ref, atol=1e-9)
 
     # LIBSVM -> ours, with the classes in LIBSVM's (unsorted) order
-    trained = libsvm.svm_train(*libsvm.svm_read_problem(str(tr)), f"{opts} -c 1 -b 1 -q")
     path = str(tmp_path / "libsvm.model")
-    libsvm.svm_save_model(path, trained)
-    ref = libsvm.svm_load_model(path)  # what the file says (it rounds support vectors to 8 digits)
+    ref = libsvm_file(path, *libsvm.svm_read_problem(str(tr)), f"{opts} -c 1 -b 1 -q")
     assert ref.get_labels()[0] == 9 and ref.get_labels() != sorted(ref.get_labels())  # LIBSVM's order
     if base == 0:
         assert " 0:" in Path(path).read_text()  # LIBSVM's model of zero-based data names feature 0
@@ -129,8 +134,7 @@ def test_binary_with_swapped_class_order(tmp_path, problem, base):
     write_file(tr, Xtr[keep], np.where(ytr[keep] == 9, 4, -4), base)  # the file lists 4 first
     write_file(te, Xte, np.zeros(len(Xte)), base)
     path = str(tmp_path / "m.model")
-    libsvm.svm_save_model(path, libsvm.svm_train(*libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -b 1 -q"))
-    ref = libsvm.svm_load_model(path)
+    ref = libsvm_file(path, *libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -b 1 -q")
     model = lm.load_libsvm_model(path, zero_based=bool(base == 0))
     X, _ = lm.load_libsvm(te, zero_based=bool(base == 0))
     y_lib, x_lib = libsvm.svm_read_problem(str(te))
@@ -161,8 +165,7 @@ def test_regression_both_ways(tmp_path, problem, kernel):
 
     # LIBSVM's regression with -b 1 stores its noise model's scale as probA
     path = str(tmp_path / "libsvm.model")
-    libsvm.svm_save_model(path, libsvm.svm_train(*libsvm.svm_read_problem(str(tr)), f"-s 3 {opts} -c 2 -p 0.05 -b 1 -q"))
-    ref = libsvm.svm_load_model(path)
+    ref = libsvm_file(path, *libsvm.svm_read_problem(str(tr)), f"-s 3 {opts} -c 2 -p 0.05 -b 1 -q")
     assert "probA" in Path(path).read_text()
     pred_ref, _, _ = libsvm.svm_predict(y_lib, x_lib, ref, "-q")
     np.testing.assert_allclose(lm.load_libsvm_model(path).predict(Xt), pred_ref, rtol=1e-10, atol=1e-10)
@@ -191,8 +194,7 @@ def test_precomputed_kernels_both_ways(tmp_path, problem):
         s = "-s 0" if task == "svc" else "-s 3"
         prob = libsvm.svm_problem(target.tolist(), serial_rows(Ktr), isKernel=True)
         path = str(tmp_path / f"libsvm-{task}.model")
-        libsvm.svm_save_model(path, libsvm.svm_train(prob, libsvm.svm_parameter(f"{s} -t 4 -c 0.1 -q")))
-        ref = libsvm.svm_load_model(path)
+        ref = libsvm_file(path, prob, libsvm.svm_parameter(f"{s} -t 4 -c 0.1 -q"))
         pred_ref, _, _ = libsvm.svm_predict([0] * len(Kte), serial_rows(Kte), ref, "-q")
         np.testing.assert_allclose(lm.load_libsvm_model(path).predict(Kte), pred_ref, rtol=1e-10, atol=1e-10)
 
@@ -223,6 +225,20 @@ def error_rate(stdout):
     return float(stdout.split("error")[1].split("%")[0])
 
 
+def tools_agree_with_libsvm(tmp_path, model, data, pred_ref, accuracy_ref):
+    """eval and predict of both tools on `model` and `data` give svm_predict's accuracy and labels."""
+    for tool, args in ((python_cli, ("eval", model, data)), (native_cli, ("eval", data, model))):
+        r = tool(*args)
+        assert r.returncode == 0, r.stderr
+        assert error_rate(r.stdout) == pytest.approx(100 - accuracy_ref, abs=1e-3)
+    out = tmp_path / "pred.txt"
+    for tool, args in ((python_cli, ("predict", model, data, "-o", out)), (native_cli, ("predict", data, model, out))):
+        r = tool(*args)
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_array_equal(np.loadtxt(out), pred_ref)
+        out.unlink()
+
+
 def test_one_base_per_run_and_literal_prediction(tmp_path, problem):
     """Zero-based training and test files whose test rows never use feature 0: train --test
     reads both zero-based; the model file gives LIBSVM the same predictions; eval and predict of
@@ -250,22 +266,9 @@ def test_one_base_per_run_and_literal_prediction(tmp_path, problem):
     assert error_rate(r.stdout) == pytest.approx(100 * np.mean(expected != yte_f), abs=1e-3)
 
     libsvm_model = tmp_path / "libsvm.model"
-    libsvm.svm_save_model(str(libsvm_model), libsvm.svm_train(*libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -q"))
-    ref = libsvm.svm_load_model(str(libsvm_model))
+    ref = libsvm_file(libsvm_model, *libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -q")
     pred_ref, acc, _ = libsvm.svm_predict(y_lib, x_lib, ref, "-q")
-    r = python_cli("eval", libsvm_model, te)
-    assert r.returncode == 0, r.stderr
-    assert error_rate(r.stdout) == pytest.approx(100 - acc[0], abs=1e-3)
-    out = tmp_path / "pred.txt"
-    assert python_cli("predict", libsvm_model, te, "-o", out).returncode == 0
-    np.testing.assert_array_equal(np.loadtxt(out), pred_ref)
-    r = native_cli("eval", te, libsvm_model)
-    assert r.returncode == 0, r.stderr
-    assert error_rate(r.stdout) == pytest.approx(100 - acc[0], abs=1e-3)
-    out = tmp_path / "native-pred.txt"
-    r = native_cli("predict", te, libsvm_model, out)
-    assert r.returncode == 0, r.stderr
-    np.testing.assert_array_equal(np.loadtxt(out), pred_ref)
+    tools_agree_with_libsvm(tmp_path, libsvm_model, te, pred_ref, acc[0])
 
 
 def test_native_cli_models_are_libsvm_models(tmp_path, problem):
@@ -292,12 +295,6 @@ def test_precomputed_files_through_both_tools(tmp_path, problem):
     write_file(tr, Ktr, ytr, 1, serial=True)
     write_file(te, Kte, yte[:200], 1, serial=True)
     path = tmp_path / "k.model"
-    libsvm.svm_save_model(str(path), libsvm.svm_train(*libsvm.svm_read_problem(str(tr)), "-t 4 -c 0.1 -q"))
-    ref = libsvm.svm_load_model(str(path))
+    ref = libsvm_file(path, *libsvm.svm_read_problem(str(tr)), "-t 4 -c 0.1 -q")
     pred_ref, acc, _ = libsvm.svm_predict(*libsvm.svm_read_problem(str(te)), ref, "-q")
-    out = tmp_path / "p.txt"
-    assert python_cli("predict", path, te, "-o", out).returncode == 0
-    np.testing.assert_array_equal(np.loadtxt(out), pred_ref)
-    r = native_cli("eval", te, path)
-    assert r.returncode == 0, r.stderr
-    assert error_rate(r.stdout) == pytest.approx(100 - acc[0], abs=1e-3)
+    tools_agree_with_libsvm(tmp_path, path, te, pred_ref, acc[0])

@@ -325,12 +325,21 @@ fn fuzz_model(input: &[u8], tally: &mut Tally) {
         let mut text = Vec::new();
         model.write(&mut text, base).expect("a model read can be written");
         assert_eq!(LibsvmModel::read(&text[..], base).expect("and read back"), model);
-        // a prediction: it may find the kernel overflowing (an error), never panic or blow up
-        let width = if model.kernel.is_precomputed() { model.sv_indices.iter().max().map_or(0, |m| m + 1) } else { 3 };
-        let dense = vec![0.5f64; 4 * width];
-        let x = Matrix::Dense64(DenseView::new(&dense, 4, width).unwrap());
-        let sparse = CsrMatrix::gather(&x, &[0, 1, 2, 3]);
-        for q in [x, sparse.view()] {
+        // a prediction: it may find the kernel overflowing (an error), never panic or blow up. A
+        // precomputed model's query is as wide as its largest training index (up to 2^31 - 2),
+        // so it is given sparse.
+        let dense = [0.5f64; 4 * 3];
+        let mut sparse = CsrMatrix::new();
+        for r in 0..4 {
+            sparse.push_row([(r % 3, 0.5), (3 + r, -1.0)]);
+        }
+        let precomputed = model.kernel.is_precomputed();
+        sparse.cols = if precomputed { model.sv_indices.iter().max().map_or(0, |m| m + 1).max(8) } else { 8 };
+        let mut queries = vec![sparse.view()];
+        if !precomputed {
+            queries.push(Matrix::Dense64(DenseView::new(&dense, 4, 3).unwrap()));
+        }
+        for q in queries {
             match bounded(input, "prediction", tally, || model.predict(&q)) {
                 Ok(p) => assert_eq!(p.len(), 4),
                 Err(e) => assert!(matches!(e, Error::InvalidData(_)), "prediction failed with {e}"),
