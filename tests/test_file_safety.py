@@ -65,6 +65,8 @@ MUTATIONS = [
     ("unknown svm_type", r"^svm_type c_svc$", "svm_type nu_svc", 1, "not supported"),
     ("a support vector too many", r"\Z", "1 1:1\n", 33, "more support vectors than total_sv"),
     ("blank line inside", r"^SV\n", "SV\n\n", 10, "empty line"),
+    ("label beyond 32 bits", r"^label -1 1$", "label -1 3000000000", 7, "32-bit label range"),
+    ("a 100 kB token", r"^(\S+) 1:", r"\1 1:" + "7" * 100_000 + "x", 10, "bytes)' of feature 1 is not a number"),
 ]
 
 
@@ -89,6 +91,7 @@ def test_damaged_model_files_are_refused_with_their_line(tmp_path, saved, name, 
     for r in runs:
         assert r.returncode == 2
         assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr and f"line {line}: " in r.stderr, r.stderr
+        assert len(r.stderr) < 500  # a token of the file is quoted by its start only
 
 
 @pytest.mark.parametrize("text, says", [
@@ -101,6 +104,24 @@ def test_empty_and_binary_model_files(tmp_path, saved, text, says):
     bad.write_bytes(text.encode("latin-1"))
     with pytest.raises(ValueError, match=says):
         lm.load_libsvm_model(bad)
+
+
+def test_compressed_model_files_are_named_as_such(tmp_path, saved):
+    good, _, _ = saved
+    for suffix, opener in ((".gz", gzip.open), (".bz2", bz2.open)):
+        path = tmp_path / f"m.model{suffix}"
+        with opener(path, "wb") as f:
+            f.write(good.read_bytes())
+        with pytest.raises(ValueError, match="line 1: compressed data: model files are read uncompressed"):
+            lm.load_libsvm_model(path)
+
+
+def test_labels_beyond_32_bits_are_not_saved(tmp_path):
+    X = np.random.default_rng(0).random((20, 2))
+    m = lm.SVC().fit(X, np.array([3_000_000_000, 1] * 10))
+    with pytest.raises(ValueError, match="32-bit"):
+        lm.save_libsvm_model(m, tmp_path / "m.model")
+    assert not (tmp_path / "m.model").exists()
 
 
 def test_truncated_model_files_say_how_far_they_got(tmp_path, saved):
@@ -183,6 +204,8 @@ def test_corrupt_compressed_data_names_the_file(tmp_path, suffix, opener):
             assert f"{name}{suffix}" in r.stderr
         r = native_cli("train", bad, tmp_path / "m")
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"{name}{suffix}" in r.stderr, r.stderr
+        if name == "flipped":  # garbage decoded before the check fails is blamed on the compression
+            assert "compressed data is corrupt" in r.stderr, r.stderr
 
 
 def test_a_zero_index_in_a_one_based_file_names_its_line(tmp_path):

@@ -168,7 +168,12 @@ def test_regression_both_ways(tmp_path, problem, kernel):
     ref = libsvm_file(path, *libsvm.svm_read_problem(str(tr)), f"-s 3 {opts} -c 2 -p 0.05 -b 1 -q")
     assert "probA" in Path(path).read_text()
     pred_ref, _, _ = libsvm.svm_predict(y_lib, x_lib, ref, "-q")
-    np.testing.assert_allclose(lm.load_libsvm_model(path).predict(Xt), pred_ref, rtol=1e-10, atol=1e-10)
+    loaded = lm.load_libsvm_model(path)
+    np.testing.assert_allclose(loaded.predict(Xt), pred_ref, rtol=1e-10, atol=1e-10)
+    again = tmp_path / "again.model"
+    lm.save_libsvm_model(loaded, again)  # LIBSVM's noise scale goes back into the file
+    prob_a = lambda text: [float(v) for l in text.splitlines() if l.startswith("probA") for v in l.split()[1:]]
+    assert prob_a(again.read_text()) == prob_a(Path(path).read_text()) != []
 
 
 def test_precomputed_kernels_both_ways(tmp_path, problem):
@@ -269,6 +274,19 @@ def test_one_base_per_run_and_literal_prediction(tmp_path, problem):
     ref = libsvm_file(libsvm_model, *libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -q")
     pred_ref, acc, _ = libsvm.svm_predict(y_lib, x_lib, ref, "-q")
     tools_agree_with_libsvm(tmp_path, libsvm_model, te, pred_ref, acc[0])
+
+
+def test_the_test_file_does_not_change_the_trained_model(tmp_path, problem):
+    """gamma='scale' comes from the training file alone, however wide the test file is."""
+    Xtr, ytr, Xte, yte = problem
+    tr, te = tmp_path / "train.txt", tmp_path / "test.txt"
+    write_file(tr, Xtr[:, :40], ytr, 1)
+    write_file(te, Xte, yte, 1)  # 65 features
+    alone, with_test = tmp_path / "alone.model", tmp_path / "with-test.model"
+    assert python_cli("train", tr, "-m", alone).returncode == 0
+    r = python_cli("train", tr, "--test", te, "-m", with_test)
+    assert r.returncode == 0, r.stderr
+    assert alone.read_text() == with_test.read_text()
 
 
 def test_native_cli_models_are_libsvm_models(tmp_path, problem):

@@ -35,11 +35,22 @@ def _train(args):
         zero_based = True  # the bundled files are zero-based
     else:
         paths = [args.data] + ([args.test] if args.test else [])
-        parts, zero_based = _read_files(paths, None, args.zero_based, np.float64)
+        parts, zero_based, widths = _read_files(paths, None, args.zero_based, np.float64)
         (Xtr, ytr), (Xte, yte) = parts[0], parts[1] if args.test else (None, None)
+        if len(ytr) == 0:
+            raise ValueError(f"{args.data}: no examples")
+        if args.test and len(yte) == 0:
+            raise ValueError(f"{args.test}: no examples")
         name = f"{args.data} ({'0' if zero_based else '1'}-based feature indices)"
         C = 1.0 if args.C is None else args.C
         gamma = "scale" if args.gamma is None else args.gamma
+        if gamma in ("scale", "auto") and args.solver in ("smo", "lasvm"):
+            # from the training file alone: the test file only widens the matrices with zeros
+            gamma = float(SVC(gamma=gamma)._resolve_gamma(Xtr[:, :widths[0]]))
+    if args.svr and args.probability:
+        raise ValueError("-b: probability estimates are for classifiers, not --svr")
+    if args.epsilon < 0:
+        raise ValueError(f"-p/--epsilon must be >= 0, got {args.epsilon}")
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
                   cache_size=args.cache_size, n_jobs=args.n_jobs, verbose=args.verbose)
     if args.solver in ("sgdqn", "svmsgd2"):
@@ -57,7 +68,10 @@ def _train(args):
         model = SVC(probability=args.probability, random_state=0, **common)
     print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
           f"C={C}, gamma={gamma}, tol={args.tol}")
-    model.fit(Xtr, ytr)
+    try:
+        model.fit(Xtr, ytr)
+    except ValueError as e:
+        raise ValueError(f"{args.data or 'adult'}: {e}") from None
     print(f"fit time        {model.fit_time_:.2f} s")
     print(f"support vectors {int(len(model.support_))}")
     print(f"kernel evals    {model.n_kernel_evals_:,}")
@@ -100,6 +114,8 @@ def _model_and_data(model_path, data_path):
     both are read zero-based, so that index i is column i in both."""
     model = load_libsvm_model(model_path, zero_based=True)
     X, y = load_libsvm(data_path, zero_based=True)
+    if len(y) == 0:
+        raise ValueError(f"{data_path}: no examples")
     if model.kernel == "precomputed":
         # LIBSVM's precomputed rows are `0:serial 1:K(x, x_1) ...`: drop the serial number
         X = X[:, 1:]
@@ -108,7 +124,8 @@ def _model_and_data(model_path, data_path):
 
 def _predict(args):
     model, X, _ = _model_and_data(args.model, args.data)
-    text = "".join(f"{v:.17g}\n" for v in model.predict(X))
+    # labels as integers, values in the shortest form that reads back to the same number
+    text = "".join(f"{v}\n" for v in model.predict(X).tolist())
     if args.output:
         _native.write_file_atomically(str(args.output), text.encode())
     else:
@@ -183,7 +200,14 @@ def _one_line(e):
     return " ".join(str(e).split()) or type(e).__name__
 
 
+def _warning_line(message, category, filename, lineno, line=None):
+    return f"largemargin: warning: {_one_line(message)}\n"
+
+
 def main(argv=None):
+    import warnings
+
+    warnings.formatwarning = _warning_line  # one line each, as the errors
     args = build_parser().parse_args(argv)
     try:
         if args.command == "train":

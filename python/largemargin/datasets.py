@@ -36,9 +36,8 @@ def _feed(reader, f, rows_wanted=None):
         except (EOFError, OSError, zlib.error) as e:
             if isinstance(e, OSError) and not isinstance(e, gzip.BadGzipFile) and e.errno is not None:
                 raise  # a real I/O failure (it names the file), not undecodable data
-            raise ValueError(
-                f"the compressed data is corrupt or truncated after line {reader.lines()} ({e or type(e).__name__})"
-            ) from None
+            where = f" after line {reader.lines()}" if reader.lines() else ""
+            raise ValueError(f"the compressed data is corrupt or truncated{where} ({e or type(e).__name__})") from None
         if not block:
             return False
         reader.feed(block)
@@ -60,7 +59,8 @@ def _check_width(n_features):
 
 def _read_files(paths, n_features, zero_based, dtype):
     """Reads LIBSVM files with one index base for all of them (with "auto": zero-based if any of
-    them uses index 0) and one width. Returns the (X, y) pairs and the base used."""
+    them uses index 0) and one width. Returns the (X, y) pairs, the base used and the width each
+    file needs on its own."""
     _check_width(n_features)
     base = _base(zero_based)
     readers = []
@@ -91,7 +91,7 @@ def _read_files(paths, n_features, zero_based, dtype):
     for labels, indptr, indices, data, _ in parts:
         X = sp.csr_matrix((data.astype(dtype, copy=False), indices, indptr), shape=(len(labels), width))
         out.append((X, labels))
-    return out, base
+    return out, base, [cols for *_, cols in parts]
 
 
 def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
@@ -99,10 +99,11 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
 
     `zero_based`: True, False or "auto" (zero-based if any feature index 0 occurs). Files that go
     together (training and test data) must be read with the same base: read them with
-    `load_libsvm_files`, or state the base. `n_features` widens X to that many columns (test
+    `load_libsvm_files`, or state the base. "auto" cannot tell a zero-based file that never uses
+    index 0 from a one-based one: when you know the base, state it (and save models with it). `n_features` widens X to that many columns (test
     files often omit the last features). A malformed line raises ValueError naming the file and
     the line."""
-    [(X, y)], _ = _read_files([path], n_features, zero_based, dtype)
+    [(X, y)], _, _ = _read_files([path], n_features, zero_based, dtype)
     return X, y
 
 
@@ -116,7 +117,7 @@ def load_libsvm_files(files, n_features=None, zero_based="auto", dtype=np.float6
     has `n_features` columns, by default as many as the widest file needs."""
     if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
         raise ValueError("files must be a list of paths; use load_libsvm for one file")
-    pairs, _ = _read_files(list(files), n_features, zero_based, dtype)
+    pairs, _, _ = _read_files(list(files), n_features, zero_based, dtype)
     return [part for pair in pairs for part in pair]
 
 

@@ -24,8 +24,11 @@ def save_libsvm_model(model, path, zero_based=None):
     as it was.
 
     `zero_based`: the index base of the data files the model will be used with (see the module
-    documentation). None means the base the model was read with by `load_libsvm_model`, else
-    False (one-based, LIBSVM's convention). Class labels must be integers, as LIBSVM stores them.
+    documentation): the base you read the training data with. None means the base the model was
+    read with by `load_libsvm_model`, else False (one-based, LIBSVM's convention). Note that
+    ``zero_based="auto"`` reading cannot tell a zero-based file that never uses index 0 from a
+    one-based one; if your files are zero-based, read them with ``zero_based=True``. Class labels
+    must be integers in LIBSVM's 32-bit range.
     A model read from a LIBSVM file is written back with its classes in the file's order, so
     that LIBSVM breaks one-vs-one ties as it did before."""
     check_is_fitted(model)
@@ -44,6 +47,8 @@ def save_libsvm_model(model, path, zero_based=None):
         classes = np.asarray(model.classes_)
         if classes.dtype.kind not in "iuf" or not np.all(np.equal(np.mod(classes.astype(float), 1), 0)):
             raise ValueError(f"LIBSVM model files need integer class labels, got {classes!r}")
+        if np.any(np.abs(classes.astype(float)) > np.iinfo(np.int32).max):
+            raise ValueError(f"LIBSVM's class labels are 32-bit integers, got {classes!r}")
         svm_type, labels, n_support = "c_svc", classes.astype(np.int64), np.asarray(model._n_support, np.int64)
         prob_a, prob_b = np.asarray(model.probA_, float), np.asarray(model.probB_, float)
         file_order = getattr(model, "_libsvm_file_order", None)
@@ -54,7 +59,7 @@ def save_libsvm_model(model, path, zero_based=None):
             labels = labels[np.argsort(file_order, kind="stable")]
     elif isinstance(model, SVR):
         svm_type, labels, n_support = "epsilon_svr", np.zeros(0, np.int64), np.zeros(0, np.int64)
-        prob_a = prob_b = np.zeros(0)
+        prob_a, prob_b = getattr(model, "_libsvm_prob_a", np.zeros(0)), np.zeros(0)
     else:
         raise TypeError(f"expected a largemargin SVC or SVR, got {type(model).__name__}")
     if model._native_kernel == "precomputed":
@@ -76,8 +81,9 @@ def save_libsvm_model(model, path, zero_based=None):
 def load_libsvm_model(path, n_features=None, zero_based=False):
     """Read a LIBSVM model file (ours or LIBSVM's) into a fitted `SVC` or `SVR`.
 
-    `zero_based`: the index base of the model's data files (see the module documentation);
-    a model file that uses feature index 0 is zero-based. Read the data files with the same base.
+    `zero_based`: the index base of the model's data files (see the module documentation); it is
+    not guessed. A model that uses feature index 0 must be read with ``zero_based=True`` (else a
+    ValueError names the line). Read the data files with the same base.
 
     `n_features` is the width of the data the model will see (for a precomputed kernel, the
     number of training examples, i.e. the kernel matrix's width). Without it the model accepts
@@ -85,7 +91,14 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
     does: a feature that either side does not have is zero there. Support vectors are kept
     sparse. `support_` holds training indices for precomputed kernels and -1 (unknown)
     otherwise. One-vs-one vote ties are broken in favour of the class listed first in the file,
-    as LIBSVM breaks them."""
+    as LIBSVM breaks them.
+
+    A precomputed model takes X[i, j] = K(x_i, training example j), j from 0. LIBSVM's
+    precomputed data files put a serial number in column 0 (``0:serial 1:K(x, x_1) ...``): read
+    such a file with ``load_libsvm(path, zero_based=True)`` and pass ``X[:, 1:]``.
+
+    Model files do not store C (nor epsilon for regression): the returned estimator has the
+    default values, which a refit would use unless you set them."""
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
     if n_features is not None and not (isinstance(n_features, numbers.Integral) and n_features >= 0):
@@ -123,6 +136,8 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
         model.class_weight_ = np.ones(len(model.classes_))
     else:
         model = SVR(**params)
+        if len(d["prob_a"]):
+            model._libsvm_prob_a = d["prob_a"]  # LIBSVM's noise scale, written back on save
         model._n_support = np.array([0, 0], dtype=np.int32)
         model.n_support_ = np.array([coef.shape[1]], dtype=np.int32)
         model._intercept_ = -rho

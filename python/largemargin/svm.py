@@ -212,7 +212,7 @@ class _BaseSVM(BaseEstimator):
 
     def _finish_fit(self, fit, Xk, started):
         self.fit_time_ = time.perf_counter() - started
-        for read_from_file in ("_libsvm_file_order", "_any_width", "_libsvm_zero_based"):
+        for read_from_file in ("_libsvm_file_order", "_any_width", "_libsvm_zero_based", "_libsvm_prob_a"):
             self.__dict__.pop(read_from_file, None)  # set by load_libsvm_model; a fit replaces them
         self.support_ = fit["support"].astype(np.int32)
         self.n_kernel_evals_ = int(fit["kernel_evals"])

@@ -58,7 +58,17 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, String> {
 /// A data file's rows with raw indices, base not yet applied.
 fn parse_data(path: &str) -> Result<LibsvmParser, String> {
     let mut parser = LibsvmParser::new();
-    libsvm_format::feed_all(&mut parser, open(path)?).map_err(|e| format!("{path}: {e}"))?;
+    let mut reader = open(path)?;
+    if let Err(e) = libsvm_format::feed_all(&mut parser, &mut reader) {
+        // A compressed stream is checked at its end: garbage decoded before that point shows as a
+        // bad line. Decoding the rest tells which it was.
+        if path.ends_with(".gz") || path.ends_with(".bz2") {
+            if let Err(corrupt) = std::io::copy(&mut reader, &mut std::io::sink()) {
+                return Err(format!("{path}: the compressed data is corrupt ({corrupt}); decoding it gave: {e}"));
+            }
+        }
+        return Err(format!("{path}: {e}"));
+    }
     Ok(parser)
 }
 
@@ -188,6 +198,9 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
 
 fn train(args: &[String]) -> Result<(), String> {
     let (a, data_path, model_path) = parse_train(args)?;
+    if a.svr && a.probability {
+        return Err("-b 1 with -s 3: probability estimates are for classifiers (C-SVC) here".into());
+    }
     let parser = parse_data(&data_path)?;
     let base = a.base.for_files([parser.uses_index_zero()]);
     let data = finish(parser, &data_path, base)?;
@@ -195,7 +208,9 @@ fn train(args: &[String]) -> Result<(), String> {
         return Err(format!("{data_path}: no examples"));
     }
     let x = data.x.view();
-    let gamma = a.gamma.unwrap_or(1.0 / x.cols().max(1) as f64);
+    // svm-train's default: 1 / the largest feature index of the training file, as written
+    let largest_index = (x.cols() + base.offset().unwrap_or(1)).saturating_sub(1);
+    let gamma = a.gamma.unwrap_or(1.0 / largest_index.max(1) as f64);
     let kernel = match a.kernel {
         0 => KernelSpec::Linear,
         1 => KernelSpec::Poly { degree: a.degree, gamma, coef0: a.coef0 },
@@ -220,8 +235,11 @@ fn train(args: &[String]) -> Result<(), String> {
     } else {
         let mut labels: Vec<i64> = Vec::new();
         for &l in &data.labels {
-            if l.fract() != 0.0 || l.abs() > i32::MAX as f64 {
+            if l.fract() != 0.0 {
                 return Err(format!("{data_path}: class label {l} is not an integer (LIBSVM's labels are)"));
+            }
+            if l.abs() > i32::MAX as f64 {
+                return Err(format!("{data_path}: class label {l} is outside LIBSVM's 32-bit label range"));
             }
             labels.push(l as i64);
         }
@@ -289,7 +307,10 @@ fn predict(args: &[String]) -> Result<(), String> {
 
 fn eval(args: &[String]) -> Result<(), String> {
     let (pred, truth, model) = predict_file(&args[0], &args[1])?;
-    let n = truth.len().max(1) as f64;
+    if truth.is_empty() {
+        return Err(format!("{}: no examples", args[0]));
+    }
+    let n = truth.len() as f64;
     if model.svm_type == SvmType::EpsilonSvr {
         let mae = pred.iter().zip(&truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n;
         let mse = pred.iter().zip(&truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
@@ -303,6 +324,10 @@ fn eval(args: &[String]) -> Result<(), String> {
 
 fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
         Some("train") => train(&args[1..]),
         Some("predict") if args.len() == 4 => predict(&args[1..]),
         Some("eval") if args.len() == 3 => eval(&args[1..]),

@@ -41,6 +41,22 @@ fn reports_bad_lines_and_usage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
     let out = bin().output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
+    let out = bin().arg("--help").output().unwrap();
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("usage"));
+}
+
+#[test]
+fn default_gamma_is_svm_trains() {
+    // svm-train's default gamma is 1 / the largest feature index as written: 1/4 here, in both bases
+    let dir = std::env::temp_dir().join(format!("lm-cli-gamma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, rows) in [("one.txt", "1 1:1 4:1\n-1 2:1\n"), ("zero.txt", "1 0:1 4:1\n-1 2:1\n")] {
+        let data = dir.join(name);
+        std::fs::write(&data, rows).unwrap();
+        let model = dir.join(format!("{name}.model"));
+        assert!(bin().args(["train", "-q"]).arg(&data).arg(&model).status().unwrap().success());
+        assert!(std::fs::read_to_string(&model).unwrap().contains("\ngamma 0.25\n"), "{name}");
+    }
 }
 
 #[test]

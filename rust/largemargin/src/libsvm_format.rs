@@ -40,6 +40,20 @@ impl IndexBase {
 /// The largest feature index a file may use: column indices are stored as `i32`.
 pub const MAX_INDEX: i64 = i32::MAX as i64 - 1;
 
+/// A token of the input as an error message quotes it: whole if short, else its start and its
+/// length (a 200 MB token must not make a 200 MB message).
+pub fn excerpt(token: &str) -> String {
+    const KEEP: usize = 40;
+    if token.len() <= KEEP {
+        return token.to_string();
+    }
+    let mut end = KEEP;
+    while !token.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &token[..end], token.len())
+}
+
 /// Rows parsed so far, with raw (as written) indices.
 #[derive(Default)]
 pub struct LibsvmParser {
@@ -170,19 +184,19 @@ impl LibsvmParser {
         }
         let mut tokens = text.split_ascii_whitespace();
         let label_tok = tokens.next().unwrap_or("");
-        let label: f64 = label_tok.parse().map_err(|_| err(format!("label '{label_tok}' is not a number")))?;
+        let label: f64 = label_tok.parse().map_err(|_| err(format!("label '{}' is not a number", excerpt(label_tok))))?;
         if !label.is_finite() {
-            return Err(err(format!("label '{label_tok}' is not finite")));
+            return Err(err(format!("label '{}' is not finite", excerpt(label_tok))));
         }
         let mut entries: Vec<(usize, f64)> = Vec::new();
         let mut prev: i64 = -1;
         for tok in tokens {
-            let (idx, val) = tok.split_once(':').ok_or_else(|| err(format!("'{tok}' is not index:value")))?;
+            let (idx, val) = tok.split_once(':').ok_or_else(|| err(format!("'{}' is not index:value", excerpt(tok))))?;
             if idx == "qid" {
                 continue;
             }
-            let j: i64 = idx.parse().map_err(|_| err(format!("feature index '{idx}' is not an integer")))?;
-            let v: f64 = val.parse().map_err(|_| err(format!("value '{val}' of feature {idx} is not a number")))?;
+            let j: i64 = idx.parse().map_err(|_| err(format!("feature index '{}' is not an integer", excerpt(idx))))?;
+            let v: f64 = val.parse().map_err(|_| err(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
             if !(0..=MAX_INDEX).contains(&j) {
                 return Err(err(format!("feature index {j} is out of range (0 to {MAX_INDEX})")));
             }

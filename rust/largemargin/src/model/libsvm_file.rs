@@ -14,7 +14,7 @@ use crate::atomic_file::write_atomically;
 use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
 use crate::kernel::KernelSpec;
-use crate::libsvm_format::{IndexBase, MAX_INDEX};
+use crate::libsvm_format::{excerpt, IndexBase, MAX_INDEX};
 
 /// Shortest text that reads back to the same f64.
 fn num(v: f64) -> String {
@@ -128,8 +128,15 @@ impl<R: BufRead> Lines<R> {
             return Ok(None);
         }
         self.number += 1;
-        let text = std::str::from_utf8(&self.buf)
-            .map_err(|_| Error::Parse { line: self.number, message: "not valid UTF-8 text".into() })?;
+        let text = std::str::from_utf8(&self.buf).map_err(|_| {
+            let compressed = self.number == 1 && (self.buf.starts_with(&[0x1f, 0x8b]) || self.buf.starts_with(b"BZh"));
+            let message = if compressed {
+                "compressed data: model files are read uncompressed".into()
+            } else {
+                "not valid UTF-8 text".into()
+            };
+            Error::Parse { line: self.number, message }
+        })?;
         Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
     }
     fn error(&self, message: String) -> Error {
@@ -164,7 +171,7 @@ struct Header {
 fn parse_each<T: std::str::FromStr>(key: &str, vals: &[&str], what: &str, line: usize) -> Result<Vec<T>> {
     vals.iter()
         .map(|v| {
-            v.parse().map_err(|_| Error::Parse { line, message: format!("{key}: '{v}' is not {what}") })
+            v.parse().map_err(|_| Error::Parse { line, message: format!("{key}: '{}' is not {what}", excerpt(v)) })
         })
         .collect()
 }
@@ -236,7 +243,7 @@ impl Header {
                         t @ ("nu_svc" | "nu_svr" | "one_class") => {
                             return Err(lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)")))
                         }
-                        t => return Err(lines.error(format!("unknown svm_type '{t}' (expected c_svc or epsilon_svr)"))),
+                        t => return Err(lines.error(format!("unknown svm_type '{}' (expected c_svc or epsilon_svr)", excerpt(t)))),
                     };
                     set(&mut h.svm_type, key, t, no)?
                 }
@@ -247,21 +254,21 @@ impl Header {
                         .parse()
                         .ok()
                         .filter(|&d| d <= i32::MAX as u32)
-                        .ok_or_else(|| lines.error(format!("degree '{v}' is not an integer from 0 to {}", i32::MAX)))?;
+                        .ok_or_else(|| lines.error(format!("degree '{}' is not an integer from 0 to {}", excerpt(v), i32::MAX)))?;
                     set(&mut h.degree, key, d, no)?
                 }
                 "gamma" | "coef0" => {
                     let v = one()?;
-                    let x: f64 = v.parse().map_err(|_| lines.error(format!("{key} '{v}' is not a number")))?;
+                    let x: f64 = v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a number", excerpt(v))))?;
                     if !x.is_finite() || (key == "gamma" && x <= 0.0) {
                         let want = if key == "gamma" { "a positive number" } else { "a finite number" };
-                        return Err(lines.error(format!("{key} is {v}; it must be {want}")));
+                        return Err(lines.error(format!("{key} is {}; it must be {want}", excerpt(v))));
                     }
                     set(if key == "gamma" { &mut h.gamma } else { &mut h.coef0 }, key, x, no)?
                 }
                 "nr_class" | "total_sv" => {
                     let v = one()?;
-                    let n: u64 = v.parse().map_err(|_| lines.error(format!("{key} '{v}' is not a count")))?;
+                    let n: u64 = v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a count", excerpt(v))))?;
                     set(if key == "nr_class" { &mut h.nr_class } else { &mut h.total_sv }, key, n, no)?
                 }
                 "rho" | "probA" | "probB" => {
@@ -275,7 +282,7 @@ impl Header {
                 }
                 "label" => set(&mut h.label, key, parse_each(key, list()?, "an integer class label", no)?, no)?,
                 "nr_sv" => set(&mut h.nr_sv, key, parse_each(key, list()?, "a count", no)?, no)?,
-                _ => return Err(lines.error(format!("unknown header field '{key}'"))),
+                _ => return Err(lines.error(format!("unknown header field '{}'", excerpt(key)))),
             }
         }
     }
@@ -297,7 +304,7 @@ impl Header {
             k => {
                 return Err(Error::Parse {
                     line: kernel_field.line,
-                    message: format!("unknown kernel_type '{k}' (expected linear, polynomial, rbf, sigmoid or precomputed)"),
+                    message: format!("unknown kernel_type '{}' (expected linear, polynomial, rbf, sigmoid or precomputed)", excerpt(k)),
                 })
             }
         };
@@ -334,6 +341,9 @@ impl Header {
                         label.line,
                         format!("label lists {} classes but nr_class is {k} (line {})", label.value.len(), nr_class.line),
                     ));
+                }
+                if let Some(l) = label.value.iter().find(|&&l| i32::try_from(l).is_err()) {
+                    return Err(parse_err(label.line, format!("class label {l} is outside LIBSVM's 32-bit label range")));
                 }
                 let mut sorted = label.value.clone();
                 sorted.sort_unstable();
@@ -451,9 +461,9 @@ fn read_support_vectors<R: BufRead>(
                     "expected {rows} coefficient(s) (nr_class - 1, nr_class on line {nr_class_line}) before the first index:value, found {r}"
                 )));
             }
-            let c: f64 = tok.parse().map_err(|_| lines.error(format!("coefficient '{tok}' is not a number")))?;
+            let c: f64 = tok.parse().map_err(|_| lines.error(format!("coefficient '{}' is not a number", excerpt(tok))))?;
             if !c.is_finite() {
-                return Err(lines.error(format!("coefficient '{tok}' is not a finite number")));
+                return Err(lines.error(format!("coefficient '{}' is not a finite number", excerpt(tok))));
             }
             coef[r].push(c);
         }
@@ -472,22 +482,22 @@ fn read_support_vectors<R: BufRead>(
                 } else {
                     String::new()
                 };
-                return Err(lines.error(format!("'{tok}' is not index:value{hint}")));
+                return Err(lines.error(format!("'{}' is not index:value{hint}", excerpt(tok))));
             };
-            let j: i64 = idx.parse().map_err(|_| lines.error(format!("feature index '{idx}' is not an integer")))?;
+            let j: i64 = idx.parse().map_err(|_| lines.error(format!("feature index '{}' is not an integer", excerpt(idx))))?;
             if precomputed {
                 let serial: u64 = val
                     .parse()
                     .ok()
                     .filter(|&s| s >= 1 && s <= MAX_INDEX as u64)
-                    .ok_or_else(|| lines.error(format!("'{tok}': a precomputed-kernel model names its support vector as 0:n, n a training serial number from 1")))?;
+                    .ok_or_else(|| lines.error(format!("'{}': a precomputed-kernel model names its support vector as 0:n, n a training serial number from 1", excerpt(tok))))?;
                 if j != 0 || toks.len() != rows + 1 {
                     return Err(lines.error("a precomputed-kernel model's support vector is the single entry 0:n".into()));
                 }
                 model.sv_indices.push(serial as usize - 1);
                 continue;
             }
-            let v: f64 = val.parse().map_err(|_| lines.error(format!("value '{val}' of feature {idx} is not a number")))?;
+            let v: f64 = val.parse().map_err(|_| lines.error(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
             if j < offset as i64 {
                 return Err(lines.error(format!(
                     "feature index {j} in a model read as one-based (indices start at 1); read it as zero-based"

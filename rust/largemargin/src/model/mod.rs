@@ -112,6 +112,9 @@ impl LibsvmModel {
                 if k < 2 {
                     return bad(format!("a classifier needs at least two classes, this one has {k}"));
                 }
+                if let Some(l) = self.labels.iter().find(|&&l| i32::try_from(l).is_err()) {
+                    return bad(format!("class label {l} is outside LIBSVM's 32-bit label range"));
+                }
                 let mut sorted = self.labels.clone();
                 sorted.sort_unstable();
                 if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
@@ -274,8 +277,8 @@ mod tests {
         let dense: Vec<f64> = (0..6).map(|i| x.view().get(i, 0)).collect();
         let narrow = crate::data::DenseView::new(&dense, 6, 1).unwrap();
         let mut first = CsrMatrix::new();
-        for i in 0..6 {
-            first.push_row([(0, dense[i])].into_iter().filter(|e| e.1 != 0.0));
+        for &v in &dense {
+            first.push_row([(0, v)].into_iter().filter(|e| e.1 != 0.0));
         }
         first.cols = 1;
         assert_eq!(
