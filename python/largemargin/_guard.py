@@ -2,23 +2,41 @@
 they are given."""
 
 import functools
+import threading
+import weakref
 
 import numpy as np
+
+# One lock per estimator object that is being fitted (not an attribute: estimators are pickled,
+# cloned and compared by their __dict__).
+_fit_locks = weakref.WeakKeyDictionary()
+_fit_locks_guard = threading.Lock()
+
+
+def _fit_lock(estimator):
+    with _fit_locks_guard:
+        lock = _fit_locks.get(estimator)
+        if lock is None:
+            lock = _fit_locks[estimator] = threading.RLock()
+        return lock
 
 
 def unchanged_on_failure(method):
     """A fit that fails (bad input, an exception from a plugin or an oracle, Ctrl-C) leaves the
-    estimator as it was: attributes are only ever replaced, so a shallow copy restores them."""
+    estimator as it was: attributes are only ever replaced, so a shallow copy restores them.
+    Fits of one object from several threads run one after the other, so that the model is the
+    outcome of one of them, never a mixture of two."""
 
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
-        saved = dict(self.__dict__)
-        try:
-            return method(self, *args, **kwargs)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
+        with _fit_lock(self):
+            saved = dict(self.__dict__)
+            try:
+                return method(self, *args, **kwargs)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
+                raise
 
     return guarded
 

@@ -443,6 +443,7 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
+        check_is_fitted(self, "experts_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 

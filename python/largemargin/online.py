@@ -356,6 +356,7 @@ class _OnlineBaseline(_OnlineClassifier):
     def _check_params(self):
         self._check_online_params()
 
+    @unchanged_on_failure
     def fit(self, X, y):
         """Fit on X and labels y. The baselines have no per-example box to weight, so fit takes
         no sample_weight (scikit-learn sees that it has none)."""

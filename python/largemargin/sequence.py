@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._checks import check_positive_int, check_real, draw_seed
+from ._guard import unchanged_on_failure
 
 _METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
 
@@ -368,6 +369,7 @@ class SequenceLabeler(BaseEstimator):
             raise ValueError("the model was fitted on numeric sequences; give 2-D arrays")
         return self.features_.transform(X)
 
+    @unchanged_on_failure
     def fit(self, X, y):
         """Fits on sequences X (lists of tokens, or 2-D arrays tokens x features) and label
         sequences y (one label per token)."""

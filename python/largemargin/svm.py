@@ -18,7 +18,7 @@ from . import _native
 from ._ovo import pair_reorder
 from ._arrays import is_sparse, to_native, variance
 from ._checks import check_n_jobs, draw_seed
-from ._guard import at_least_two
+from ._guard import at_least_two, unchanged_on_failure
 from .kernels import Kernel
 from .plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
 from .plugins.python_kernels import blocks_of_rows
@@ -344,6 +344,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.over_relaxation = over_relaxation
         self.n_jobs = n_jobs
 
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit the SVM on X (n_samples, n_features; sparse allowed) and labels y."""
         started = time.perf_counter()
@@ -476,6 +477,7 @@ class SVR(RegressorMixin, _BaseSVM):
         self.over_relaxation = over_relaxation
         self.n_jobs = n_jobs
 
+    @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit the regression SVM on X and real targets y."""
         started = time.perf_counter()
