@@ -101,3 +101,31 @@ def test_two_threads_fitting_one_object_give_one_of_the_two_models(make):
         for t in threads:
             t.join()
         assert pickle.dumps(est.predict(X)) in references
+
+
+@pytest.mark.parametrize("make", [lm.SVC, lm.LaSVM, lambda: lm.MixtureSVC(n_experts=2)], ids=["SVC", "LaSVM", "MixtureSVC"])
+def test_gamma_scale_on_huge_values_is_refused_not_constant(make):
+    huge = X * 1e154  # its variance overflows: 1 / (n_features * var) would be 0, a constant kernel
+    with pytest.raises(ValueError, match="gamma='scale'"):
+        make().fit(huge, np.where(Y_CLASS > 0, 1, -1))
+    assert lm.SVC(gamma=1e-308).fit(huge[:40], Y_CLASS[:40]) is not None  # a stated gamma is the user's
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/task"), reason="counts threads in /proc")
+def test_fits_with_many_n_jobs_do_not_pile_up_threads():
+    import os
+    import time
+
+    def threads():
+        return len(os.listdir("/proc/self/task"))
+
+    lm.SVC(n_jobs=1).fit(X, Y_CLASS)
+    base = threads()
+    for n_jobs in list(range(1, 25)) + [1000]:
+        lm.SVC(n_jobs=n_jobs).fit(X[:60], Y_CLASS[:60])
+    cores = os.cpu_count() or 1
+    bound = base + 3 * 4 * cores  # three pools kept, at most four threads per core each
+    deadline = time.time() + 10
+    while threads() > bound and time.time() < deadline:
+        time.sleep(0.1)  # dropped pools' threads end on their own
+    assert threads() <= bound, (threads(), bound)

@@ -32,9 +32,26 @@ def to_native(X):
     return np.ascontiguousarray(X)
 
 
+def scale_gamma(n_features, var):
+    """gamma='scale': 1 / (n_features * var), var the variance of all entries (1 for constant
+    data). Data so large or small that this is not a usable positive number is refused: the kernel
+    would silently become constant."""
+    if var == 0:
+        return 1.0
+    with np.errstate(over="ignore", divide="ignore"):
+        gamma = 1.0 / (n_features * var) if np.isfinite(var) else 0.0
+    if not (np.isfinite(gamma) and gamma > 0):
+        raise ValueError(
+            f"gamma='scale' is 1 / (n_features * X.var()) = {gamma:g} for this data (its variance is {var:g}): "
+            "scale the data or give gamma as a number"
+        )
+    return float(gamma)
+
+
 def variance(X):
     """Variance of all entries, for gamma='scale'."""
-    if sp.issparse(X):
-        mean = X.mean()
-        return float(X.multiply(X).mean() - mean * mean)
-    return float(np.asarray(X, dtype=np.float64).var())
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sp.issparse(X):
+            mean = X.mean()
+            return float(X.multiply(X).mean() - mean * mean)
+        return float(np.asarray(X, dtype=np.float64).var())

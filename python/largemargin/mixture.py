@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from . import mixture_experts as mx
+from ._arrays import scale_gamma
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
@@ -148,7 +149,7 @@ class _MixtureBase(BaseEstimator):
         d = len(mean)
         gamma = self.gamma
         if gamma == "scale":
-            gamma = 1.0 / (d * var) if var > 0 else 1.0
+            gamma = scale_gamma(d, var)
         elif gamma == "auto":
             gamma = 1.0 / d
         self._gamma = gamma

@@ -176,7 +176,13 @@ def fit_gmm(X, mean, scale, components, max_iter, seed):
 
 
 def moments(X):
-    """(rows, sum, sum of squares, all finite) of a block, for the standardization."""
+    """(rows, sum, sum of squares, all finite) of a block, for the standardization. (Squares of
+    values beyond 1e154 overflow to inf: gamma='scale' then refuses the data with a message.)"""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _moments(X)
+
+
+def _moments(X):
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         return (X.shape[0], np.asarray(X.sum(axis=0)).ravel(), np.asarray(X.multiply(X).sum(axis=0)).ravel(),

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._ovo import pair_reorder
-from ._arrays import is_sparse, to_native, variance
+from ._arrays import is_sparse, scale_gamma, to_native, variance
 from ._checks import check_n_jobs, draw_seed
 from ._guard import at_least_two, unchanged_on_failure
 from .kernels import Kernel
@@ -160,8 +160,7 @@ class _BaseSVM(BaseEstimator):
 
     def _resolve_gamma(self, X):
         if self.gamma == "scale":
-            var = variance(X)
-            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+            return scale_gamma(X.shape[1], variance(X))
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         return float(self.gamma)

@@ -2,7 +2,6 @@
 //! calling (main) thread left free to notice Ctrl-C and to print progress. A panic in the core
 //! becomes a RuntimeError; it never unwinds into Python.
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,11 +13,18 @@ use pyo3::prelude::*;
 
 use crate::convert::to_py;
 
+/// Thread pools kept for reuse: a few, the least recently used dropped (its threads end once the
+/// fits running on it finish), so that fits with many different `n_jobs` do not pile up threads.
+const KEPT_POOLS: usize = 3;
+
 fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = pools.get(&threads) {
-        return Ok(p.clone());
+    if let Some(at) = pools.iter().position(|(n, _)| *n == threads) {
+        let entry = pools.remove(at);
+        let p = entry.1.clone();
+        pools.push(entry); // most recently used last
+        return Ok(p);
     }
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -26,19 +32,24 @@ fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
     let p = Arc::new(p);
-    pools.insert(threads, p.clone());
+    pools.push((threads, p.clone()));
+    if pools.len() > KEPT_POOLS {
+        pools.remove(0);
+    }
     Ok(p)
 }
 
-/// Threads for an `n_jobs` value: None or -1 -> all cores, -k -> all but k - 1.
+/// Threads for an `n_jobs` value: None or -1 -> all cores, -k -> all but k - 1; at most four per
+/// core (more only wait on each other, and the model does not depend on the count).
 pub fn threads_for(n_jobs: Option<i64>) -> PyResult<usize> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as i64;
-    match n_jobs {
-        None => Ok(cores as usize),
-        Some(0) => Err(PyValueError::new_err("n_jobs == 0 has no meaning")),
-        Some(n) if n > 0 => Ok(n as usize),
-        Some(n) => Ok((cores + 1 + n).max(1) as usize),
-    }
+    let threads = match n_jobs {
+        None => cores,
+        Some(0) => return Err(PyValueError::new_err("n_jobs == 0 has no meaning")),
+        Some(n) if n > 0 => n,
+        Some(n) => (cores + 1 + n).max(1),
+    };
+    Ok(threads.min(4 * cores) as usize)
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
