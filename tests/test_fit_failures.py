@@ -129,3 +129,14 @@ def test_fits_with_many_n_jobs_do_not_pile_up_threads():
     while threads() > bound and time.time() < deadline:
         time.sleep(0.1)  # dropped pools' threads end on their own
     assert threads() <= bound, (threads(), bound)
+
+
+def test_declared_shapes_and_small_inputs():
+    from sklearn.base import clone
+
+    assert lm.MixtureSVC().__sklearn_tags__().classifier_tags.multi_class is False
+    clone(lm.WindowFeatures(suffixes=[2, 3]))  # an estimator like any other
+    small = lm.MixtureSVR().fit(X[:40], Y_REAL[:40])  # 10 experts on 40 rows: some are left empty
+    assert np.all(np.isfinite(small.predict(X[:40])))
+    with pytest.raises(ValueError, match="NaN"):
+        lm.SequenceLabeler().fit(SEQS[:6], [np.array([1.0, np.nan, 1.0, 2.0, 1.0])] * 6)

@@ -447,6 +447,11 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         check_is_fitted(self, "experts_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary: the experts are binary SVMs
+        return tags
+
 
 class MixtureSVR(RegressorMixin, _MixtureBase):
     """A hard mixture of SVR experts (the thesis' regression extension): as `MixtureSVC`, the

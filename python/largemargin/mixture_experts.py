@@ -80,7 +80,9 @@ class Expert:
 def train_expert(factory, params, X, y, task, calibrate):
     """Fits one expert on its subset (classification labels -1/+1); `calibrate` also fits what the
     local gater needs from it."""
-    if task == "classification" and len(np.unique(y)) < 2:
+    if len(y) == 0 or (task == "classification" and len(np.unique(y)) < 2):
+        # a subset left empty by the reassignment (small data, many experts) or of one class: a
+        # constant, which the gater learns to weigh by its errors
         expert = Expert(None, float(y[0]) if len(y) else 0.0, task)
     else:
         expert = Expert(factory.make(**params).fit(X, y), 0.0, task)

@@ -73,7 +73,7 @@ def _fields(token, where):
                      f"(and 'pos'), got {type(token).__name__}")
 
 
-class WindowFeatures:
+class WindowFeatures(BaseEstimator):
     """Binary token features from word/POS windows, for tagging text.
 
     Per token: the lowercased word at offsets -w..+w (``word_window``), the POS tag at -p..+p
@@ -88,7 +88,7 @@ class WindowFeatures:
         self.pos_window = pos_window
         self.pos_bigrams = pos_bigrams
         self.word_bigrams = word_bigrams
-        self.suffixes = tuple(suffixes)
+        self.suffixes = suffixes
         self.shape = shape
         self.min_count = min_count
 
@@ -388,6 +388,8 @@ class SequenceLabeler(BaseEstimator):
             raise ValueError("the sequences hold no tokens")
         if any(lab is None for lab in flat):
             raise ValueError("labels must not be None")
+        if any(isinstance(lab, numbers.Real) and lab != lab for lab in flat):
+            raise ValueError("labels must not be NaN")
         try:
             classes = sorted(set(flat))
         except TypeError as e:
