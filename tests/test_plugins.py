@@ -54,10 +54,42 @@ def test_unknown_and_duplicate_names_are_reported(plugin):
     registry = get_registry()
     registry.register(HistogramPlugin(), name="histogram-copy")
     try:
-        with pytest.raises(ValueError, match="'chi2_test' is registered by both 'histogram-test' and 'histogram-copy'"):
-            registry.available("kernel")
+        # a clash makes that one name unusable, and only that one
+        with pytest.raises(ValueError, match="'chi2_test' is registered by both 'histogram-copy' and 'histogram-test'"):
+            lm.SVC(kernel="chi2_test").fit(np.eye(2), [0, 1])
+        assert "chi2_test" not in registry.available("kernel")
+        assert registry.clashes("kernel") == {"chi2_test": ["histogram-copy", "histogram-test"]}
+        lm.SVC().fit(np.eye(2), [0, 1])
+        from largemargin import cli
+
+        assert cli.main(["plugins"]) == 1
     finally:
         registry.unregister("histogram-copy")
+
+
+def test_misspelled_and_unmarked_hooks_are_refused():
+    class Misspelled:
+        @hookimpl
+        def largemargin_kernel(self):
+            return {}
+
+    class Unmarked:
+        def largemargin_kernels(self):
+            return {}
+
+    registry = Registry(entry_points=[_EntryPoint("typo", Misspelled), _EntryPoint("unmarked", Unmarked)])
+    reasons = {f.plugin: f.reason for f in registry.failures}
+    assert "did you mean largemargin_kernels" in reasons["typo"]
+    assert "not marked" in reasons["unmarked"]
+    with pytest.raises(ValueError, match="plugin 'typo' failed to load"):
+        registry.resolve("kernel", "anything")
+
+
+def test_blocked_plugins_are_left_out():
+    registry = Registry(entry_points=[_EntryPoint("histograms", HistogramPlugin)])
+    assert "chi2_test" in registry.available("kernel")
+    registry.manager.set_blocked("histograms")
+    assert "chi2_test" not in registry.available("kernel")
 
 
 class _EntryPoint:

@@ -191,9 +191,16 @@ def _plugins(args):
     for name, provided in registry.plugins():
         what = "; ".join(f"{plural[kind]}: {', '.join(names)}" for kind, names in provided.items() if names)
         print(f"{name}: {what or 'nothing'}")
+    problems = 0
     for failure in registry.failures:
         print(f"{failure.plugin}: FAILED to load ({failure.reason})")
-    return 0
+        problems += 1
+    for kind in plural:
+        for name, owners in sorted(registry.clashes(kind).items()):
+            print(f"CLASH: {kind.replace('_', ' ')} {name!r} is registered by {' and '.join(owners)}: "
+                  "unusable until one is uninstalled (the other names still work)")
+            problems += 1
+    return 1 if problems else 0
 
 
 def _one_line(e):

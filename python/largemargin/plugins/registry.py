@@ -46,12 +46,14 @@ class LoadFailure:
 
 
 class Registry:
-    """The plugins of this process and what each registers."""
+    """The plugins of this process and what each registers. Hooks are called through pluggy (a
+    blocked plugin is left out), once per plugin until the set of plugins changes."""
 
     def __init__(self, entry_points=None):
         self.manager = pluggy.PluginManager("largemargin")
         self.manager.add_hookspecs(hookspecs)
         self.failures = []
+        self._tables = {}
         from . import builtin
 
         self.manager.register(builtin, name="largemargin.builtin")
@@ -65,69 +67,123 @@ class Registry:
                 continue
             try:
                 plugin = ep.load()
-                self.manager.register(plugin, name=ep.name)
+                _check_hook_names(plugin)
+                self.register(plugin, name=ep.name)
                 self._provided(ep.name)  # a plugin whose hooks fail is a plugin that fails to load
             except Exception as e:  # noqa: BLE001 - any failure of a plugin is reported, not raised
                 if self.manager.get_plugin(ep.name) is not None:
-                    self.manager.unregister(name=ep.name)
+                    self.unregister(ep.name)
                 self.failures.append(LoadFailure(ep.name, f"{type(e).__name__}: {e}"))
 
     def register(self, plugin, name=None):
         """Registers a plugin object (a module or any object with hook implementations)."""
-        return self.manager.register(plugin, name=name)
+        self._tables.clear()
+        _check_hook_names(plugin)
+        registered = self.manager.register(plugin, name=name)
+        try:
+            self.manager.check_pending()  # hook implementations that match no hook
+        except pluggy.PluginValidationError as e:
+            self.manager.unregister(plugin)
+            raise ValueError(str(e)) from None
+        return registered
 
     def unregister(self, name):
+        self._tables.clear()
         return self.manager.unregister(name=name)
+
+    def _results(self, kind):
+        """[(plugin name, {name: implementation})] of one hook, for the plugins not blocked."""
+        hook = KINDS[kind]
+        out = []
+        for impl in getattr(self.manager.hook, hook).get_hookimpls():
+            try:
+                result = impl.function() if impl.plugin is None else getattr(impl.plugin, hook)()
+            except Exception as e:
+                raise RuntimeError(f"hook {hook} of plugin {impl.plugin_name!r} failed: {e}") from e
+            if result is None:
+                result = {}
+            if not isinstance(result, dict):
+                raise TypeError(f"hook {hook} of plugin {impl.plugin_name!r} must return a dict of name -> implementation")
+            out.append((impl.plugin_name, result))
+        return out
 
     def _provided(self, plugin_name):
         """What one plugin registers: {kind: [names]}."""
-        plugin = self.manager.get_plugin(plugin_name)
         out = {}
-        for kind, hook in KINDS.items():
-            impl = getattr(plugin, hook, None)
-            if impl is None:
-                continue
-            try:
-                result = impl() or {}
-            except Exception as e:
-                raise RuntimeError(f"hook {hook} of plugin {plugin_name!r} failed: {e}") from e
-            if not isinstance(result, dict):
-                raise TypeError(f"hook {hook} of plugin {plugin_name!r} must return a dict of name -> implementation")
-            out[kind] = sorted(result)
+        for kind in KINDS:
+            for name, result in self._results(kind):
+                if name == plugin_name:
+                    out[kind] = sorted(result)
         return out
 
     def plugins(self):
         """[(plugin name, {kind: [names]})] for every loaded plugin."""
         return [(name, self._provided(name)) for name, _ in self.manager.list_name_plugin()]
 
+    def _table(self, kind):
+        """({name: (implementation, plugin name)}, {name claimed by several plugins: [plugins]}),
+        computed again when a plugin is registered, unregistered or blocked."""
+        state = tuple((name, id(plugin)) for name, plugin in self.manager.list_name_plugin())
+        if self._tables.get("state") != state:
+            self._tables = {"state": state}
+        if kind not in self._tables:
+            found, claimed = {}, {}
+            for plugin, result in self._results(kind):
+                for key, value in result.items():
+                    claimed.setdefault(key, []).append(plugin)
+                    found.setdefault(key, (value, plugin))
+            clashes = {key: sorted(plugins) for key, plugins in claimed.items() if len(plugins) > 1}
+            self._tables[kind] = ({k: v for k, v in found.items() if k not in clashes}, clashes)
+        return self._tables[kind]
+
     def available(self, kind):
-        """{name: (implementation, plugin name)} for one kind; a name claimed twice is an error."""
-        hook = KINDS[kind]
-        found = {}
-        for name, plugin in self.manager.list_name_plugin():
-            impl = getattr(plugin, hook, None)
-            if impl is None:
-                continue
-            for key, value in (impl() or {}).items():
-                if key in found:
-                    raise ValueError(f"{kind} {key!r} is registered by both {found[key][1]!r} and {name!r}")
-                found[key] = (value, name)
-        return found
+        """{name: (implementation, plugin name)} for one kind; a name that several plugins claim is
+        left out (see `clashes`): only that name is unusable."""
+        return dict(self._table(kind)[0])
+
+    def clashes(self, kind):
+        """{name: [plugin names]} of the names of one kind that several plugins register."""
+        return dict(self._table(kind)[1])
 
     def resolve(self, kind, name):
-        """The implementation registered under `name`, or a ValueError listing what exists. A
-        Python kernel comes wrapped in a `CheckedKernel`; native and composed kernels
-        (``largemargin.kernels``) come as they are."""
-        found = self.available(kind)
+        """The implementation registered under `name`, or a ValueError saying why there is none (a
+        clash between plugins, a plugin that failed to load, or what exists). A Python kernel
+        comes wrapped in a `CheckedKernel`; native and composed kernels (``largemargin.kernels``)
+        come as they are."""
+        found, clashes = self._table(kind)
+        what = kind.replace("_", " ")
+        if name in clashes:
+            raise ValueError(
+                f"{what} {name!r} is registered by both {' and '.join(map(repr, clashes[name]))}: uninstall or "
+                "block one of them (`largemargin plugins` lists what each registers)"
+            )
         if name not in found:
             known = ", ".join(sorted(found)) or "none"
-            raise ValueError(f"unknown {kind.replace('_', ' ')} {name!r}; registered: {known}")
+            failed = "".join(f"; plugin {f.plugin!r} failed to load ({f.reason})" for f in self.failures)
+            raise ValueError(f"unknown {what} {name!r}; registered: {known}{failed}")
         impl, plugin = found[name]
         from ..kernels import Kernel
 
         if kind == "kernel" and callable(impl) and not isinstance(impl, (NativeKernel, Kernel)):
             return CheckedKernel(name, plugin, impl)
         return impl
+
+
+def _check_hook_names(plugin):
+    """A function named like a hook must be one of the hooks and be marked as an implementation:
+    a misspelled or unmarked hook would otherwise be ignored in silence."""
+    for attr in dir(plugin):
+        if not attr.startswith("largemargin_"):
+            continue
+        fn = getattr(plugin, attr, None)
+        if not callable(fn):
+            continue
+        if attr not in KINDS.values():
+            close = [h for h in KINDS.values() if h.rstrip("s") == attr.rstrip("s")]
+            hint = f" (did you mean {close[0]}?)" if close else f" (hooks: {', '.join(KINDS.values())})"
+            raise ValueError(f"{attr} is not a largemargin hook{hint}")
+        if not hasattr(fn, "largemargin_impl"):
+            raise ValueError(f"{attr} is not marked with @largemargin.plugins.hookimpl")
 
 
 _registry = None
