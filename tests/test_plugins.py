@@ -383,3 +383,26 @@ def test_models_with_composed_and_python_kernels_pickle(digits):
         model = lm.SVC(kernel=kernel).fit(Xtr[:300] / 16, ytr[:300])
         again = pickle.loads(pickle.dumps(model))
         np.testing.assert_array_equal(again.decision_function(Xte / 16), model.decision_function(Xte / 16))
+
+
+def test_a_strategy_that_declines_everything_ends_the_pass():
+    """choose() returning None keeps its candidates in the pool; declining everything left ends
+    the online pass instead of spinning (a hang here fails through the timeout)."""
+    code = (
+        "import numpy as np, largemargin as lm\n"
+        "from largemargin.plugins import get_registry, hookimpl\n"
+        "class Never:\n"
+        "    n_candidates = 5\n"
+        "    def choose(self, decision, labels):\n"
+        "        return None\n"
+        "class Plugin:\n"
+        "    @hookimpl\n"
+        "    def largemargin_selection_strategies(self):\n"
+        "        return {'never': lambda random_state: Never()}\n"
+        "get_registry().register(Plugin(), name='never')\n"
+        "X = np.random.default_rng(0).random((300, 3)); y = np.where(X[:, 0] > 0.5, 1, -1)\n"
+        "m = lm.LaSVM(selection='never', random_state=0).fit(X, y)\n"
+        "print('support vectors', len(m.support_))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "support vectors" in r.stdout, r.stderr

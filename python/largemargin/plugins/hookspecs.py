@@ -22,7 +22,10 @@ selection_strategies
     with ``n_candidates`` (how many random unprocessed examples LaSVM scores before each step)
     and ``choose(decision, labels) -> int | None``, which gets the candidates' decision values
     f(x) and labels (NaN where unknown, as in active learning) and returns the position of the
-    example to process next, or None to process none of them.
+    example to process next, or None to process none of them now (they stay in the pool). A pass
+    in which ``choose`` returns None as many times in a row as there are examples left ends
+    there: a strategy that declines everything ends the online pass (the finishing step still
+    runs on what was processed).
 """
 
 import pluggy

@@ -27,7 +27,8 @@ const MIN_CURVATURE: f64 = f32::EPSILON as f64;
 pub enum Choice {
     /// Process the candidate at this position of the list.
     Take(usize),
-    /// Process none of them; they stay in the pool.
+    /// Process none of them; they stay in the pool. A pass in which the strategy declines as
+    /// many candidate sets in a row as there are examples left ends there.
     Skip,
     /// End the online pass now.
     Stop,
@@ -399,15 +400,17 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     ) -> Result<u64> {
         let mut pool: Vec<usize> = order.to_vec();
         let m = strategy.n_candidates().max(1);
-        let (mut steps, mut taken) = (0u64, 0u64);
+        let (mut steps, mut taken, mut declined) = (0u64, 0u64, 0usize);
         let (mut picks, mut decisions, mut labels) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
         while !pool.is_empty() && max_steps.is_none_or(|cap| taken < cap) {
             steps += 1;
             if steps.is_multiple_of(256) {
                 control.add_iterations(256);
-                if control.should_stop() {
-                    return Err(Error::Interrupted);
-                }
+            }
+            // a step that scores candidates (perhaps through a foreign strategy) costs far more
+            // than the check
+            if (m > 1 || steps.is_multiple_of(256)) && control.should_stop() {
+                return Err(Error::Interrupted);
             }
             let chosen = if m == 1 {
                 // the next of the (already random) order: no scoring needed
@@ -443,10 +446,17 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                             picks.len()
                         )))
                     }
-                    Choice::Skip => continue,
+                    Choice::Skip => {
+                        declined += 1;
+                        if declined >= pool.len() {
+                            break; // it declines everything left: the pass is over
+                        }
+                        continue;
+                    }
                     Choice::Stop => break,
                 }
             };
+            declined = 0;
             let k = pool.swap_remove(chosen);
             let p = self.set.position(k);
             if self.y[p].is_nan() {
