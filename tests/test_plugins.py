@@ -406,3 +406,22 @@ def test_a_strategy_that_declines_everything_ends_the_pass():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "support vectors" in r.stdout, r.stderr
+
+
+def test_builtin_kernel_parameters_are_not_ignored_in_silence(plugin, digits):
+    Xtr, ytr, _, _ = digits
+    for params in (dict(gamma=123), dict(degree=5), dict(coef0=1.0)):
+        with pytest.raises(ValueError, match=f"{next(iter(params))} set for the kernel 'chi2_test'"):
+            lm.SVC(kernel="chi2_test", **params).fit(Xtr[:50], ytr[:50])
+    from largemargin.kernels import RBF
+
+    with pytest.raises(ValueError, match="gamma set for the kernel RBF"):
+        lm.SVR(kernel=RBF(0.5), gamma=2.0).fit(Xtr[:50], ytr[:50].astype(float))
+
+
+def test_a_plugin_kernel_model_checks_the_width_itself(plugin, digits):
+    Xtr, ytr, Xte, _ = digits
+    m = lm.SVC(kernel="chi2_test").fit(Xtr[:100], ytr[:100])
+    assert m.n_features_in_ == Xtr.shape[1]
+    with pytest.raises(ValueError, match="X has 10 features, but SVC is expecting 64"):
+        m.predict(Xte[:5, :10])  # refused before the plugin sees it

@@ -1,6 +1,7 @@
 """Kernel SVMs trained by the native SMO solver: `SVC` (C-SVC, one-vs-one) and `SVR`
 (epsilon-SVR). Drop-in for scikit-learn's classes of the same names."""
 
+import inspect
 import numbers
 import time
 import warnings
@@ -128,6 +129,17 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
+        if self._native_kernel is None:
+            # gamma, degree and coef0 parametrise the built-in kernels only: set for another kernel
+            # they would be ignored in silence
+            defaults = inspect.signature(type(self).__init__).parameters
+            changed = [name for name in ("gamma", "degree", "coef0")
+                       if name in defaults and getattr(self, name) != defaults[name].default]
+            if changed:
+                raise ValueError(
+                    f"{', '.join(changed)} set for the kernel {self.kernel!r}, which does not use them: they belong "
+                    "to the built-in kernels (a composed or plugin kernel carries its own parameters)"
+                )
         check_n_jobs(self.n_jobs)
 
     def _resolve_kernel(self):
@@ -190,6 +202,8 @@ class _BaseSVM(BaseEstimator):
                 raise ValueError(f"X has {n} samples but y has {len(y)}")
             self._X_fit = X
             Xk = np.empty((n, 0))
+            if reset and len(getattr(X, "shape", ())) == 2:
+                self.n_features_in_ = X.shape[1]  # checked at prediction, before the kernel is called
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
@@ -250,6 +264,11 @@ class _BaseSVM(BaseEstimator):
             )
 
         if self._python_kernel is not None:
+            width = getattr(self, "n_features_in_", None)
+            if width is not None and len(getattr(X, "shape", ())) == 2 and X.shape[1] != width:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {width} features as input."
+                )
             # The kernel's matrix against the support vectors, a block of rows at a time.
             cols = np.arange(len(self.support_), dtype=np.int64)
             parts = [
