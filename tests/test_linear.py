@@ -150,15 +150,41 @@ def test_a_failing_loss_reaches_the_user(text_like):
         def dloss(self, f, y):
             raise ArithmeticError("loss exploded")
 
-    with pytest.raises(ArithmeticError, match="loss exploded"):
+    from largemargin.plugins import PluginError
+
+    with pytest.raises(PluginError, match=r"loss 'Broken': dloss\(.*\) raised ArithmeticError: loss exploded") as e:
         lm.LinearSGD(loss=Broken(), t0=10.0).fit(Xtr[:100], ytr[:100])
+    assert isinstance(e.value.__cause__, ArithmeticError)
 
     class NotANumber(Broken):
         def dloss(self, f, y):
             return float("nan")
 
-    with pytest.raises(ValueError, match="returned NaN"):
+    with pytest.raises(PluginError, match=r"dloss\(.*\) returned nan"):
         lm.LinearSGD(loss=NotANumber(), t0=10.0).fit(Xtr[:100], ytr[:100])
+
+
+def test_a_python_loss_sees_only_finite_margins_and_t0_can_be_chosen(text_like):
+    """Choosing t0 tries step sizes that make some runs diverge: their NaN margins end those
+    runs without reaching the loss, so the default t0=None works with a Python loss too."""
+    Xtr, ytr, Xte, yte = text_like
+    seen = []
+
+    class SquaredHinge:
+        def loss(self, f, y):
+            seen.append(f)
+            m = max(0.0, 1.0 - y * f)
+            return 0.5 * m * m
+
+        def dloss(self, f, y):
+            seen.append(f)
+            return -y * max(0.0, 1.0 - y * f)
+
+    ours = lm.LinearSGD(loss=SquaredHinge(), epochs=2, random_state=0).fit(Xtr[:2000], ytr[:2000])
+    builtin = lm.LinearSGD(loss="squared_hinge", epochs=2, random_state=0).fit(Xtr[:2000], ytr[:2000])
+    assert np.all(np.isfinite(seen))
+    assert ours.t0_ == builtin.t0_
+    np.testing.assert_allclose(ours.coef_, builtin.coef_, rtol=1e-4, atol=1e-6)
 
 
 def test_margin_perceptron_and_early_stopping(adult_small):

@@ -425,3 +425,63 @@ def test_a_plugin_kernel_model_checks_the_width_itself(plugin, digits):
     assert m.n_features_in_ == Xtr.shape[1]
     with pytest.raises(ValueError, match="X has 10 features, but SVC is expecting 64"):
         m.predict(Xte[:5, :10])  # refused before the plugin sees it
+
+
+class FailingHooks:
+    """A plugin whose strategy and experts misbehave in the ways users' code does."""
+
+    @hookimpl
+    def largemargin_selection_strategies(self):
+        class Raises:
+            n_candidates = 3
+
+            def choose(self, decision, labels):
+                return 1 // 0
+
+        class Garbage(Raises):
+            def choose(self, decision, labels):
+                return "first"
+
+        return {"raises": lambda random_state: Raises(), "garbage": lambda random_state: Garbage()}
+
+    @hookimpl
+    def largemargin_experts(self):
+        from sklearn.linear_model import LogisticRegression
+
+        class FailsToFit(LogisticRegression):
+            def fit(self, X, y):
+                raise MemoryError("no room")
+
+        class NaNs(LogisticRegression):
+            def decision_function(self, X):
+                return np.full(X.shape[0], np.nan)
+
+        def logistic(**params):  # a factory function, as the hook's documentation allows
+            return LogisticRegression()
+
+        return {"fails": lambda **p: FailsToFit(), "nans": lambda **p: NaNs(), "logistic_function": logistic}
+
+
+@pytest.fixture
+def failing():
+    registry = get_registry()
+    registry.register(FailingHooks(), name="failing-hooks")
+    yield
+    registry.unregister("failing-hooks")
+
+
+def test_every_hook_fails_as_a_plugin_error_naming_the_plugin(failing):
+    from largemargin.plugins import PluginError
+
+    X = np.random.default_rng(0).random((200, 3))
+    y = np.where(X[:, 0] > 0.5, 1, -1)
+    with pytest.raises(PluginError, match="selection strategy 'raises' of plugin 'failing-hooks': choose raised ZeroDivisionError"):
+        lm.LaSVM(selection="raises").fit(X, y)
+    with pytest.raises(PluginError, match="'garbage' of plugin 'failing-hooks': choose returned 'first'"):
+        lm.LaSVM(selection="garbage").fit(X, y)
+    with pytest.raises(PluginError, match="expert 'fails' of plugin 'failing-hooks': fit raised MemoryError: no room"):
+        lm.MixtureSVC(expert="fails", n_experts=2, max_iter=1).fit(X, y)
+    with pytest.raises(PluginError, match="expert 'nans' of plugin 'failing-hooks': decision_function gave"):
+        lm.MixtureSVC(expert="nans", n_experts=2, max_iter=1).fit(X, y)
+    mix = lm.MixtureSVC(expert="logistic_function", n_experts=2, max_iter=2).fit(X, y)
+    assert mix.score(X, y) > 0.8

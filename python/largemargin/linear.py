@@ -17,6 +17,7 @@ from ._arrays import to_native
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry
+from .plugins.checked import CheckedLoss
 
 _ALGORITHMS = ("sgdqn", "svmsgd2", "sgd")
 
@@ -193,8 +194,10 @@ class LinearSGD(_LinearSGDBase):
             loss = get_registry().resolve("loss", loss)
         if isinstance(loss, NativeLoss):
             self._loss = loss.name
-        elif hasattr(loss, "loss") and hasattr(loss, "dloss"):
+        elif isinstance(loss, CheckedLoss):
             self._loss = loss
+        elif hasattr(loss, "loss") and hasattr(loss, "dloss"):
+            self._loss = CheckedLoss(type(loss).__name__, None, loss)  # the user's own object
         else:
             raise ValueError(f"loss must be a loss name or an object with loss(f, y) and dloss(f, y), got {self.loss!r}")
 

@@ -56,8 +56,9 @@ class _MixtureBase(BaseEstimator):
         from .plugins import get_registry
 
         factory = get_registry().resolve("expert", self.expert)
-        if not callable(getattr(factory, "make", None)):
-            raise ValueError(f"expert {self.expert!r} must provide make(**params)")
+        inner = getattr(factory, "impl", factory)
+        if not (callable(getattr(inner, "make", None)) or callable(inner)):
+            raise ValueError(f"expert {self.expert!r} must be a factory: make(**params), or an object with it")
         return factory
 
     def _expert_params(self, gamma):

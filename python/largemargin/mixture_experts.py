@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _native
+from .plugins.checked import CheckedExpertFactory, call, check_outputs
 
 
 class BuiltinExpert:
@@ -50,17 +51,20 @@ class Expert:
     single class; with, for the local gater, Platt's sigmoid (classification) or the residual
     variance (regression) measured on its own subset."""
 
-    def __init__(self, model, constant, task):
+    def __init__(self, model, constant, task, plugin=None):
         self.model = model
         self.constant = constant
         self.task = task
         self.platt = (0.0, 0.0)
         self.variance = 1.0
+        self.plugin = plugin  # which plugin's expert it is, for the errors; None: a built-in
 
     def output(self, X):
         if self.model is None:
             return np.full(X.shape[0], self.constant)
-        return expert_output(self.model, X, self.task)
+        what = "decision_function" if hasattr(self.model, "decision_function") else "predict"
+        out = call(self.plugin, what, expert_output, self.model, X, self.task)
+        return check_outputs(self.plugin, what, out, X.shape[0])
 
     def log_likelihood(self, X, y):
         """log P(y | x, k): Platt's sigmoid of f(x) (y in -1/+1), or a Gaussian around f(x)."""
@@ -80,12 +84,15 @@ class Expert:
 def train_expert(factory, params, X, y, task, calibrate):
     """Fits one expert on its subset (classification labels -1/+1); `calibrate` also fits what the
     local gater needs from it."""
+    plugin = repr(factory) if isinstance(factory, CheckedExpertFactory) else None
     if len(y) == 0 or (task == "classification" and len(np.unique(y)) < 2):
         # a subset left empty by the reassignment (small data, many experts) or of one class: a
         # constant, which the gater learns to weigh by its errors
-        expert = Expert(None, float(y[0]) if len(y) else 0.0, task)
+        expert = Expert(None, float(y[0]) if len(y) else 0.0, task, plugin)
     else:
-        expert = Expert(factory.make(**params).fit(X, y), 0.0, task)
+        model = factory.make(**params)
+        call(plugin, "fit", model.fit, X, y)
+        expert = Expert(model, 0.0, task, plugin)
     if calibrate and len(y):
         f = expert.output(X)
         if task == "regression":

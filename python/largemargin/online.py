@@ -18,6 +18,7 @@ from ._arrays import to_native
 from ._checks import check_positive_int, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeStrategy, get_registry
+from .plugins.checked import CheckedStrategyFactory
 from .svm import _BaseSVM
 
 
@@ -229,6 +230,8 @@ class LaSVM(_OnlineClassifier):
             selection = get_registry().resolve("selection_strategy", selection)
         if not (isinstance(selection, NativeStrategy) or callable(selection)):
             raise ValueError(f"selection must be a strategy name or a factory, got {self.selection!r}")
+        if not isinstance(selection, (NativeStrategy, CheckedStrategyFactory)):
+            selection = CheckedStrategyFactory(getattr(selection, "__name__", type(selection).__name__), None, selection)
         self._selection = selection
 
     def _strategy_arg(self, n_problems, seed):

@@ -15,8 +15,13 @@ losses
     for the linear SGD solvers: an object with vectorised ``loss(z, y)`` and ``dloss(z, y)``
     (derivative in z), z the decision value and y in {-1, +1}.
 experts
-    for the mixture of SVM experts: a factory ``make(**params)`` returning a scikit-learn
-    compatible estimator (``fit``, ``decision_function`` or ``predict``).
+    for the mixture of SVM experts: a factory, either a function ``make(**params)`` or an object
+    with such a ``make`` method, returning a scikit-learn compatible estimator (``fit``,
+    ``decision_function`` or ``predict``).
+
+Every call into a plugin is checked: only finite numbers reach a loss, what a hook returns must
+have the documented type, shape and finite values, and any failure is raised as a
+``largemargin.plugins.PluginError`` that names the plugin, the original exception chained.
 selection_strategies
     for LaSVM's example selection: a factory ``make(random_state: int)`` returning an object
     with ``n_candidates`` (how many random unprocessed examples LaSVM scores before each step)

@@ -7,9 +7,11 @@ from importlib import metadata
 import pluggy
 
 from . import hookspecs
+from .checked import CheckedExpertFactory, CheckedLoss, CheckedStrategyFactory
 from .python_kernels import CheckedKernel
 
 ENTRY_POINT_GROUP = "largemargin"
+BUILTIN = "largemargin.builtin"  # the plugin of the built-ins, registered like any other
 KINDS = {
     "kernel": "largemargin_kernels",
     "loss": "largemargin_losses",
@@ -56,7 +58,7 @@ class Registry:
         self._tables = {}
         from . import builtin
 
-        self.manager.register(builtin, name="largemargin.builtin")
+        self.manager.register(builtin, name=BUILTIN)
         self._load(entry_points)
 
     def _load(self, entry_points):
@@ -164,8 +166,16 @@ class Registry:
         impl, plugin = found[name]
         from ..kernels import Kernel
 
+        if plugin == BUILTIN:
+            return impl
         if kind == "kernel" and callable(impl) and not isinstance(impl, (NativeKernel, Kernel)):
             return CheckedKernel(name, plugin, impl)
+        if kind == "loss" and not isinstance(impl, NativeLoss):
+            return CheckedLoss(name, plugin, impl)
+        if kind == "selection_strategy" and not isinstance(impl, NativeStrategy):
+            return CheckedStrategyFactory(name, plugin, impl)
+        if kind == "expert":
+            return CheckedExpertFactory(name, plugin, impl)
         return impl
 
 

@@ -223,6 +223,12 @@ impl PyLoss {
         Ok(PyLoss { object: object.clone().unbind(), name, failure })
     }
     fn call(&self, method: &str, f: f64, y: f64) -> f64 {
+        if !f.is_finite() {
+            // the weights have overflowed (a step size too large, as some of t0's candidates
+            // are): the run has diverged, which the solver sees in the NaN; the plugin is not
+            // asked about a number it cannot have meant to handle
+            return f64::NAN;
+        }
         Python::attach(|py| {
             let value = self.object.bind(py).call_method1(method, (f, y)).and_then(|v| v.extract::<f64>());
             match value {

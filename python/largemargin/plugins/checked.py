@@ -1,0 +1,116 @@
+"""A plugin's loss, selection strategy or expert as the library calls it: only finite numbers
+reach the plugin, what it returns is checked, and any failure is a `PluginError` that names the
+plugin and chains the original exception. (Kernels get the same from `CheckedKernel`.)"""
+
+import math
+import numbers
+
+import numpy as np
+
+from .python_kernels import PluginError
+
+
+class _Checked:
+    kind = "plugin"
+
+    def __init__(self, name, plugin, impl):
+        self.name, self.plugin, self.impl = name, plugin, impl
+
+    def _where(self):
+        return f"{self.kind} {self.name!r} of plugin {self.plugin!r}" if self.plugin else f"{self.kind} {self.name!r}"
+
+    def __repr__(self):
+        return self._where()
+
+    def _call(self, what, function, *args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except PluginError:
+            raise
+        except Exception as e:
+            raise PluginError(f"{self._where()}: {what} raised {type(e).__name__}: {e}") from e
+
+
+class CheckedLoss(_Checked):
+    """``loss(f, y)`` and ``dloss(f, y)`` of a Python loss, each answer a finite number."""
+
+    kind = "loss"
+
+    def loss(self, f, y):
+        return self._value("loss", f, y)
+
+    def dloss(self, f, y):
+        return self._value("dloss", f, y)
+
+    def _value(self, method, f, y):
+        what = f"{method}({f!r}, {y!r})"
+        value = self._call(what, getattr(self.impl, method), f, y)
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise PluginError(f"{self._where()}: {what} returned {value!r:.60}, not a number") from None
+        if not math.isfinite(value):
+            raise PluginError(f"{self._where()}: {what} returned {value}")
+        return value
+
+
+class CheckedStrategyFactory(_Checked):
+    """A selection-strategy factory ``make(random_state)``; the strategies it makes are checked."""
+
+    kind = "selection strategy"
+
+    def __call__(self, random_state):
+        strategy = self._call("making a strategy", self.impl, random_state=random_state)
+        n = getattr(strategy, "n_candidates", None)
+        if not callable(getattr(strategy, "choose", None)) or not isinstance(n, numbers.Integral) or n < 1:
+            raise PluginError(f"{self._where()} made {strategy!r:.80}, which lacks choose() or a positive n_candidates")
+        return _CheckedStrategy(self.name, self.plugin, strategy)
+
+
+class _CheckedStrategy(_Checked):
+    kind = "selection strategy"
+
+    @property
+    def n_candidates(self):
+        return int(self.impl.n_candidates)
+
+    def choose(self, decision, labels):
+        k = self._call("choose", self.impl.choose, decision, labels)
+        if k is None:
+            return None
+        if not isinstance(k, (numbers.Integral, np.integer)) or isinstance(k, bool) or not 0 <= k < len(decision):
+            raise PluginError(f"{self._where()}: choose returned {k!r:.60} for {len(decision)} candidates "
+                              "(an index among them, or None)")
+        return int(k)
+
+
+class CheckedExpertFactory(_Checked):
+    """An expert factory: a function ``make(**params)`` or an object with such a ``make``. The
+    mixture calls the estimators it makes through `call` and checks their outputs with
+    `check_outputs`, naming the plugin (the estimators themselves stay as they are)."""
+
+    kind = "expert"
+
+    def make(self, **params):
+        maker = getattr(self.impl, "make", self.impl)
+        return self._call("make", maker, **params)
+
+
+def call(where, what, function, *args):
+    """function(*args); an exception becomes a PluginError naming `where` (None: left alone)."""
+    if where is None:
+        return function(*args)
+    try:
+        return function(*args)
+    except PluginError:
+        raise
+    except Exception as e:
+        raise PluginError(f"{where}: {what} raised {type(e).__name__}: {e}") from e
+
+
+def check_outputs(where, what, out, rows):
+    """`out`, if it holds one finite number per row; else a PluginError naming `where`."""
+    out = np.asarray(out)
+    if where is not None and (out.shape[:1] != (rows,) or out.dtype.kind not in "fiub" or not np.all(np.isfinite(out))):
+        raise PluginError(f"{where}: {what} gave {out.dtype} of shape {out.shape} (not finite numbers, one per row of {rows})")
+    return out
