@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from . import _native
+from ._arrays import scale_gamma, variance
 from .datasets import _read_files, load_adult, load_libsvm
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
@@ -46,7 +47,8 @@ def _train(args):
         gamma = "scale" if args.gamma is None else args.gamma
         if gamma in ("scale", "auto") and args.solver in ("smo", "lasvm"):
             # from the training file alone: the test file only widens the matrices with zeros
-            gamma = float(SVC(gamma=gamma)._resolve_gamma(Xtr[:, :widths[0]]))
+            own = widths[0]
+            gamma = scale_gamma(own, variance(Xtr[:, :own])) if gamma == "scale" else 1.0 / own
     if args.svr and args.probability:
         raise ValueError("-b: probability estimates are for classifiers, not --svr")
     if args.epsilon < 0:

@@ -22,13 +22,8 @@ class _Checked:
     def __repr__(self):
         return self._where()
 
-    def _call(self, what, function, *args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except PluginError:
-            raise
-        except Exception as e:
-            raise PluginError(f"{self._where()}: {what} raised {type(e).__name__}: {e}") from e
+    def _call(self, what, function, /, *args, **kwargs):
+        return call(self._where(), what, function, *args, **kwargs)
 
 
 class CheckedLoss(_Checked):
@@ -96,15 +91,16 @@ class CheckedExpertFactory(_Checked):
         return self._call("make", maker, **params)
 
 
-def call(where, what, function, *args):
-    """function(*args); an exception becomes a PluginError naming `where` (None: left alone)."""
-    if where is None:
-        return function(*args)
+def call(where, what, function, /, *args, **kwargs):
+    """function(*args, **kwargs); an exception becomes a PluginError naming `where` (None: a
+    built-in, whose exceptions are left as they are)."""
     try:
-        return function(*args)
+        return function(*args, **kwargs)
     except PluginError:
         raise
     except Exception as e:
+        if where is None:
+            raise
         raise PluginError(f"{where}: {what} raised {type(e).__name__}: {e}") from e
 
 

@@ -55,7 +55,7 @@ class Registry:
         self.manager = pluggy.PluginManager("largemargin")
         self.manager.add_hookspecs(hookspecs)
         self.failures = []
-        self._tables = {}
+        self._tables, self._tables_state = {}, None
         from . import builtin
 
         self.manager.register(builtin, name=BUILTIN)
@@ -79,7 +79,6 @@ class Registry:
 
     def register(self, plugin, name=None):
         """Registers a plugin object (a module or any object with hook implementations)."""
-        self._tables.clear()
         _check_hook_names(plugin)
         registered = self.manager.register(plugin, name=name)
         try:
@@ -90,7 +89,6 @@ class Registry:
         return registered
 
     def unregister(self, name):
-        self._tables.clear()
         return self.manager.unregister(name=name)
 
     def _results(self, kind):
@@ -99,7 +97,7 @@ class Registry:
         out = []
         for impl in getattr(self.manager.hook, hook).get_hookimpls():
             try:
-                result = impl.function() if impl.plugin is None else getattr(impl.plugin, hook)()
+                result = impl.function()
             except Exception as e:
                 raise RuntimeError(f"hook {hook} of plugin {impl.plugin_name!r} failed: {e}") from e
             if result is None:
@@ -126,8 +124,8 @@ class Registry:
         """({name: (implementation, plugin name)}, {name claimed by several plugins: [plugins]}),
         computed again when a plugin is registered, unregistered or blocked."""
         state = tuple((name, id(plugin)) for name, plugin in self.manager.list_name_plugin())
-        if self._tables.get("state") != state:
-            self._tables = {"state": state}
+        if state != self._tables_state:
+            self._tables, self._tables_state = {}, state
         if kind not in self._tables:
             found, claimed = {}, {}
             for plugin, result in self._results(kind):

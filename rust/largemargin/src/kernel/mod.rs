@@ -436,35 +436,36 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
             _ => unreachable!("dense targets only"),
         }
     }
-    let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < targets.cols());
+    /// A sparse query against sparse targets by merging indices (see `per_feature_table_fits`).
     #[inline(always)]
-    fn merge_rows<Q: Real, T: Real>(qi: &[i32], qv: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
-        for (o, &c) in tmp.iter_mut().zip(cols) {
-            let (ti, tv) = t.row(c);
-            *o = merge_dot(qi, qv, ti, tv);
+    fn merge_rows<Q: Real>(idx: &[i32], val: &[Q], targets: &Matrix, cols: &[usize], tmp: &mut [f64]) {
+        #[inline(always)]
+        fn rows<Q: Real, T: Real>(idx: &[i32], val: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
+            for (o, &c) in tmp.iter_mut().zip(cols) {
+                let (ti, tv) = t.row(c);
+                *o = merge_dot(idx, val, ti, tv);
+            }
+        }
+        match targets {
+            Matrix::Csr64(t) => rows(idx, val, t, cols, tmp),
+            Matrix::Csr32(t) => rows(idx, val, t, cols, tmp),
+            _ => unreachable!("sparse targets only"),
         }
     }
-    match (*q, targets) {
-        (Query::S64(qi, qv), Matrix::Csr64(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
-            return merge_rows(qi, qv, t, cols, tmp)
-        }
-        (Query::S64(qi, qv), Matrix::Csr32(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
-            return merge_rows(qi, qv, t, cols, tmp)
-        }
-        (Query::S32(qi, qv), Matrix::Csr64(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
-            return merge_rows(qi, qv, t, cols, tmp)
-        }
-        (Query::S32(qi, qv), Matrix::Csr32(t)) if !per_feature_table_fits(t.cols, t.indices.len()) => {
-            return merge_rows(qi, qv, t, cols, tmp)
-        }
-        _ => {}
-    }
+    let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < targets.cols());
+    let too_wide_to_scatter = || match targets {
+        Matrix::Csr64(t) => !per_feature_table_fits(t.cols, t.indices.len()),
+        Matrix::Csr32(t) => !per_feature_table_fits(t.cols, t.indices.len()),
+        _ => false,
+    };
     match *q {
         Query::D64(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
         Query::D32(v) => on_dense_query(v, targets, cols, dist && !targets.is_sparse(), tmp),
         // a sparse query against dense rows reads only the entries of its own features
         Query::S64(i, v) if !targets.is_sparse() && fits(i) => sparse_query(i, v, targets, cols, tmp),
         Query::S32(i, v) if !targets.is_sparse() && fits(i) => sparse_query(i, v, targets, cols, tmp),
+        Query::S64(i, v) if too_wide_to_scatter() => merge_rows(i, v, targets, cols, tmp),
+        Query::S32(i, v) if too_wide_to_scatter() => merge_rows(i, v, targets, cols, tmp),
         _ => with_scratch(&SCATTER, targets.cols(), |buf| {
             q.for_each_nonzero(|j, v| buf[j] = v);
             on_dense_query(&buf[..targets.cols()], targets, cols, false, tmp);

@@ -98,8 +98,8 @@ impl LibsvmModel {
     pub fn read<R: BufRead>(r: R, base: IndexBase) -> Result<Self> {
         let offset = offset_of(base)?;
         let mut lines = Lines { reader: r, number: 0, buf: Vec::new() };
-        let (pending, rows) = Header::read(&mut lines)?.into_model()?;
-        read_support_vectors(&mut lines, pending, rows, offset)
+        let pending = Header::read(&mut lines)?.into_model()?;
+        read_support_vectors(&mut lines, pending, offset)
     }
 
     /// Reads the model file at `path`; errors name the file.
@@ -287,9 +287,8 @@ impl Header {
         }
     }
 
-    /// The model the header describes, without its support vectors; and the number of
-    /// coefficient columns of each support-vector line.
-    fn into_model(self) -> Result<(Pending, usize)> {
+    /// The model the header describes, without its support vectors.
+    fn into_model(self) -> Result<Pending> {
         let at = self.sv_line;
         let svm_type = required(&self.svm_type, "svm_type", at)?.value;
         let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
@@ -417,8 +416,7 @@ impl Header {
             sv: CsrMatrix::new(),
             sv_indices: Vec::new(),
         };
-        let rows = (k - 1) as usize;
-        Ok((Pending { model, total_sv: total_sv.value, total_sv_line: total_sv.line, nr_class_line: nr_class.line }, rows))
+        Ok(Pending { model, total_sv: total_sv.value, total_sv_line: total_sv.line, nr_class_line: nr_class.line })
     }
 }
 
@@ -431,15 +429,23 @@ struct Pending {
     nr_class_line: usize,
 }
 
-fn read_support_vectors<R: BufRead>(
-    lines: &mut Lines<R>,
-    pending: Pending,
-    rows: usize,
-    offset: usize,
-) -> Result<LibsvmModel> {
+/// The 0-based training index that a precomputed-kernel support vector names as `0:n`, its
+/// serial number n counted from 1; None if the entries are anything else.
+fn training_serial(entries: &[&str]) -> Option<usize> {
+    let [entry] = entries else { return None };
+    let (index, serial) = entry.split_once(':')?;
+    if index.parse::<i64>().ok()? != 0 {
+        return None;
+    }
+    let serial: u64 = serial.parse().ok()?;
+    (1..=MAX_INDEX as u64).contains(&serial).then(|| serial as usize - 1)
+}
+
+fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offset: usize) -> Result<LibsvmModel> {
     let Pending { mut model, total_sv, total_sv_line, nr_class_line } = pending;
     let precomputed = model.kernel.is_precomputed();
-    // `rows` is nr_class - 1, bounded by the label line's length
+    // coefficients per line: nr_class - 1, which the header showed on its label line
+    let rows = model.n_classes() - 1;
     let mut coef: Vec<Vec<f64>> = vec![Vec::new(); rows];
     let mut seen: u64 = 0;
     let mut entries: Vec<(usize, f64)> = Vec::new();
@@ -473,6 +479,14 @@ fn read_support_vectors<R: BufRead>(
                 toks.len()
             )));
         }
+        if precomputed {
+            model.sv_indices.push(training_serial(&toks[rows..]).ok_or_else(|| {
+                lines.error("a precomputed-kernel model's support vector is the single entry 0:n, n a training \
+                             serial number from 1"
+                    .into())
+            })?);
+            continue;
+        }
         entries.clear();
         let mut prev: i64 = -1;
         for tok in &toks[rows..] {
@@ -485,18 +499,6 @@ fn read_support_vectors<R: BufRead>(
                 return Err(lines.error(format!("'{}' is not index:value{hint}", excerpt(tok))));
             };
             let j: i64 = idx.parse().map_err(|_| lines.error(format!("feature index '{}' is not an integer", excerpt(idx))))?;
-            if precomputed {
-                let serial: u64 = val
-                    .parse()
-                    .ok()
-                    .filter(|&s| s >= 1 && s <= MAX_INDEX as u64)
-                    .ok_or_else(|| lines.error(format!("'{}': a precomputed-kernel model names its support vector as 0:n, n a training serial number from 1", excerpt(tok))))?;
-                if j != 0 || toks.len() != rows + 1 {
-                    return Err(lines.error("a precomputed-kernel model's support vector is the single entry 0:n".into()));
-                }
-                model.sv_indices.push(serial as usize - 1);
-                continue;
-            }
             let v: f64 = val.parse().map_err(|_| lines.error(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
             if j < offset as i64 {
                 return Err(lines.error(format!(
@@ -518,12 +520,7 @@ fn read_support_vectors<R: BufRead>(
                 entries.push((column as usize, v));
             }
         }
-        if precomputed && toks.len() == rows {
-            return Err(lines.error("a precomputed-kernel model's support vector is the single entry 0:n".into()));
-        }
-        if !precomputed {
-            model.sv.push_row(entries.iter().copied());
-        }
+        model.sv.push_row(entries.iter().copied());
     }
     if seen < total_sv {
         return Err(lines.error(format!(
@@ -531,9 +528,6 @@ fn read_support_vectors<R: BufRead>(
         )));
     }
     model.sv_coef = coef.concat();
-    if let KernelSpec::Precomputed = model.kernel {
-        model.sv = CsrMatrix::new();
-    }
     model.check().map_err(|e| lines.error(e.to_string()))?;
     Ok(model)
 }
