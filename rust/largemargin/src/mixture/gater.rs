@@ -206,10 +206,8 @@ impl Gater {
         for _ in 0..schedule.epochs {
             rng.shuffle(&mut order);
             let mut total = 0.0;
-            for (step, &i) in order.iter().enumerate() {
-                if step % 4096 == 0 && control.should_stop() {
-                    return Err(Error::Interrupted);
-                }
+            for &i in &order {
+                control.poll()?;
                 let row = &x[i * d..(i + 1) * d];
                 let f = &outputs.values[i * w..(i + 1) * w];
                 self.hidden_row(row, &mut hid);

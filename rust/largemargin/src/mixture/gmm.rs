@@ -90,9 +90,7 @@ impl DiagonalGmm {
         };
         let mut last = f64::NEG_INFINITY;
         for _ in 0..iterations {
-            if control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+            control.poll()?;
             let m = gmm.moments(x);
             let ll = m.log_likelihood / n as f64;
             gmm.maximise(&m, n, variance_floor, x, &mut rng);

@@ -161,10 +161,8 @@ impl Network {
         let (mut h, mut delta, mut grad_o, mut step_o, mut u, mut coef) =
             (vec![0.0; nh], vec![0.0; nh], vec![0.0; nh + 1], vec![0.0; nh + 1], vec![0.0; d + 1], vec![0.0; nh]);
         let (mut loss, mut wrong) = (0.0, 0usize);
-        for (step, &i) in order.iter().enumerate() {
-            if step % 4096 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+        for &i in order {
+            control.poll()?;
             let q = Query::row(x, i);
             let f = self.forward(&q, &mut h);
             loss += criterion.loss(f, y[i]);

@@ -59,10 +59,8 @@ impl NilssonMlp {
     fn epoch(&mut self, phi: &[f32], y: &[f64], order: &[usize], lr: f64, control: &Control) -> Result<EpochStats> {
         let h = self.layer.hidden;
         let (mut loss, mut wrong, mut updates) = (0.0, 0usize, 0u64);
-        for (step, &i) in order.iter().enumerate() {
-            if step % 4096 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+        for &i in order {
+            control.poll()?;
             let p = &phi[i * h..(i + 1) * h];
             let margin = y[i] * self.output(p);
             if margin <= 0.0 {

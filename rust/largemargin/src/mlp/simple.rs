@@ -150,10 +150,8 @@ impl SimpleMlp {
         let mut z = vec![0.0; self.layer.hidden];
         let mut coef = vec![0.0; self.layer.hidden];
         let (mut loss, mut wrong, mut updates) = (0.0, 0usize, 0u64);
-        for (step, &i) in order.iter().enumerate() {
-            if step % 4096 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+        for &i in order {
+            control.poll()?;
             let q = Query::row(x, i);
             self.layer.pre_activations(&q, &mut z);
             let margin = y[i] * self.output(&z);

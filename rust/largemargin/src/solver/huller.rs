@@ -160,11 +160,9 @@ impl<'e, 'a> Huller<'e, 'a> {
     /// update of a random current support vector (REPROCESS).
     pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
         for (t, &k) in order.iter().enumerate() {
+            control.poll()?;
             if t % 256 == 255 {
                 control.add_iterations(256);
-                if control.should_stop() {
-                    return Err(Error::Interrupted);
-                }
             }
             let p = self.set.position(k);
             if p >= self.set.len() {

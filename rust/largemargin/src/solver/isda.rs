@@ -196,10 +196,10 @@ impl Isda<'_> {
 
     /// Rebuilds the gradient of the shrunk variables, g = p - K a, from the rows of the nonzero
     /// alphas, and makes every variable active.
-    fn unshrink(&mut self) {
+    fn unshrink(&mut self, control: &Control) -> Result<()> {
         let (l, active) = (self.alpha.len(), self.active);
         if active == l {
-            return;
+            return Ok(());
         }
         self.g[active..].copy_from_slice(&self.p[active..]);
         for t in 0..l {
@@ -207,12 +207,15 @@ impl Isda<'_> {
             if a == 0.0 {
                 continue;
             }
+            // rows can be slow and many: a stop must not wait for all of them
+            control.poll()?;
             let row = self.q.row(t, l);
             for (g, &k) in self.g[active..].iter_mut().zip(&row[active..]) {
                 *g -= a * k as f64;
             }
         }
         self.active = l;
+        Ok(())
     }
 
     /// Single-variable steps until no violation reaches tol over all variables (true) or the
@@ -230,17 +233,15 @@ impl Isda<'_> {
                 if self.active == l {
                     return Ok(true);
                 }
-                self.unshrink();
+                self.unshrink(control)?;
                 worst = self.scan();
                 continue;
             }
             if self.iterations >= self.max_iter {
-                self.unshrink();
+                self.unshrink(control)?;
                 return Ok(false);
             }
-            if self.iterations % 1024 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+            control.poll()?;
             countdown -= 1;
             if countdown == 0 {
                 countdown = period;

@@ -334,26 +334,20 @@ impl<'e, 'a> LaRank<'e, 'a> {
     pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
         match self.params.method {
             Method::Perceptron { .. } => {
-                for (k, &e) in order.iter().enumerate() {
-                    if k % 256 == 0 && control.should_stop() {
-                        return Err(Error::Interrupted);
-                    }
+                for &e in order {
+                    control.poll()?;
                     self.perceptron(e);
                 }
             }
             Method::PairwisePA => {
-                for (k, &e) in order.iter().enumerate() {
-                    if k % 256 == 0 && control.should_stop() {
-                        return Err(Error::Interrupted);
-                    }
+                for &e in order {
+                    control.poll()?;
                     self.pairwise_pa(e);
                 }
             }
             Method::LaRank(Schedule::Fixed { reprocess }) => {
-                for (k, &e) in order.iter().enumerate() {
-                    if k % 64 == 0 && control.should_stop() {
-                        return Err(Error::Interrupted);
-                    }
+                for &e in order {
+                    control.poll()?;
                     self.process_new(e);
                     for _ in 0..reprocess {
                         self.process_old(rng);
@@ -372,10 +366,8 @@ impl<'e, 'a> LaRank<'e, 'a> {
 
     fn adaptive_epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
         let mut score = [1.0f64; 3];
-        for (k, &e) in order.iter().enumerate() {
-            if k % 64 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+        for &e in order {
+            control.poll()?;
             let mut op = NEW;
             loop {
                 let (start_work, start_evals, start_time) = (self.work, self.engine.evals(), Instant::now());

@@ -407,11 +407,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             if steps.is_multiple_of(256) {
                 control.add_iterations(256);
             }
-            // a step that scores candidates (perhaps through a foreign strategy) costs far more
-            // than the check
-            if (m > 1 || steps.is_multiple_of(256)) && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+            control.poll()?;
             let chosen = if m == 1 {
                 // the next of the (already random) order: no scoring needed
                 pool.len() - 1

@@ -144,11 +144,9 @@ impl<'e, 'a> KernelPerceptron<'e, 'a> {
     /// One pass over `order` (problem indices).
     pub fn epoch(&mut self, order: &[usize], control: &Control) -> Result<()> {
         for (i, &k) in order.iter().enumerate() {
+            control.poll()?;
             if i % 256 == 255 {
                 control.add_iterations(256);
-                if control.should_stop() {
-                    return Err(Error::Interrupted);
-                }
             }
             let p = self.set.position(k);
             self.step(p);

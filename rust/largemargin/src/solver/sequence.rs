@@ -745,10 +745,8 @@ impl<'a> SeqSolver<'a> {
     /// One pass over the sequences in `order`.
     pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
         let mut visited = 0u64;
-        for (k, &i) in order.iter().enumerate() {
-            if k % 16 == 0 && control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+        for &i in order {
+            control.poll()?;
             let (a, b) = self.data.range(i);
             let patterns = match self.params.inference {
                 Inference::Greedy => a..b,

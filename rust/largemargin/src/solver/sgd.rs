@@ -162,9 +162,7 @@ impl LinearModel {
         for block in order.chunks(4096) {
             self.steps_fast(x, y, c, block, loss, p);
             control.add_iterations(block.len() as u64);
-            if control.should_stop() {
-                return Err(Error::Interrupted);
-            }
+            control.poll()?;
         }
         Ok(())
     }

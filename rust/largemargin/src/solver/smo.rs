@@ -276,12 +276,12 @@ impl<'q> Smo<'q> {
         }
     }
 
-    fn shrink(&mut self, tol: f64) {
+    fn shrink(&mut self, tol: f64, control: &Control) -> Result<()> {
         let (up, down) = self.extremes();
         if !self.unshrunk && up - down <= 10.0 * tol {
             // Close to the end: bring everything back once so shrinking mistakes are undone.
             self.unshrunk = true;
-            self.reconstruct_gradient();
+            self.reconstruct_gradient(control)?;
             self.active = self.l;
         }
         let mut t = 0;
@@ -298,13 +298,15 @@ impl<'q> Smo<'q> {
             }
             t += 1;
         }
+        Ok(())
     }
 
     /// Recomputes the gradient of the shrunk variables: g = p - gbar - (free part of Q a).
-    fn reconstruct_gradient(&mut self) {
+    /// Each kernel row can take milliseconds on large data, and there can be thousands: polls per row.
+    fn reconstruct_gradient(&mut self, control: &Control) -> Result<()> {
         let (n, l) = (self.active, self.l);
         if n == l {
-            return;
+            return Ok(());
         }
         for t in n..l {
             self.g[t] = self.p[t] - self.gbar[t];
@@ -313,6 +315,7 @@ impl<'q> Smo<'q> {
             (0..n).filter(|&s| self.alpha[s] > self.lo[s] && self.alpha[s] < self.hi[s]).collect();
         if free.len() * l > 2 * n * (l - n) {
             for t in n..l {
+                control.poll()?;
                 let row = self.q.row(t, n);
                 let mut s_sum = 0.0;
                 for &s in &free {
@@ -322,6 +325,7 @@ impl<'q> Smo<'q> {
             }
         } else {
             for &s in &free {
+                control.poll()?;
                 let a = self.alpha[s];
                 let row = self.q.row(s, l);
                 for t in n..l {
@@ -329,6 +333,7 @@ impl<'q> Smo<'q> {
                 }
             }
         }
+        Ok(())
     }
 
     fn run(mut self, params: &SmoParams, control: &Control) -> Result<SmoSolution> {
@@ -340,20 +345,18 @@ impl<'q> Smo<'q> {
         let mut converged = false;
         while iter < cap {
             counter -= 1;
+            control.poll()?;
             if counter == 0 {
                 counter = period;
                 control.add_iterations(period as u64);
-                if control.should_stop() {
-                    return Err(Error::Interrupted);
-                }
                 if params.shrinking {
-                    self.shrink(params.tol);
+                    self.shrink(params.tol, control)?;
                 }
             }
             let pair = match self.select(params.tol, params.selection) {
                 Some(pair) => pair,
                 None => {
-                    self.reconstruct_gradient();
+                    self.reconstruct_gradient(control)?;
                     self.active = l;
                     match self.select(params.tol, params.selection) {
                         Some(pair) => {
@@ -371,7 +374,7 @@ impl<'q> Smo<'q> {
             iter += 1;
         }
         if !converged {
-            self.reconstruct_gradient();
+            self.reconstruct_gradient(control)?;
             self.active = l;
         }
         Ok(self.finish(iter, converged))
