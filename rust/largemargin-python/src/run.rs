@@ -62,6 +62,18 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// Hands memory freed by the run back to the operating system. A kernel cache is thousands of rows
+/// of a few kilobytes, under glibc's mmap threshold: freed, they stay in its arenas (a 500 MB cache
+/// left 230-450 MB resident after the fit), so the process would keep the budget for good.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own arenas to the kernel;
+    // it takes the arenas' locks and touches no live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Runs `work` detached from the interpreter. `progress` (if given) is printed through Python's
 /// `print` every two seconds.
 pub fn run_detached<T, F>(py: Python<'_>, threads: usize, progress: Option<&str>, work: F) -> PyResult<T>
@@ -127,6 +139,7 @@ where
             }
         })
     });
+    release_freed_memory();
     if let Some(e) = interrupted {
         return Err(e);
     }
