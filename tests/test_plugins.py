@@ -373,6 +373,40 @@ class BlockLinear(BlockKernel):
         return np.asarray(A) @ np.asarray(B).T
 
 
+class CountingCosine(BlockKernel):
+    """A cosine kernel that counts its prepare() calls and checks that every block gets the
+    prepared rows of its own B."""
+
+    def __init__(self):
+        self.prepared_sizes = []
+
+    def prepare(self, B):
+        self.prepared_sizes.append(len(B))
+        return 1.0 / np.maximum(np.linalg.norm(B, axis=1), 1e-12)
+
+    def block(self, A, B, inverse_norms):
+        assert inverse_norms.shape == (len(B),)
+        A = np.asarray(A)
+        inverse_a = 1.0 / np.maximum(np.linalg.norm(A, axis=1), 1e-12)
+        return (A @ np.asarray(B).T) * inverse_a[:, None] * inverse_norms[None, :]
+
+
+def test_prepare_runs_once_per_training_set_and_once_per_prediction(digits):
+    """10 classes: 45 one-vs-one problems asking for row segments of their own subsets (B is
+    then a new object on each call), and still one prepare() for the fit."""
+    Xtr, ytr, Xte, _ = digits
+    Xtr, ytr, Xte = Xtr[:700] / 16, ytr[:700], Xte[:1100] / 16
+    k = CountingCosine()
+    model = lm.SVC(kernel=k, C=10, n_jobs=2).fit(Xtr, ytr)
+    assert len(np.unique(ytr)) == 10 and k.prepared_sizes == [len(Xtr)]
+    ref = lm.SVC(kernel="precomputed", C=10).fit(CountingCosine()(Xtr, Xtr), ytr)
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    k.prepared_sizes.clear()
+    model.predict(Xte)  # three blocks of rows, one preparation of the support vectors
+    assert k.prepared_sizes == [len(model.support_)]
+    np.testing.assert_allclose(model.decision_function(Xte), ref.decision_function(CountingCosine()(Xte, Xtr)), atol=1e-6)
+
+
 def test_models_with_composed_and_python_kernels_pickle(digits):
     import pickle
 
