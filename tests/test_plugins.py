@@ -334,34 +334,6 @@ def test_the_gil_is_free_while_a_python_kernel_fit_runs(digits):
     assert ticks[0] > 1000
 
 
-def test_the_readme_plugin_example_works(digits):
-    """The guide's example, run as written: registered, listed, and equal to its Gram matrix."""
-    import pathlib
-    import re
-    import types
-
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    code = re.search(r"```python\n(# my_kernels/plugin.py\n.*?)```", readme, re.S).group(1)
-    module = types.ModuleType("my_kernels_plugin")
-    exec(compile(code, "README.md", "exec"), module.__dict__)
-    registry = get_registry()
-    registry.register(module, name="my-kernels")
-    try:
-        provided = dict(registry.plugins())["my-kernels"]
-        assert provided == {"kernel": ["cosine", "rbf_plus_linear"], "selection_strategy": ["most_uncertain"]}
-        Xtr, ytr, Xte, _ = digits
-        Xtr, ytr, Xte = Xtr[:300], ytr[:300], Xte[:50]
-        cosine = module.Cosine()
-        ours = lm.SVC(kernel="cosine", C=10).fit(Xtr, ytr)
-        ref = lm.SVC(kernel="precomputed", C=10).fit(cosine(Xtr, Xtr), ytr)
-        np.testing.assert_array_equal(ours.support_, ref.support_)
-        np.testing.assert_allclose(ours.decision_function(Xte), ref.decision_function(cosine(Xte, Xtr)), atol=1e-6)
-        strategy = registry.resolve("selection_strategy", "most_uncertain")(random_state=0)
-        assert strategy.choose(np.array([2.0, -0.1, 0.5]), np.full(3, np.nan)) == 1
-    finally:
-        registry.unregister("my-kernels")
-
-
 class BlockLinear(BlockKernel):
     """A linear kernel with the squared norms of B prepared (unused: to exercise the cache)."""
 

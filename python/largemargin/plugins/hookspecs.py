@@ -20,8 +20,8 @@ losses
     current weights before the next step, so ``dloss`` is called once per example and pass, on
     two floats; ``loss`` is called where the objective is summed (t0's search, the final
     objective), on float64 arrays of up to 1,024 examples, and must return an array of their
-    shape (numpy ufuncs do both). A step costs about 0.3 us more than the plugin's own ``dloss``
-    on two floats (``benches/plugin_loss.py``).
+    shape (numpy ufuncs do both). A step costs the plugin's own ``dloss`` on two floats plus
+    about 0.4 us (``benches/plugin_loss.py``; README, "The cost of a Python loss").
 experts
     for the mixture of SVM experts: a factory, either a function ``make(**params)`` or an object
     with such a ``make`` method, returning a scikit-learn compatible estimator (``fit``,
