@@ -172,9 +172,8 @@ def test_a_python_loss_sees_only_finite_margins_and_t0_can_be_chosen(text_like):
 
     class SquaredHinge:
         def loss(self, f, y):
-            seen.append(f)
-            m = max(0.0, 1.0 - y * f)
-            return 0.5 * m * m
+            seen.extend(f)
+            return 0.5 * np.maximum(0.0, 1.0 - y * f) ** 2
 
         def dloss(self, f, y):
             seen.append(f)
@@ -185,6 +184,42 @@ def test_a_python_loss_sees_only_finite_margins_and_t0_can_be_chosen(text_like):
     assert np.all(np.isfinite(seen))
     assert ours.t0_ == builtin.t0_
     np.testing.assert_allclose(ours.coef_, builtin.coef_, rtol=1e-4, atol=1e-6)
+
+
+def test_a_python_loss_is_vectorised_over_blocks_and_steps_call_dloss(text_like):
+    """dloss gets two floats per step (each step needs the derivative at the current weights);
+    loss gets arrays: the objective is summed a block of examples per call, not one per call."""
+    Xtr, ytr, _, _ = text_like
+    Xtr, ytr = Xtr[:3000], ytr[:3000]
+    steps, blocks = [], []
+
+    class SquaredHinge:
+        def loss(self, f, y):
+            blocks.append((type(f), type(y), f.shape, y.shape, f.dtype))
+            return 0.5 * np.maximum(0.0, 1.0 - y * f) ** 2
+
+        def dloss(self, f, y):
+            steps.append((type(f), type(y)))
+            return -y * np.maximum(0.0, 1.0 - y * f)
+
+    est = lm.LinearSGD(loss=SquaredHinge(), epochs=2, random_state=0).fit(Xtr, ytr)  # t0=None: the search
+    builtin = lm.LinearSGD(loss="squared_hinge", epochs=2, random_state=0).fit(Xtr, ytr)
+    np.testing.assert_allclose(est.objective_, builtin.objective_, rtol=1e-6)
+    assert est.t0_ == builtin.t0_
+    assert set(steps) == {(float, float)} and len(steps) >= 2 * len(ytr)
+    for f_type, y_type, f_shape, y_shape, dtype in blocks:
+        assert (f_type, y_type, dtype) == (np.ndarray, np.ndarray, np.float64) and f_shape == y_shape
+    # the final objective: 3,000 examples in 3 calls; t0's search: 1,000 examples a call
+    assert 3 <= len(blocks) <= 3 + 2 * 12 and max(b[2][0] for b in blocks) == 1024
+
+    class NotVectorised(SquaredHinge):
+        def loss(self, f, y):
+            return 0.5 * max(0.0, 1.0 - y * f) ** 2
+
+    from largemargin.plugins import PluginError
+
+    with pytest.raises(PluginError, match=r"loss 'NotVectorised': loss\(f, y\) on arrays of \d+ examples raised ValueError"):
+        lm.LinearSGD(loss=NotVectorised(), t0=est.t0_).fit(Xtr, ytr)
 
 
 def test_margin_perceptron_and_early_stopping(adult_small):

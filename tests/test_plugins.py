@@ -334,34 +334,6 @@ def test_the_gil_is_free_while_a_python_kernel_fit_runs(digits):
     assert ticks[0] > 1000
 
 
-def test_the_readme_plugin_example_works(digits):
-    """The guide's example, run as written: registered, listed, and equal to its Gram matrix."""
-    import pathlib
-    import re
-    import types
-
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    code = re.search(r"```python\n(# my_kernels/plugin.py\n.*?)```", readme, re.S).group(1)
-    module = types.ModuleType("my_kernels_plugin")
-    exec(compile(code, "README.md", "exec"), module.__dict__)
-    registry = get_registry()
-    registry.register(module, name="my-kernels")
-    try:
-        provided = dict(registry.plugins())["my-kernels"]
-        assert provided == {"kernel": ["cosine", "rbf_plus_linear"], "selection_strategy": ["most_uncertain"]}
-        Xtr, ytr, Xte, _ = digits
-        Xtr, ytr, Xte = Xtr[:300], ytr[:300], Xte[:50]
-        cosine = module.Cosine()
-        ours = lm.SVC(kernel="cosine", C=10).fit(Xtr, ytr)
-        ref = lm.SVC(kernel="precomputed", C=10).fit(cosine(Xtr, Xtr), ytr)
-        np.testing.assert_array_equal(ours.support_, ref.support_)
-        np.testing.assert_allclose(ours.decision_function(Xte), ref.decision_function(cosine(Xte, Xtr)), atol=1e-6)
-        strategy = registry.resolve("selection_strategy", "most_uncertain")(random_state=0)
-        assert strategy.choose(np.array([2.0, -0.1, 0.5]), np.full(3, np.nan)) == 1
-    finally:
-        registry.unregister("my-kernels")
-
-
 class BlockLinear(BlockKernel):
     """A linear kernel with the squared norms of B prepared (unused: to exercise the cache)."""
 
@@ -371,6 +343,40 @@ class BlockLinear(BlockKernel):
     def block(self, A, B, prepared):
         assert prepared.shape == (len(B),)
         return np.asarray(A) @ np.asarray(B).T
+
+
+class CountingCosine(BlockKernel):
+    """A cosine kernel that counts its prepare() calls and checks that every block gets the
+    prepared rows of its own B."""
+
+    def __init__(self):
+        self.prepared_sizes = []
+
+    def prepare(self, B):
+        self.prepared_sizes.append(len(B))
+        return 1.0 / np.maximum(np.linalg.norm(B, axis=1), 1e-12)
+
+    def block(self, A, B, inverse_norms):
+        assert inverse_norms.shape == (len(B),)
+        A = np.asarray(A)
+        inverse_a = 1.0 / np.maximum(np.linalg.norm(A, axis=1), 1e-12)
+        return (A @ np.asarray(B).T) * inverse_a[:, None] * inverse_norms[None, :]
+
+
+def test_prepare_runs_once_per_training_set_and_once_per_prediction(digits):
+    """10 classes: 45 one-vs-one problems asking for row segments of their own subsets (B is
+    then a new object on each call), and still one prepare() for the fit."""
+    Xtr, ytr, Xte, _ = digits
+    Xtr, ytr, Xte = Xtr[:700] / 16, ytr[:700], Xte[:1100] / 16
+    k = CountingCosine()
+    model = lm.SVC(kernel=k, C=10, n_jobs=2).fit(Xtr, ytr)
+    assert len(np.unique(ytr)) == 10 and k.prepared_sizes == [len(Xtr)]
+    ref = lm.SVC(kernel="precomputed", C=10).fit(CountingCosine()(Xtr, Xtr), ytr)
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    k.prepared_sizes.clear()
+    model.predict(Xte)  # three blocks of rows, one preparation of the support vectors
+    assert k.prepared_sizes == [len(model.support_)]
+    np.testing.assert_allclose(model.decision_function(Xte), ref.decision_function(CountingCosine()(Xte, Xtr)), atol=1e-6)
 
 
 def test_models_with_composed_and_python_kernels_pickle(digits):

@@ -141,8 +141,10 @@ class LinearSGD(_LinearSGDBase):
         every ``skip`` examples. "sgd": the plain first-order step, O(d) per example.
     loss : str or object, default "squared_hinge"
         "squared_hinge" (1/2 max(0, 1 - m)^2, the papers' loss), "hinge", "log_loss",
-        "modified_huber", any loss a plugin registers, or an object with ``loss(f, y)`` and
-        ``dloss(f, y)``. (With squared hinge, scikit-learn's LinearSVC(C) is alpha = 1/(2 n C).)
+        "modified_huber", any loss a plugin registers, or an object with ``loss(f, y)`` (called
+        on arrays of a block of examples) and ``dloss(f, y)`` (called on two floats, once per
+        step); a Python loss trains the binary problems one after another, whatever n_jobs.
+        (With squared hinge, scikit-learn's LinearSVC(C) is alpha = 1/(2 n C).)
     alpha : float, default 1e-4
         The regularisation lambda.
     epochs : int, default 5

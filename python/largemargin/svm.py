@@ -269,12 +269,14 @@ class _BaseSVM(BaseEstimator):
                 raise ValueError(
                     f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {width} features as input."
                 )
-            # The kernel's matrix against the support vectors, a block of rows at a time.
+            # The kernel's matrix against the support vectors (prepared once), a block of rows at a time.
+            pk, sv = self._python_kernel, self.support_vectors_
+            prepared = pk.prepare(sv)
             cols = np.arange(len(self.support_), dtype=np.int64)
             parts = [
                 decide(K, K, cols, "precomputed")
                 for K in (
-                    np.ascontiguousarray(self._python_kernel(block, self.support_vectors_), dtype=np.float64)
+                    np.ascontiguousarray(pk.block(block, sv, prepared), dtype=np.float64)
                     for _, block in blocks_of_rows(X)
                 )
             ]

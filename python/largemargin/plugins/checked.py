@@ -2,7 +2,6 @@
 reach the plugin, what it returns is checked, and any failure is a `PluginError` that names the
 plugin and chains the original exception. (Kernels get the same from `CheckedKernel`.)"""
 
-import math
 import numbers
 
 import numpy as np
@@ -27,26 +26,45 @@ class _Checked:
 
 
 class CheckedLoss(_Checked):
-    """``loss(f, y)`` and ``dloss(f, y)`` of a Python loss, each answer a finite number."""
+    """A Python loss as the SGD solvers call it. Each step calls the plugin's own ``dloss(f, y)``
+    on two floats (the native adapter calls it directly, and checks that the answer is a finite
+    number); the objective calls `losses` on arrays of a block of examples. Every failure becomes
+    a PluginError naming the plugin (`error`)."""
 
     kind = "loss"
 
-    def loss(self, f, y):
-        return self._value("loss", f, y)
+    def __init__(self, name, plugin, impl):
+        super().__init__(name, plugin, impl)
+        for method in ("loss", "dloss"):
+            if not callable(getattr(impl, method, None)):
+                raise PluginError(f"{self._where()} has no {method}(f, y) method")
 
-    def dloss(self, f, y):
-        return self._value("dloss", f, y)
-
-    def _value(self, method, f, y):
-        what = f"{method}({f!r}, {y!r})"
-        value = self._call(what, getattr(self.impl, method), f, y)
+    def losses(self, f, y):
+        """loss(f, y) on float64 arrays of decision values and labels: a float64 array of their
+        shape, every value finite."""
+        what = f"loss(f, y) on arrays of {len(f)} examples"
+        out = self._call(what, self.impl.loss, f, y)
         try:
-            value = float(value)
+            out = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):
-            raise PluginError(f"{self._where()}: {what} returned {value!r:.60}, not a number") from None
-        if not math.isfinite(value):
-            raise PluginError(f"{self._where()}: {what} returned {value}")
-        return value
+            raise PluginError(f"{self._where()}: {what} returned {out!r:.60}, not numbers") from None
+        if out.shape != f.shape:
+            raise PluginError(f"{self._where()}: {what} returned shape {out.shape}, expected {f.shape} (a loss "
+                              "must be vectorised: numpy operations on arrays)")
+        bad = np.flatnonzero(~np.isfinite(out))
+        if len(bad):
+            k = bad[0]
+            raise PluginError(f"{self._where()}: loss({f[k]!r}, {y[k]!r}) returned {out[k]}")
+        return out
+
+    def error(self, what, value=None, cause=None):
+        """The PluginError for a step's call `what`, which raised `cause` or returned `value`."""
+        if cause is not None:
+            error = PluginError(f"{self._where()}: {what} raised {type(cause).__name__}: {cause}")
+            error.__cause__ = cause
+            return error
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        return PluginError(f"{self._where()}: {what} returned {value!r:.60}{'' if number else ', not a number'}")
 
 
 class CheckedStrategyFactory(_Checked):

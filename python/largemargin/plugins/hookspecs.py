@@ -8,12 +8,20 @@ kernels
     - a ``largemargin.kernels.Kernel`` (a composed kernel such as ``RBF(0.1) + 0.5 * Linear()``),
       computed natively: the fast way to ship a kernel without native code;
     - or a callable ``k(A, B) -> ndarray (len(A), len(B))``, called on blocks of rows, never on
-      single pairs. During a fit ``A`` is one training row and ``B`` is mostly the whole training
-      set, the same object on every call (so per-``B`` work can be kept: see
-      ``largemargin.plugins.BlockKernel``). Results are checked for shape, dtype and NaN.
+      single pairs. During a fit ``A`` is one training row and ``B`` the whole training set or
+      the rows the solver asks for; at prediction ``A`` is a block of rows and ``B`` the support
+      vectors. A ``largemargin.plugins.BlockKernel`` computes per-row data of B (norms, say) in
+      ``prepare(B)``, which runs once per fit on the training set and once per prediction call
+      on the support vectors; each block then gets the prepared rows of its B. Results are
+      checked for shape, dtype and NaN.
 losses
-    for the linear SGD solvers: an object with vectorised ``loss(z, y)`` and ``dloss(z, y)``
-    (derivative in z), z the decision value and y in {-1, +1}.
+    for the linear SGD solvers: an object with ``loss(z, y)`` and ``dloss(z, y)`` (derivative in
+    z), z the decision value and y in {-1.0, +1.0}. Each SGD step needs the derivative at the
+    current weights before the next step, so ``dloss`` is called once per example and pass, on
+    two floats; ``loss`` is called where the objective is summed (t0's search, the final
+    objective), on float64 arrays of up to 1,024 examples, and must return an array of their
+    shape (numpy ufuncs do both). A step costs the plugin's own ``dloss`` on two floats plus
+    about 0.4 us (``benches/plugin_loss.py``; README, "The cost of a Python loss").
 experts
     for the mixture of SVM experts: a factory, either a function ``make(**params)`` or an object
     with such a ``make`` method, returning a scikit-learn compatible estimator (``fit``,

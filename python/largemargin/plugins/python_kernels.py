@@ -3,11 +3,10 @@ pairs, with every result checked before it reaches the solver.
 
 The solver asks for one row segment at a time through `TrainingKernel` (the Python half of the
 native adapter): ``k(A, B)`` with ``A`` one training row and ``B`` either the whole training set
-(the same object on every call, so a kernel may keep per-B work between calls) or the requested
-rows. Prediction calls ``k(X_block, support_vectors)`` a block of rows at a time.
+(the same object on every call) or the requested rows. A `BlockKernel`'s ``prepare`` runs once
+per training set, and each call gets the prepared rows it needs. Prediction calls
+``k(X_block, support_vectors)`` a block of rows at a time, the support vectors prepared once.
 """
-
-import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,11 +42,31 @@ class CheckedKernel:
     def _where(self):
         return f"kernel {self.name!r} of plugin {self.plugin!r}" if self.plugin else f"kernel {self.name}"
 
-    def __call__(self, A, B):
+    @property
+    def blockwise(self):
+        """Whether the kernel prepares per-row data of its targets (a `BlockKernel`)."""
+        return isinstance(self.function, BlockKernel)
+
+    def _guarded(self, what, function, *args):
         try:
-            K = self.function(A, B)
+            return function(*args)
         except Exception as e:
-            raise PluginError(f"{self._where()} raised {type(e).__name__}: {e}") from e
+            raise PluginError(f"{self._where()}{what} raised {type(e).__name__}: {e}") from e
+
+    def prepare(self, B):
+        """A `BlockKernel`'s per-row data of the target set B (None for a plain callable)."""
+        return self._guarded(".prepare", self.function.prepare, B) if self.blockwise else None
+
+    def take(self, prepared, rows):
+        """The prepared data of `rows` (a slice or an index array) of the target set."""
+        return self._guarded(".take", self.function.take, prepared, rows) if self.blockwise else None
+
+    def block(self, A, B, prepared):
+        """The checked (len(A), len(B)) block, `prepared` being B's prepared data."""
+        if self.blockwise:
+            K = self._guarded("", self.function.block, A, B, prepared)
+        else:
+            K = self._guarded("", self.function, A, B)
         K = np.asarray(K)
         rows, cols = n_rows(A), n_rows(B)
         if K.shape != (rows, cols):
@@ -58,6 +77,9 @@ class CheckedKernel:
             raise PluginError(f"{self._where()} returned NaN or infinite values")
         return K
 
+    def __call__(self, A, B):
+        return self.block(A, B, self.prepare(B))
+
     def __repr__(self):
         return self._where()
 
@@ -67,10 +89,12 @@ class CheckedKernel:
 
 class TrainingKernel:
     """A checked Python kernel over the training set X, answering the native solver's requests:
-    ``row(i, cols)`` (cols None: every example) and ``diagonal()``."""
+    ``row(i, cols)`` (cols None: every example) and ``diagonal()``. A `BlockKernel` prepares X
+    here, once for the whole fit, and each call gets the prepared rows of its columns."""
 
     def __init__(self, kernel, X):
         self.kernel, self.X, self.n = kernel, X, n_rows(X)
+        self.prepared = kernel.prepare(X)
 
     def __len__(self):
         return self.n
@@ -80,14 +104,18 @@ class TrainingKernel:
 
     def row(self, i, cols):
         A = take_rows(self.X, slice(i, i + 1))
-        B = self.X if cols is None else take_rows(self.X, cols)
-        return np.ascontiguousarray(self.kernel(A, B), dtype=np.float64).reshape(-1)
+        if cols is None:
+            K = self.kernel.block(A, self.X, self.prepared)
+        else:
+            K = self.kernel.block(A, take_rows(self.X, cols), self.kernel.take(self.prepared, cols))
+        return np.ascontiguousarray(K, dtype=np.float64).reshape(-1)
 
     def diagonal(self):
         out = np.empty(self.n)
         for s in range(0, self.n, BLOCK_ROWS):
-            block = take_rows(self.X, slice(s, s + BLOCK_ROWS))
-            out[s:s + BLOCK_ROWS] = np.diagonal(self.kernel(block, block))
+            rows = slice(s, s + BLOCK_ROWS)
+            block = take_rows(self.X, rows)
+            out[rows] = np.diagonal(self.kernel.block(block, block, self.kernel.take(self.prepared, rows)))
         return out
 
 
@@ -98,31 +126,31 @@ def blocks_of_rows(X):
 
 
 class BlockKernel:
-    """A base for Python kernels that precompute something per target set, such as row norms.
+    """A base for Python kernels that precompute something per row of the target set, such as
+    its norms.
 
-    ``prepare(B)`` runs once per distinct ``B`` (kept by weak reference, so the training set is
-    not held after the fit) and its result goes to ``block(A, B, prepared)``, which returns the
-    ``(len(A), len(B))`` kernel block. During a fit most calls share the same ``B``."""
+    ``prepare(B)`` returns per-row data of B: an array whose first axis runs over the rows of B,
+    a tuple of such arrays, or None. The library calls it once per target set: once for the
+    training set in each fit (``fit``, or each ``partial_fit`` on its support vectors and chunk)
+    and once for the support vectors in each prediction call. Each block is then
+    ``block(A, B_rows, take(prepared, rows))``: the rows of B the solver asks for, with their
+    prepared data (``take`` indexes arrays along their first axis; override it for data of
+    another shape). Called directly, ``k(A, B)`` prepares B and returns ``block(A, B, prepared)``.
+    """
 
     def prepare(self, B):
         return None
+
+    def take(self, prepared, rows):
+        """The prepared data of `rows` (a slice or an integer array) of B."""
+        if prepared is None:
+            return None
+        if isinstance(prepared, tuple):
+            return tuple(self.take(p, rows) for p in prepared)
+        return prepared[rows]
 
     def block(self, A, B, prepared):
         raise NotImplementedError
 
     def __call__(self, A, B):
-        held = getattr(self, "_prepared", None)
-        if held is not None and held[0]() is B:
-            prepared = held[1]
-        else:
-            prepared = self.prepare(B)
-            try:
-                self._prepared = (weakref.ref(B), prepared)
-            except TypeError:  # an object without weak references (a list): prepared per call
-                self._prepared = None
-        return self.block(A, B, prepared)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("_prepared", None)  # a weak reference: not picklable, and only a cache
-        return state
+        return self.block(A, B, self.prepare(B))

@@ -6,6 +6,7 @@
 //! GIL only around the Python call. The first Python exception is kept whole (type, message,
 //! traceback, cause) to be raised to the user after the run, and stops the run.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use largemargin::kernel::ExternalKernel;
@@ -203,55 +204,100 @@ impl Oracle for ProblemOracle<'_> {
     }
 }
 
-/// A Python loss with `loss(f, y)` and `dloss(f, y)` (vectorised functions, here called on one
-/// decision value and label at a time: SGD needs each derivative before the next step). The first
-/// exception, or a value that is not a finite number, stops the run and is re-raised.
+/// A Python loss (`largemargin.plugins.checked.CheckedLoss`). Each SGD step needs the derivative
+/// at the current weights before the next step, so a step calls the plugin's own `dloss(f, y)`
+/// on two floats, looked up once and called directly; the objective's data term calls the
+/// CheckedLoss's `losses(f, y)` on arrays of a block of examples. Only finite decision values
+/// reach the plugin. The first exception, or a value that is not a finite number, stops the run
+/// and is re-raised as the CheckedLoss's `PluginError`; the plugin is not called after it.
 pub struct PyLoss {
-    object: Py<PyAny>,
-    name: String,
+    checked: Py<PyAny>,
+    dloss: Py<PyAny>,
+    failed: AtomicBool,
     failure: Arc<Failure>,
 }
 
 impl PyLoss {
-    pub fn new(object: &Bound<'_, PyAny>, failure: Arc<Failure>) -> PyResult<Self> {
-        let name = object.repr()?.to_string();
-        for method in ["loss", "dloss"] {
-            if !object.hasattr(method)? {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!("the loss {name} has no {method}(f, y)")));
-            }
-        }
-        Ok(PyLoss { object: object.clone().unbind(), name, failure })
+    pub fn new(checked: &Bound<'_, PyAny>, failure: Arc<Failure>) -> PyResult<Self> {
+        let dloss = checked.getattr("impl")?.getattr("dloss")?;
+        Ok(PyLoss { checked: checked.clone().unbind(), dloss: dloss.unbind(), failed: AtomicBool::new(false), failure })
     }
-    fn call(&self, method: &str, f: f64, y: f64) -> f64 {
+
+    /// Records the PluginError for `what` (which raised `cause`, or returned `value`).
+    fn fail(&self, py: Python<'_>, what: String, value: Option<Bound<'_, PyAny>>, cause: Option<PyErr>) {
+        self.failed.store(true, Ordering::Relaxed);
+        let cause = cause.map(|e| e.into_value(py).into_any());
+        let error = self
+            .checked
+            .bind(py)
+            .call_method1("error", (what, value, cause))
+            .map_or_else(|e| e, PyErr::from_value);
+        self.failure.record(error);
+    }
+}
+
+impl Loss for PyLoss {
+    fn loss(&self, f: f64, y: f64) -> f64 {
+        let mut out = [0.0];
+        self.losses(&[f], &[y], &mut out);
+        out[0]
+    }
+
+    fn dloss(&self, f: f64, y: f64) -> f64 {
         if !f.is_finite() {
             // the weights have overflowed (a step size too large, as some of t0's candidates
             // are): the run has diverged, which the solver sees in the NaN; the plugin is not
             // asked about a number it cannot have meant to handle
             return f64::NAN;
         }
+        if self.failed.load(Ordering::Relaxed) {
+            return 0.0;
+        }
         Python::attach(|py| {
-            let value = self.object.bind(py).call_method1(method, (f, y)).and_then(|v| v.extract::<f64>());
-            match value {
-                Ok(v) if v.is_finite() => v,
-                Ok(v) => {
-                    let message = format!("{}.{method}({f}, {y}) returned {v}", self.name);
-                    self.failure.record(pyo3::exceptions::PyValueError::new_err(message));
-                    0.0
-                }
+            let what = || format!("dloss({f:?}, {y:?})");
+            match self.dloss.bind(py).call1((f, y)) {
+                Ok(v) => match v.extract::<f64>() {
+                    Ok(d) if d.is_finite() => d,
+                    _ => {
+                        self.fail(py, what(), Some(v), None);
+                        0.0
+                    }
+                },
                 Err(e) => {
-                    self.failure.record(e);
+                    self.fail(py, what(), None, Some(e));
                     0.0
                 }
             }
         })
     }
+
+    fn losses(&self, f: &[f64], y: &[f64], out: &mut [f64]) {
+        out.fill(f64::NAN); // a diverged run's non-finite values stay NaN, unseen by the plugin
+        let finite: Vec<usize> = (0..f.len()).filter(|&k| f[k].is_finite()).collect();
+        if finite.is_empty() || self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        Python::attach(|py| {
+            let fs = PyArray1::from_iter(py, finite.iter().map(|&k| f[k]));
+            let ys = PyArray1::from_iter(py, finite.iter().map(|&k| y[k]));
+            let values = self.checked.bind(py).call_method1("losses", (fs, ys)).and_then(|v| {
+                let values: PyReadonlyArray1<'_, f64> = v.extract()?;
+                for (&k, &l) in finite.iter().zip(values.as_array().iter()) {
+                    out[k] = l;
+                }
+                Ok(())
+            });
+            if let Err(e) = values {
+                self.failed.store(true, Ordering::Relaxed);
+                self.failure.record(e);
+            }
+        })
+    }
 }
 
-impl Loss for PyLoss {
-    fn loss(&self, f: f64, y: f64) -> f64 {
-        self.call("loss", f, y)
-    }
-    fn dloss(&self, f: f64, y: f64) -> f64 {
-        self.call("dloss", f, y)
-    }
+/// Runs `work` with this thread's Python thread state kept (the GIL released): each Python call
+/// inside then only takes the GIL, where a thread without one would create and destroy a
+/// thread state around every call, which costs more than a small Python function does.
+pub fn keeping_thread_state<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    Python::attach(|py| py.detach(work))
 }

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::adapters::{Failure, PyLoss};
+use crate::adapters::{keeping_thread_state, Failure, PyLoss};
 use crate::convert::{linear_models_from_py, linear_models_to_py, PyMatrix};
 use crate::run_fit_watching;
 
@@ -24,8 +24,8 @@ fn algorithm(name: &str) -> PyResult<Algorithm> {
     })
 }
 
-/// A built-in loss by name, or a Python object with loss(f, y) and dloss(f, y) (its failures go to
-/// `failures`).
+/// A built-in loss by name, or a Python loss (`largemargin.plugins.checked.CheckedLoss`; its
+/// failures go to `failures`).
 fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> PyResult<Box<dyn Loss>> {
     if let Ok(name) = loss.extract::<String>() {
         return MarginLoss::from_name(&name)
@@ -64,6 +64,10 @@ pub fn fit_linear<'py>(
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
+    // A Python loss holds the GIL for every step: problems in parallel would only wait on each
+    // other, so they run one after another on one thread, which keeps its Python thread state.
+    let python = !failures.is_empty();
+    let n_jobs = if python { Some(1) } else { n_jobs };
     let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate)?, epochs, shuffle, seed };
     let mut models = linear_models_from_py(state)?;
     let xm = PyMatrix::extract(x)?;
@@ -80,7 +84,8 @@ pub fn fit_linear<'py>(
     let sw = sample_weight.as_slice()?;
     let loss = loss.as_ref();
     let (fits, seconds) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
-        train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl)
+        let mut train = || train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl);
+        if python { keeping_thread_state(train) } else { train() }
     })?;
     Ok((linear_models_to_py(py, &models)?, fits.iter().map(|f| (f.primal, f.training_error)).collect(), seconds))
 }
@@ -104,7 +109,11 @@ pub fn choose_linear_t0<'py>(
         return Err(PyValueError::new_err("one label and one weight per example"));
     }
     let loss = loss.as_ref();
-    run_fit_watching(py, Some(1), None, failures, |ctl| choose_t0(&xv, y, c, loss, &p, &t0_candidates(), seed, ctl))
+    let python = !failures.is_empty();
+    run_fit_watching(py, Some(1), None, failures, |ctl| {
+        let choose = || choose_t0(&xv, y, c, loss, &p, &t0_candidates(), seed, ctl);
+        if python { keeping_thread_state(choose) } else { choose() }
+    })
 }
 
 /// SVMSGD2's and SGD-QN's skip for this data: 16 / density.

@@ -11,6 +11,13 @@ pub trait Loss: Send + Sync {
     fn loss(&self, f: f64, y: f64) -> f64;
     /// d loss / d f.
     fn dloss(&self, f: f64, y: f64) -> f64;
+    /// out[k] = loss(f[k], y[k]) for a block of examples (where the objective is summed: a
+    /// Python loss answers a whole block in one call).
+    fn losses(&self, f: &[f64], y: &[f64], out: &mut [f64]) {
+        for ((o, &f), &y) in out.iter_mut().zip(f).zip(y) {
+            *o = self.loss(f, y);
+        }
+    }
     /// The built-in margin loss this is, if it is one (the solvers then call it without an
     /// indirection on every example).
     fn as_margin(&self) -> Option<MarginLoss> {

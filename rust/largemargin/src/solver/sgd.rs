@@ -461,13 +461,44 @@ impl Example for Query<'_> {
 pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn Loss, lambda: f64) -> (f64, f64) {
     let n = x.rows();
     let (mut total, mut wrong) = (0.0, 0usize);
-    for i in 0..n {
-        let f = model.decision(x, i);
-        total += c[i] * loss.loss(f, y[i]);
+    for_each_loss(0..n, |i| model.decision(x, i), y, loss, |i, f, l| {
+        total += c[i] * l;
         wrong += (y[i] * f <= 0.0) as usize;
-    }
+    });
     let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
     (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
+}
+
+/// Examples per `Loss::losses` call where the objective's data term is summed.
+const LOSS_BLOCK: usize = 1024;
+
+/// visit(i, f_i, loss(f_i, y_i)) for each example i of `rows`, f_i = decision(i), in order, the
+/// loss asked a block of examples at a time.
+fn for_each_loss(
+    rows: impl Iterator<Item = usize>,
+    decision: impl Fn(usize) -> f64,
+    y: &[f64],
+    loss: &dyn Loss,
+    mut visit: impl FnMut(usize, f64, f64),
+) {
+    let (mut idx, mut f, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = vec![0.0; LOSS_BLOCK];
+    let mut rows = rows.peekable();
+    while rows.peek().is_some() {
+        idx.clear();
+        f.clear();
+        labels.clear();
+        for i in rows.by_ref().take(LOSS_BLOCK) {
+            idx.push(i);
+            f.push(decision(i));
+            labels.push(y[i]);
+        }
+        let out = &mut out[..idx.len()];
+        loss.losses(&f, &labels, out);
+        for k in 0..idx.len() {
+            visit(idx[k], f[k], out[k]);
+        }
+    }
 }
 
 /// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
@@ -494,11 +525,14 @@ pub fn choose_t0(
         let mut m = LinearModel::new(x.cols());
         m.epoch(x, y, c, &subset, loss, &q, control)?;
         let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
-        let data: f64 = subset.iter().map(|&i| c[i] * loss.loss(m.decision(x, i), y[i])).sum::<f64>();
+        let mut data = 0.0;
+        for_each_loss(subset.iter().copied(), |i| m.decision(x, i), y, loss, |i, _, l| data += c[i] * l);
         Ok(0.5 * p.lambda * norm + data / subset.len().max(1) as f64)
     };
     // a pass that ends above the zero model's primal has diverged, or is about to
-    let zero = subset.iter().map(|&i| c[i] * loss.loss(0.0, y[i])).sum::<f64>() / subset.len().max(1) as f64;
+    let mut zero = 0.0;
+    for_each_loss(subset.iter().copied(), |_| 0.0, y, loss, |i, _, l| zero += c[i] * l);
+    zero /= subset.len().max(1) as f64;
     let mut best = (f64::INFINITY, f64::NAN);
     for &t0 in candidates {
         let v = value(t0)?;
