@@ -89,7 +89,7 @@ class CheckedKernel:
 
 class TrainingKernel:
     """A checked Python kernel over the training set X, answering the native solver's requests:
-    ``row(i, cols)`` (cols None: every example) and ``diagonal()``. A `BlockKernel` prepares X
+    ``row(i, cols)`` (cols None: every example) and ``diagonal(start, stop)``. A `BlockKernel` prepares X
     here, once for the whole fit, and each call gets the prepared rows of its columns."""
 
     def __init__(self, kernel, X):
@@ -110,12 +110,14 @@ class TrainingKernel:
             K = self.kernel.block(A, take_rows(self.X, cols), self.kernel.take(self.prepared, cols))
         return np.ascontiguousarray(K, dtype=np.float64).reshape(-1)
 
-    def diagonal(self):
-        out = np.empty(self.n)
-        for s in range(0, self.n, BLOCK_ROWS):
-            rows = slice(s, s + BLOCK_ROWS)
+    def diagonal(self, start=0, stop=None):
+        """k(x_i, x_i) for start <= i < stop (the native side asks in slices, to stop between them)."""
+        stop = self.n if stop is None else min(stop, self.n)
+        out = np.empty(max(stop - start, 0))
+        for s in range(start, stop, BLOCK_ROWS):
+            rows = slice(s, min(s + BLOCK_ROWS, stop))
             block = take_rows(self.X, rows)
-            out[rows] = np.diagonal(self.kernel.block(block, block, self.kernel.take(self.prepared, rows)))
+            out[rows.start - start:rows.stop - start] = np.diagonal(self.kernel.block(block, block, self.kernel.take(self.prepared, rows)))
         return out
 
 
