@@ -90,13 +90,13 @@ impl Expansion<'_> {
                 Some(*s)
             }))
             .collect();
-        out.par_chunks_mut(TILE * nout).enumerate().for_each(|(tile, o)| {
+        out.par_chunks_mut(TILE * nout).enumerate().try_for_each(|(tile, o)| -> Result<()> {
             let mut kv = vec![0.0f64; nsv];
             for (r, orow) in o.chunks_mut(nout).enumerate() {
                 let t = tile * TILE + r;
                 let q = Query::row(x, t);
                 let qs = if dist { q.squared_norm() } else { 0.0 };
-                engine.query(&q, qs, self.sv_columns, &mut kv);
+                engine.query(&q, qs, self.sv_columns, &mut kv)?;
                 if !self.one_vs_one() {
                     for (o, v) in orow.iter_mut().enumerate() {
                         *v = dot(&self.coef[o * nsv..(o + 1) * nsv], &kv) + self.intercept[o];
@@ -116,7 +116,8 @@ impl Expansion<'_> {
                     }
                 }
             }
-        });
+            Ok(())
+        })?;
         if let Some(e) = engine.failure() {
             return Err(e);
         }
