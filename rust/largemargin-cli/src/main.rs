@@ -9,6 +9,9 @@
 //! file numbers them, and `predict`/`eval` match the indices of the model and the test file
 //! literally, as svm-predict does. Every output file is written whole or not at all.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;

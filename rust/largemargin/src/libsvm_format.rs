@@ -165,7 +165,7 @@ impl LibsvmParser {
                 message: "feature index 0 in a file read as one-based (indices start at 1); read it as zero-based".into(),
             });
         }
-        let mut x = std::mem::replace(&mut self.rows, CsrMatrix::new());
+        let mut x = std::mem::take(&mut self.rows);
         // (a one-based file with an index 0 was refused above)
         x.shift_columns_down(shift as usize)?;
         x.set_cols((self.max_index + 1 - shift as i64).max(0) as usize)?;

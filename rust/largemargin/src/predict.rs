@@ -13,6 +13,7 @@ const TILE: usize = 16;
 
 /// A fitted expansion f(x) = sum_s coef_s K(x, sv_s) + b: one-vs-one (LIBSVM's layout), or
 /// independent outputs sharing the support vectors (one output, or one per one-vs-rest problem).
+#[derive(Clone)]
 pub struct Expansion<'a> {
     pub kernel: KernelSpec,
     /// Support vectors; for a precomputed kernel, unused (`sv_columns` index the test matrix).

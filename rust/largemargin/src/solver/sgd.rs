@@ -151,6 +151,9 @@ impl LinearModel {
         if y.len() != x.rows() || c.len() != x.rows() {
             return Err(Error::InvalidData("one label and one weight per example".into()));
         }
+        if let Some(&i) = order.iter().find(|&&i| i >= x.rows()) {
+            return Err(Error::InvalidData(format!("example {i} of {}", x.rows())));
+        }
         if p.algorithm == Algorithm::SgdQn && self.scale.len() != self.w.len() {
             // B starts as first-order SGD's lambda^-1
             self.scale = vec![(1.0 / p.lambda) as f32; self.w.len()];

@@ -657,6 +657,19 @@ mod avx2 {
 mod tests {
     use super::*;
 
+    /// A status or curvature slice shorter than the gradients is refused before any vector load.
+    #[test]
+    fn scans_refuse_short_slices() {
+        let g = vec![1.0; 64];
+        let status = vec![UP | DOWN; 64];
+        let (qd, qi) = (vec![1.0; 64], vec![0.5f32; 64]);
+        assert!(std::panic::catch_unwind(|| scan_up(&g, &status[..5])).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status[..5], &qd, &qi, 2.0, 1.0)).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd[..9], &qi, 2.0, 1.0)).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd, &qi[..1], 2.0, 1.0)).is_err());
+        assert_eq!(scan_up(&g[..7], &status), Some((1.0, 6)));
+    }
+
     #[test]
     fn vector_scans_choose_exactly_as_sequential_scans() {
         let mut rng = crate::rng::Rng::new(5);
