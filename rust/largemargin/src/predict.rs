@@ -82,6 +82,7 @@ impl Expansion<'_> {
         let nout = self.n_outputs();
         let nsv = self.sv_columns.len();
         let dist = self.kernel.needs_norms();
+        // `check` saw every support vector column once: the queries need not
         let engine = KernelEngine::over(self.sv, self.kernel.clone())?;
         let mut out = vec![0.0; m * nout];
         let k = self.n_classes();
@@ -97,7 +98,7 @@ impl Expansion<'_> {
                 let t = tile * TILE + r;
                 let q = Query::row(x, t);
                 let qs = if dist { q.squared_norm() } else { 0.0 };
-                engine.query(&q, qs, self.sv_columns, &mut kv)?;
+                engine.query_checked_columns(&q, qs, self.sv_columns, &mut kv)?;
                 if !self.one_vs_one() {
                     for (o, v) in orow.iter_mut().enumerate() {
                         *v = dot(&self.coef[o * nsv..(o + 1) * nsv], &kv) + self.intercept[o];

@@ -952,32 +952,39 @@ impl<'a> KernelEngine<'a> {
     /// holds zeros where it has none. A sparse query may name features past the data's width:
     /// the data is zero there, so they add nothing to a dot product (they count in `q_sqnorm`).
     pub fn query<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) -> Result<()> {
+        // (a max without early exit vectorises)
+        let largest = cols.iter().fold(0usize, |m, &c| m.max(c));
+        if !cols.is_empty() {
+            if self.spec.is_precomputed() {
+                if !q.is_sparse() && largest >= q.span() {
+                    return Err(Error::InvalidData(format!(
+                        "a precomputed kernel row of {} entries has no column {largest}",
+                        q.span()
+                    )));
+                }
+            } else if largest >= self.rows() {
+                return Err(Error::InvalidData(format!("column {largest} asked of {} target rows", self.rows())));
+            }
+        }
+        self.query_checked_columns(q, q_sqnorm, cols, out)
+    }
+
+    /// `query` for a caller that checked `cols` once for many queries (a prediction asks for the
+    /// same support vectors with every test row): the other checks, O(1), are made. A column
+    /// out of range would only panic, in a bounds-checked read.
+    pub(crate) fn query_checked_columns<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) -> Result<()> {
         if out.len() != cols.len() {
             return Err(Error::InvalidData(format!("{} outputs for {} columns", out.len(), cols.len())));
         }
         if let KernelSpec::External(k) = &self.spec {
             return Err(Error::Kernel(format!("{}: an external kernel is evaluated on its own examples only", k.name())));
         }
-        if self.spec.is_precomputed() {
-            if !q.is_sparse() {
-                if let Some(&c) = cols.iter().find(|&&c| c >= q.span()) {
-                    return Err(Error::InvalidData(format!(
-                        "a precomputed kernel row of {} entries has no column {c}",
-                        q.span()
-                    )));
-                }
-            }
-        } else {
-            if !q.is_sparse() && q.span() != self.x.cols() {
-                return Err(Error::InvalidData(format!(
-                    "the query has {} features, the data {}",
-                    q.span(),
-                    self.x.cols()
-                )));
-            }
-            if let Some(&c) = cols.iter().find(|&&c| c >= self.rows()) {
-                return Err(Error::InvalidData(format!("column {c} asked of {} target rows", self.rows())));
-            }
+        if !self.spec.is_precomputed() && !q.is_sparse() && q.span() != self.x.cols() {
+            return Err(Error::InvalidData(format!(
+                "the query has {} features, the data {}",
+                q.span(),
+                self.x.cols()
+            )));
         }
         self.compute(q, q_sqnorm, cols, out, false);
         Ok(())
