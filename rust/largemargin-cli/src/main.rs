@@ -9,6 +9,9 @@
 //! file numbers them, and `predict`/`eval` match the indices of the model and the test file
 //! literally, as svm-predict does. Every output file is written whole or not at all.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -276,21 +279,22 @@ fn load_model(path: &str) -> Result<LibsvmModel, String> {
 /// A precomputed kernel's test rows as LIBSVM writes them: `0:serial 1:K(x, x_1) ...`. The
 /// model's support vectors are training indices counted from 0, so the serial goes and the
 /// kernel values move down a column.
-fn drop_serial_column(x: &CsrMatrix) -> CsrMatrix {
+fn drop_serial_column(x: &CsrMatrix) -> Result<CsrMatrix, String> {
     let view = x.view();
     let mut out = CsrMatrix::new();
     for i in 0..view.rows() {
-        out.push_row(view.row_entries(i).into_iter().filter(|&(j, _)| j > 0).map(|(j, v)| (j - 1, v)));
+        out.push_row(view.row_entries(i).into_iter().filter(|&(j, _)| j > 0).map(|(j, v)| (j - 1, v)))
+            .map_err(|e| e.to_string())?;
     }
-    out.cols = x.cols.saturating_sub(1);
-    out
+    out.set_cols(x.cols().saturating_sub(1)).map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 fn predict_file(data_path: &str, model_path: &str) -> Result<(Vec<f64>, Vec<f64>, LibsvmModel), String> {
     let model = load_model(model_path)?;
     let mut data = finish(parse_data(data_path)?, data_path, IndexBase::Zero)?;
     if model.kernel.is_precomputed() {
-        data.x = drop_serial_column(&data.x);
+        data.x = drop_serial_column(&data.x)?;
     }
     let pred = model.predict(&data.x.view()).map_err(|e| format!("{data_path}: {e}"))?;
     Ok((pred, data.labels, model))

@@ -371,7 +371,7 @@ fn kernel_matrix<'py>(
     let k = run_detached(py, threads_for(n_jobs)?, None, |_| {
         av.check_finite()?;
         bv.check_finite()?;
-        KernelEngine::over(bv, spec).map(|e| e.cross(&av))
+        KernelEngine::over(bv, spec)?.cross(&av)
     })?;
     matrix_array(py, k, m, n)
 }
@@ -412,12 +412,13 @@ fn pairwise_probability<'py>(
 
 /// Parsed rows as (labels, indptr, indices, data, n_features).
 fn libsvm_data_to_py(py: Python<'_>, d: LibsvmData) -> PyResult<Bound<'_, PyAny>> {
+    let (indptr, indices, data, cols) = d.x.into_parts();
     let t = (
         PyArray1::from_vec(py, d.labels),
-        PyArray1::from_vec(py, d.x.indptr),
-        PyArray1::from_vec(py, d.x.indices),
-        PyArray1::from_vec(py, d.x.data),
-        d.x.cols,
+        PyArray1::from_vec(py, indptr),
+        PyArray1::from_vec(py, indices),
+        PyArray1::from_vec(py, data),
+        cols,
     );
     Ok(t.into_pyobject(py)?.into_any())
 }
@@ -560,14 +561,10 @@ fn read_libsvm_model<'py>(py: Python<'py>, path: &str, zero_based: bool) -> PyRe
     d.set_item("prob_b", PyArray1::from_vec(py, m.prob_b))?;
     d.set_item("sv_coef", matrix_array(py, m.sv_coef, rows.max(1), nsv)?)?;
     d.set_item("sv_indices", usize_array(py, &m.sv_indices))?;
+    let (indptr, indices, data, cols) = m.sv.into_parts();
     d.set_item(
         "sv",
-        (
-            PyArray1::from_vec(py, m.sv.indptr),
-            PyArray1::from_vec(py, m.sv.indices),
-            PyArray1::from_vec(py, m.sv.data),
-            m.sv.cols,
-        ),
+        (PyArray1::from_vec(py, indptr), PyArray1::from_vec(py, indices), PyArray1::from_vec(py, data), cols),
     )?;
     Ok(d)
 }

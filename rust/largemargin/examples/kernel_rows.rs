@@ -14,10 +14,10 @@ fn main() {
     let gamma: f64 = args[2].parse().unwrap();
     let rows: usize = args.get(3).map(|v| v.parse().unwrap()).unwrap_or(200);
     let data = read(std::io::BufReader::new(file), IndexBase::Auto).unwrap();
-    let vals32: Vec<f32> = data.x.data.iter().map(|&v| v as f32).collect();
+    let vals32: Vec<f32> = data.x.data().iter().map(|&v| v as f32).collect();
     let x = if args.get(4).map(String::as_str) == Some("f32") {
         largemargin::Matrix::Csr32(
-            largemargin::CsrView::new(&data.x.indptr, &data.x.indices, &vals32, data.x.cols).unwrap(),
+            largemargin::CsrView::new(data.x.indptr(), data.x.indices(), &vals32, data.x.cols()).unwrap(),
         )
     } else {
         data.x.view()

@@ -70,7 +70,7 @@ fn main() {
         let idx: Vec<usize> = support.iter().map(|&(k, _)| k).collect();
         let sv = largemargin::CsrMatrix::gather(&x, &idx);
         let sv_engine = KernelEngine::new(sv.view(), KernelSpec::Rbf { gamma }).unwrap();
-        let k = sv_engine.cross(&xt);
+        let k = sv_engine.cross(&xt).unwrap();
         let m = xt.rows();
         let wrong = (0..m)
             .filter(|&r| {

@@ -20,17 +20,18 @@ impl Real for f64 {
     }
 }
 
-/// Row-major dense matrix view.
+/// Row-major dense matrix view. Its fields are private so that `data.len() == rows * cols`
+/// holds for every value: a row is always `cols` entries long.
 #[derive(Clone, Copy, Debug)]
 pub struct DenseView<'a, T> {
-    pub data: &'a [T],
-    pub rows: usize,
-    pub cols: usize,
+    data: &'a [T],
+    rows: usize,
+    cols: usize,
 }
 
 impl<'a, T: Real> DenseView<'a, T> {
     pub fn new(data: &'a [T], rows: usize, cols: usize) -> Result<Self> {
-        if data.len() != rows * cols {
+        if rows.checked_mul(cols) != Some(data.len()) {
             return Err(Error::InvalidData(format!(
                 "dense buffer holds {} values, expected {rows} x {cols}",
                 data.len()
@@ -38,20 +39,33 @@ impl<'a, T: Real> DenseView<'a, T> {
         }
         Ok(DenseView { data, rows, cols })
     }
+    pub fn data(&self) -> &'a [T] {
+        self.data
+    }
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// Row i, `cols` entries long. Panics if `i >= rows`.
     #[inline(always)]
     pub fn row(&self, i: usize) -> &'a [T] {
         &self.data[i * self.cols..(i + 1) * self.cols]
     }
 }
 
-/// Compressed sparse row matrix view (indices sorted within a row, 0-based).
+/// Compressed sparse row matrix view (indices sorted within a row, 0-based). Its fields are
+/// private: every value went through `new`'s checks, so the kernel loops may trust that `indptr`
+/// rises from 0 to `data.len()` and that every index is below `cols` (they read feature tables
+/// `cols` wide without bounds checks).
 #[derive(Clone, Copy, Debug)]
 pub struct CsrView<'a, T> {
-    pub indptr: &'a [i64],
-    pub indices: &'a [i32],
-    pub data: &'a [T],
-    pub rows: usize,
-    pub cols: usize,
+    indptr: &'a [i64],
+    indices: &'a [i32],
+    data: &'a [T],
+    rows: usize,
+    cols: usize,
 }
 
 impl<'a, T: Real> CsrView<'a, T> {
@@ -64,14 +78,15 @@ impl<'a, T: Real> CsrView<'a, T> {
         if indices.len() != data.len() {
             return Err(Error::InvalidData("CSR indices and data differ in length".into()));
         }
-        if indptr[0] != 0 || indptr[rows] as usize != data.len() {
+        if indptr[0] != 0 || usize::try_from(indptr[rows]).ok() != Some(data.len()) {
             return Err(Error::InvalidData("CSR indptr does not span the data".into()));
         }
+        if let Some(r) = indptr.windows(2).position(|w| w[1] < w[0]) {
+            return Err(Error::InvalidData(format!("CSR indptr decreases at row {r}")));
+        }
+        // from 0 up to data.len() without decreasing: every row's range is inside the arrays
         for r in 0..rows {
             let (s, e) = (indptr[r], indptr[r + 1]);
-            if e < s {
-                return Err(Error::InvalidData(format!("CSR indptr decreases at row {r}")));
-            }
             let mut prev = -1i64;
             for &c in &indices[s as usize..e as usize] {
                 let c = c as i64;
@@ -85,6 +100,27 @@ impl<'a, T: Real> CsrView<'a, T> {
         }
         Ok(CsrView { indptr, indices, data, rows, cols })
     }
+    pub fn indptr(&self) -> &'a [i64] {
+        self.indptr
+    }
+    pub fn indices(&self) -> &'a [i32] {
+        self.indices
+    }
+    pub fn data(&self) -> &'a [T] {
+        self.data
+    }
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// The same rows seen with `cols` columns, no fewer than now (the added features are zero
+    /// everywhere: every index stays below the new width).
+    pub fn widened(&self, cols: usize) -> Self {
+        CsrView { cols: cols.max(self.cols), ..*self }
+    }
+    /// Row i's indices (sorted, below `cols`) and values. Panics if `i >= rows`.
     #[inline(always)]
     pub fn row(&self, i: usize) -> (&'a [i32], &'a [T]) {
         let (s, e) = (self.indptr[i] as usize, self.indptr[i + 1] as usize);
@@ -126,8 +162,8 @@ impl<'a> Matrix<'a> {
     pub fn widened(&self, cols: usize) -> Option<Matrix<'a>> {
         let cols = cols.max(self.cols());
         match *self {
-            Matrix::Csr32(m) => Some(Matrix::Csr32(CsrView { cols, ..m })),
-            Matrix::Csr64(m) => Some(Matrix::Csr64(CsrView { cols, ..m })),
+            Matrix::Csr32(m) => Some(Matrix::Csr32(m.widened(cols))),
+            Matrix::Csr64(m) => Some(Matrix::Csr64(m.widened(cols))),
             _ if cols == self.cols() => Some(*self),
             _ => None,
         }
@@ -162,7 +198,8 @@ impl<'a> Matrix<'a> {
             None => Ok(()),
         }
     }
-    /// Value of entry (i, j); used for precomputed Gram matrices and model export.
+    /// Value of entry (i, j); used for precomputed Gram matrices and model export. Panics if
+    /// (i, j) is outside the matrix.
     pub fn get(&self, i: usize, j: usize) -> f64 {
         fn sparse_get<T: Real>(m: &CsrView<T>, i: usize, j: usize) -> f64 {
             let (idx, val) = m.row(i);
@@ -171,9 +208,10 @@ impl<'a> Matrix<'a> {
                 Err(_) => 0.0,
             }
         }
+        assert!(i < self.rows() && j < self.cols(), "entry ({i}, {j}) outside a {} x {} matrix", self.rows(), self.cols());
         match self {
-            Matrix::Dense32(m) => m.data[i * m.cols + j] as f64,
-            Matrix::Dense64(m) => m.data[i * m.cols + j],
+            Matrix::Dense32(m) => m.row(i)[j] as f64,
+            Matrix::Dense64(m) => m.row(i)[j],
             Matrix::Csr32(m) => sparse_get(m, i, j),
             Matrix::Csr64(m) => sparse_get(m, i, j),
         }
@@ -200,33 +238,115 @@ fn row_of(indptr: &[i64], pos: usize) -> usize {
     indptr.partition_point(|&p| p as usize <= pos).saturating_sub(1)
 }
 
-/// An owned CSR matrix in f64, as produced by the LIBSVM reader and held by native models.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// An owned CSR matrix in f64, as produced by the LIBSVM reader and held by native models. Its
+/// fields are private for the same reason as `CsrView`'s: `view` hands them to the kernel loops
+/// unchecked, so every way of building one keeps the indices sorted and below `cols`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct CsrMatrix {
-    pub indptr: Vec<i64>,
-    pub indices: Vec<i32>,
-    pub data: Vec<f64>,
-    pub cols: usize,
+    indptr: Vec<i64>,
+    indices: Vec<i32>,
+    data: Vec<f64>,
+    cols: usize,
+    /// One past the largest index held: `cols` may not go below it.
+    span: usize,
+}
+
+impl Default for CsrMatrix {
+    fn default() -> Self {
+        CsrMatrix::new()
+    }
 }
 
 impl CsrMatrix {
+    /// No rows, no columns.
     pub fn new() -> Self {
-        CsrMatrix { indptr: vec![0], ..Default::default() }
+        CsrMatrix { indptr: vec![0], indices: Vec::new(), data: Vec::new(), cols: 0, span: 0 }
+    }
+    /// A matrix from its three arrays, checked as `CsrView::new` checks them.
+    pub fn from_parts(indptr: Vec<i64>, indices: Vec<i32>, data: Vec<f64>, cols: usize) -> Result<Self> {
+        let span = {
+            let v = CsrView::new(&indptr, &indices, &data, cols)?;
+            (0..v.rows).filter_map(|r| v.row(r).0.last()).map(|&j| j as usize + 1).max().unwrap_or(0)
+        };
+        Ok(CsrMatrix { indptr, indices, data, cols, span })
     }
     pub fn rows(&self) -> usize {
         self.indptr.len() - 1
     }
-    /// Appends a row of (column, value) entries, columns increasing. Readers check that their
-    /// indices fit an `i32` before they get here.
-    pub fn push_row(&mut self, entries: impl IntoIterator<Item = (usize, f64)>) {
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    pub fn indptr(&self) -> &[i64] {
+        &self.indptr
+    }
+    pub fn indices(&self) -> &[i32] {
+        &self.indices
+    }
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+    /// The three arrays and the column count.
+    pub fn into_parts(self) -> (Vec<i64>, Vec<i32>, Vec<f64>, usize) {
+        (self.indptr, self.indices, self.data, self.cols)
+    }
+    /// Sets the column count; it may not cut off a column some entry is in.
+    pub fn set_cols(&mut self, cols: usize) -> Result<()> {
+        if cols < self.span {
+            return Err(Error::InvalidData(format!(
+                "{cols} columns for a sparse matrix with an entry in column {}",
+                self.span - 1
+            )));
+        }
+        self.cols = cols;
+        Ok(())
+    }
+    /// Appends a row of (column, value) entries, columns strictly increasing and at most
+    /// 2^31 - 1; `cols` grows to cover them. On error the matrix is left as it was.
+    pub fn push_row(&mut self, entries: impl IntoIterator<Item = (usize, f64)>) -> Result<()> {
+        let start = self.data.len();
+        let mut prev: Option<usize> = None;
         for (j, v) in entries {
-            self.indices.push(i32::try_from(j).expect("column index beyond i32"));
+            let bad = match prev {
+                Some(p) if j <= p => Some(format!("column indices must increase within a row (found {j} after {p})")),
+                _ if i32::try_from(j).is_err() => Some(format!("column index {j} is beyond {}", i32::MAX)),
+                _ => None,
+            };
+            if let Some(m) = bad {
+                self.indices.truncate(start);
+                self.data.truncate(start);
+                return Err(Error::InvalidData(m));
+            }
+            self.indices.push(j as i32);
             self.data.push(v);
-            self.cols = self.cols.max(j + 1);
+            prev = Some(j);
+        }
+        if let Some(last) = prev {
+            self.span = self.span.max(last + 1);
+            self.cols = self.cols.max(self.span);
         }
         self.indptr.push(self.data.len() as i64);
+        Ok(())
+    }
+    /// Moves every entry `by` columns to the left (a one-based file read as zero-based takes
+    /// `by = 1`), and the column count with them: an entry in a column below `by` is an error,
+    /// and the matrix is left as it was.
+    pub fn shift_columns_down(&mut self, by: usize) -> Result<()> {
+        if let Some(&j) = self.indices.iter().find(|&&j| (j as usize) < by) {
+            return Err(Error::InvalidData(format!("an entry in column {j} cannot move {by} columns to the left")));
+        }
+        if by > 0 {
+            let by32 = i32::try_from(by).unwrap_or(i32::MAX); // when no index is left to move
+            for j in self.indices.iter_mut() {
+                *j -= by32;
+            }
+        }
+        self.span = self.span.saturating_sub(by);
+        self.cols = self.cols.saturating_sub(by).max(self.span);
+        Ok(())
     }
     pub fn view(&self) -> Matrix<'_> {
+        // `push_row`, `shift_columns_down`, `set_cols` and `from_parts` keep the CSR structure and
+        // every index below `span <= cols`: the view needs no second check.
         Matrix::Csr64(CsrView {
             indptr: &self.indptr,
             indices: &self.indices,
@@ -235,13 +355,14 @@ impl CsrMatrix {
             cols: self.cols,
         })
     }
-    /// The rows `idx` of any matrix, as an owned CSR matrix with `cols` columns.
+    /// The rows `idx` of any matrix, as an owned CSR matrix with `m`'s columns. Panics if an
+    /// entry of `idx` is not a row of `m`.
     pub fn gather(m: &Matrix, idx: &[usize]) -> Self {
         let mut out = CsrMatrix::new();
         for &i in idx {
-            out.push_row(m.row_entries(i));
+            out.push_row(m.row_entries(i)).expect("a matrix row has increasing columns below 2^31");
         }
-        out.cols = m.cols();
+        out.cols = m.cols().max(out.span);
         out
     }
 }

@@ -7,6 +7,10 @@
 //! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files), `atomic_file`
 //! (files written whole or not at all) and `vecops` (the solvers' inner loops, vectorised).
 
+// Every unsafe operation sits in its own block with the argument that makes it sound.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod atomic_file;
 pub mod cache;
 pub mod control;

@@ -165,11 +165,10 @@ impl LibsvmParser {
                 message: "feature index 0 in a file read as one-based (indices start at 1); read it as zero-based".into(),
             });
         }
-        let mut x = std::mem::replace(&mut self.rows, CsrMatrix::new());
-        for j in x.indices.iter_mut() {
-            *j -= shift;
-        }
-        x.cols = (self.max_index + 1 - shift as i64).max(0) as usize;
+        let mut x = std::mem::take(&mut self.rows);
+        // (a one-based file with an index 0 was refused above)
+        x.shift_columns_down(shift as usize)?;
+        x.set_cols((self.max_index + 1 - shift as i64).max(0) as usize)?;
         Ok(LibsvmData { labels: std::mem::take(&mut self.labels), x })
     }
 
@@ -215,8 +214,8 @@ impl LibsvmParser {
                 entries.push((j as usize, v));
             }
         }
+        self.rows.push_row(entries).map_err(|e| err(e.to_string()))?;
         self.labels.push(label);
-        self.rows.push_row(entries);
         Ok(())
     }
 }
@@ -260,9 +259,9 @@ mod tests {
         }
         let d = p.finish(IndexBase::One).unwrap();
         assert_eq!(d.labels, vec![1.0, -1.0, 1.0]);
-        assert_eq!(d.x.indptr, vec![0, 2, 3, 3]);
-        assert_eq!(d.x.indices, vec![0, 2, 1]);
-        assert_eq!(d.x.cols, 4);
+        assert_eq!(d.x.indptr(), vec![0, 2, 3, 3]);
+        assert_eq!(d.x.indices(), vec![0, 2, 1]);
+        assert_eq!(d.x.cols(), 4);
     }
 
     #[test]
@@ -273,6 +272,6 @@ mod tests {
         let mut p = LibsvmParser::new();
         assert!(matches!(p.feed(b"1 3:1 2:1\n"), Err(Error::Parse { line: 1, .. })));
         let d = read(&b"1 0:1 2:1\n"[..], IndexBase::Auto).unwrap();
-        assert_eq!(d.x.indices, vec![0, 2]);
+        assert_eq!(d.x.indices(), vec![0, 2]);
     }
 }

@@ -13,6 +13,7 @@ const TILE: usize = 16;
 
 /// A fitted expansion f(x) = sum_s coef_s K(x, sv_s) + b: one-vs-one (LIBSVM's layout), or
 /// independent outputs sharing the support vectors (one output, or one per one-vs-rest problem).
+#[derive(Clone)]
 pub struct Expansion<'a> {
     pub kernel: KernelSpec,
     /// Support vectors; for a precomputed kernel, unused (`sv_columns` index the test matrix).
@@ -81,6 +82,7 @@ impl Expansion<'_> {
         let nout = self.n_outputs();
         let nsv = self.sv_columns.len();
         let dist = self.kernel.needs_norms();
+        // `check` saw every support vector column once: the queries need not
         let engine = KernelEngine::over(self.sv, self.kernel.clone())?;
         let mut out = vec![0.0; m * nout];
         let k = self.n_classes();
@@ -90,13 +92,13 @@ impl Expansion<'_> {
                 Some(*s)
             }))
             .collect();
-        out.par_chunks_mut(TILE * nout).enumerate().for_each(|(tile, o)| {
+        out.par_chunks_mut(TILE * nout).enumerate().try_for_each(|(tile, o)| -> Result<()> {
             let mut kv = vec![0.0f64; nsv];
             for (r, orow) in o.chunks_mut(nout).enumerate() {
                 let t = tile * TILE + r;
                 let q = Query::row(x, t);
                 let qs = if dist { q.squared_norm() } else { 0.0 };
-                engine.query(&q, qs, self.sv_columns, &mut kv);
+                engine.query_checked_columns(&q, qs, self.sv_columns, &mut kv)?;
                 if !self.one_vs_one() {
                     for (o, v) in orow.iter_mut().enumerate() {
                         *v = dot(&self.coef[o * nsv..(o + 1) * nsv], &kv) + self.intercept[o];
@@ -116,7 +118,8 @@ impl Expansion<'_> {
                     }
                 }
             }
-        });
+            Ok(())
+        })?;
         if let Some(e) = engine.failure() {
             return Err(e);
         }

@@ -201,9 +201,9 @@ fn large_model(classes: usize, n_sv: usize, features: usize, base: IndexBase) ->
                 row.push((j, (rng.below(2000) as f64 - 1000.0) / 997.0));
             }
         }
-        sv.push_row(row);
+        sv.push_row(row).unwrap();
     }
-    sv.cols = features;
+    sv.set_cols(features).unwrap();
     let pairs = classes * (classes - 1) / 2;
     let per = n_sv / classes;
     let mut n_support = vec![per; classes];
@@ -331,10 +331,10 @@ fn fuzz_model(input: &[u8], tally: &mut Tally) {
         let dense = [0.5f64; 4 * 3];
         let mut sparse = CsrMatrix::new();
         for r in 0..4 {
-            sparse.push_row([(r % 3, 0.5), (3 + r, -1.0)]);
+            sparse.push_row([(r % 3, 0.5), (3 + r, -1.0)]).unwrap();
         }
         let precomputed = model.kernel.is_precomputed();
-        sparse.cols = if precomputed { model.sv_indices.iter().max().map_or(0, |m| m + 1).max(8) } else { 8 };
+        sparse.set_cols(if precomputed { model.sv_indices.iter().max().map_or(0, |m| m + 1).max(8) } else { 8 }).unwrap();
         let mut queries = vec![sparse.view()];
         if !precomputed {
             queries.push(Matrix::Dense64(DenseView::new(&dense, 4, 3).unwrap()));

@@ -225,18 +225,20 @@ fn dense_sqdist<T: Real, U: Real>(a: &[T], b: &[U]) -> f64 {
 }
 
 /// sum_k q[idx[k]] * val[k] with four independent partial sums (one running sum would be bound
-/// by the add latency).
+/// by the add latency). It runs on every nonzero of every kernel row: no bounds checks.
 ///
-/// Every index must be below `q.len()`: `CsrView::new` checked the indices against the column
-/// count, and callers pass a query at least that wide.
+/// # Safety
+/// Every entry of `idx`, read as `usize`, is below `q.len()` (so none is negative). Callers
+/// know it from a type's invariant (`CsrView`, `Query`) and one width comparison per call.
 #[inline(always)]
-pub(crate) fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f64 {
+pub(crate) unsafe fn gather_dot<Q: Real, T: Real>(q: &[Q], idx: &[i32], val: &[T]) -> f64 {
     assert!(idx.len() == val.len());
     debug_assert!(idx.iter().all(|&j| (j as usize) < q.len()));
     let n = idx.len();
     let mut acc = [0.0f64; 4];
     let mut k = 0;
-    // SAFETY: k < n = idx.len() = val.len(), and every idx entry is < q.len() (see above).
+    // SAFETY: k < n = idx.len() = val.len() (asserted), and every idx entry is below q.len()
+    // (the function's contract).
     unsafe {
         while k + 4 <= n {
             for u in 0..4 {
@@ -295,15 +297,71 @@ fn prefetch<T>(p: *const T) {
 }
 
 /// One row on the query side of a kernel evaluation, in either layout.
+///
+/// A sparse row's indices are non-negative and strictly increasing, as many as its values, so
+/// its last index is its largest: the kernel loops compare that one with a width, then read
+/// without bounds checks. The variants cannot be built outside this crate; build a `Query` with
+/// `row` (a row of a checked matrix), `dense`, `dense32`, `sparse` or `sparse32`.
 #[derive(Clone, Copy, Debug)]
 pub enum Query<'q> {
+    #[non_exhaustive]
     D64(&'q [f64]),
+    #[non_exhaustive]
     D32(&'q [f32]),
+    #[non_exhaustive]
     S64(&'q [i32], &'q [f64]),
+    #[non_exhaustive]
     S32(&'q [i32], &'q [f32]),
 }
 
+/// Checks a sparse row from outside: the invariant `Query` keeps.
+fn check_sparse(idx: &[i32], values: usize) -> Result<()> {
+    if idx.len() != values {
+        return Err(Error::InvalidData(format!("a sparse row with {} indices and {values} values", idx.len())));
+    }
+    let mut prev = -1i64;
+    for &j in idx {
+        if i64::from(j) <= prev {
+            return Err(Error::InvalidData(format!(
+                "a sparse row's indices must be non-negative and increase (found {j} after {prev})"
+            )));
+        }
+        prev = i64::from(j);
+    }
+    Ok(())
+}
+
 impl<'q> Query<'q> {
+    /// A dense row.
+    pub fn dense(v: &'q [f64]) -> Self {
+        Query::D64(v)
+    }
+    /// A dense float32 row.
+    pub fn dense32(v: &'q [f32]) -> Self {
+        Query::D32(v)
+    }
+    /// A sparse row: indices non-negative and strictly increasing, one per value.
+    pub fn sparse(idx: &'q [i32], val: &'q [f64]) -> Result<Self> {
+        check_sparse(idx, val.len())?;
+        Ok(Query::S64(idx, val))
+    }
+    /// A sparse float32 row, checked as `sparse`.
+    pub fn sparse32(idx: &'q [i32], val: &'q [f32]) -> Result<Self> {
+        check_sparse(idx, val.len())?;
+        Ok(Query::S32(idx, val))
+    }
+    /// The width a table must have for every feature of this row to index it: a dense row's
+    /// length, a sparse row's largest index plus one.
+    pub fn span(&self) -> usize {
+        match *self {
+            Query::D64(v) => v.len(),
+            Query::D32(v) => v.len(),
+            Query::S64(i, _) | Query::S32(i, _) => i.last().map_or(0, |&j| j as usize + 1),
+        }
+    }
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Query::S64(..) | Query::S32(..))
+    }
     /// Row i of a matrix.
     pub fn row(m: &Matrix<'q>, i: usize) -> Self {
         match m {
@@ -400,6 +458,8 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
     }
     #[inline(always)]
     fn sparse_targets<Q: Real, T: Real>(q: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
+        // once per block: the rows' indices are below t.cols() (CsrView's invariant)
+        assert!(q.len() >= t.cols(), "a query of {} features against data of {}", q.len(), t.cols());
         for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
             if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
                 let (ai, av) = t.row(ahead);
@@ -407,7 +467,8 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
                 prefetch(av.as_ptr());
             }
             let (ti, tv) = t.row(c);
-            *o = gather_dot(q, ti, tv);
+            // SAFETY: every index of a CsrView row is below t.cols() <= q.len() (asserted above).
+            *o = unsafe { gather_dot(q, ti, tv) };
         }
     }
     #[inline(always)]
@@ -423,11 +484,15 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
     fn sparse_query<Q: Real>(idx: &[i32], val: &[Q], targets: &Matrix, cols: &[usize], tmp: &mut [f64]) {
         #[inline(always)]
         fn rows<Q: Real, T: Real>(idx: &[i32], val: &[Q], t: &crate::data::DenseView<T>, cols: &[usize], tmp: &mut [f64]) {
+            // once per block: a Query's sparse indices increase, so the last is the largest
+            assert!(idx.last().is_none_or(|&j| (j as usize) < t.cols()), "a sparse query beyond the data's width");
             for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
                 if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
                     prefetch(t.row(ahead).as_ptr());
                 }
-                *o = gather_dot(t.row(c), idx, val);
+                // SAFETY: every index is non-negative and at most the last, below t.cols() (asserted
+                // above), and a DenseView row is t.cols() long.
+                *o = unsafe { gather_dot(t.row(c), idx, val) };
             }
         }
         match targets {
@@ -452,10 +517,11 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
             _ => unreachable!("sparse targets only"),
         }
     }
-    let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < targets.cols());
+    let width = targets.cols();
+    let fits = |idx: &[i32]| idx.last().is_none_or(|&j| (j as usize) < width);
     let too_wide_to_scatter = || match targets {
-        Matrix::Csr64(t) => !per_feature_table_fits(t.cols, t.indices.len()),
-        Matrix::Csr32(t) => !per_feature_table_fits(t.cols, t.indices.len()),
+        Matrix::Csr64(t) => !per_feature_table_fits(t.cols(), t.indices().len()),
+        Matrix::Csr32(t) => !per_feature_table_fits(t.cols(), t.indices().len()),
         _ => false,
     };
     match *q {
@@ -466,10 +532,20 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
         Query::S32(i, v) if !targets.is_sparse() && fits(i) => sparse_query(i, v, targets, cols, tmp),
         Query::S64(i, v) if too_wide_to_scatter() => merge_rows(i, v, targets, cols, tmp),
         Query::S32(i, v) if too_wide_to_scatter() => merge_rows(i, v, targets, cols, tmp),
-        _ => with_scratch(&SCATTER, targets.cols(), |buf| {
-            q.for_each_nonzero(|j, v| buf[j] = v);
-            on_dense_query(&buf[..targets.cols()], targets, cols, false, tmp);
-            q.for_each_nonzero(|j, _| buf[j] = 0.0);
+        // (a sparse query's features past the targets' width meet zeros there: left out)
+        _ => with_scratch(&SCATTER, width, |buf| {
+            let buf = &mut buf[..width];
+            q.for_each_nonzero(|j, v| {
+                if j < width {
+                    buf[j] = v
+                }
+            });
+            on_dense_query(buf, targets, cols, false, tmp);
+            q.for_each_nonzero(|j, _| {
+                if j < width {
+                    buf[j] = 0.0
+                }
+            });
         }),
     }
 }
@@ -524,17 +600,17 @@ struct Columns {
 
 impl Columns {
     fn build<T: Real>(m: &CsrView<T>) -> Self {
-        let mut start = vec![0usize; m.cols + 1];
-        for &j in m.indices {
+        let mut start = vec![0usize; m.cols() + 1];
+        for &j in m.indices() {
             start[j as usize + 1] += 1;
         }
-        for f in 0..m.cols {
+        for f in 0..m.cols() {
             start[f + 1] += start[f];
         }
         let mut next = start.clone();
-        let mut row = vec![0u32; m.indices.len()];
-        let mut value = vec![0.0; m.indices.len()];
-        for r in 0..m.rows {
+        let mut row = vec![0u32; m.indices().len()];
+        let mut value = vec![0.0; m.indices().len()];
+        for r in 0..m.rows() {
             let (idx, val) = m.row(r);
             for (&j, &v) in idx.iter().zip(val) {
                 let p = &mut next[j as usize];
@@ -581,6 +657,7 @@ impl Columns {
 /// products of a query with all targets are then `dim` vectorised axpy's over memory in order.
 struct DenseColumns {
     rows: usize,
+    cols: usize,
     value: Vec<f64>,
 }
 
@@ -590,17 +667,17 @@ const DENSE_COLUMNS_MAX_WIDTH: usize = 64;
 impl DenseColumns {
     fn build(m: &Matrix) -> Option<Self> {
         fn fill<T: Real>(d: &crate::data::DenseView<T>) -> DenseColumns {
-            let mut value = vec![0.0; d.rows * d.cols];
-            for r in 0..d.rows {
+            let mut value = vec![0.0; d.rows() * d.cols()];
+            for r in 0..d.rows() {
                 for (f, x) in d.row(r).iter().enumerate() {
-                    value[f * d.rows + r] = x.to_f64();
+                    value[f * d.rows() + r] = x.to_f64();
                 }
             }
-            DenseColumns { rows: d.rows, value }
+            DenseColumns { rows: d.rows(), cols: d.cols(), value }
         }
         match m {
-            Matrix::Dense64(d) if d.cols <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
-            Matrix::Dense32(d) if d.cols <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
+            Matrix::Dense64(d) if d.cols() <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
+            Matrix::Dense32(d) if d.cols() <= DENSE_COLUMNS_MAX_WIDTH => Some(fill(d)),
             _ => None,
         }
     }
@@ -609,6 +686,9 @@ impl DenseColumns {
     fn dots(&self, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {
         acc.fill(0.0);
         q.for_each_nonzero(|f, v| {
+            if f >= self.cols {
+                return; // no target has this feature
+            }
             let col = &self.value[f * self.rows + lo..f * self.rows + hi];
             for (a, &x) in acc.iter_mut().zip(col) {
                 *a += v * x;
@@ -758,8 +838,8 @@ impl<'a> KernelEngine<'a> {
         }
         let targets = sparse_copy.as_ref().map_or(x, |c| c.view());
         let columns = match (copies, &targets) {
-            (true, Matrix::Csr64(m)) if per_feature_table_fits(m.cols, m.indices.len()) && fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
-            (true, Matrix::Csr32(m)) if per_feature_table_fits(m.cols, m.indices.len()) && fits(m.indices.len() * 12 + (m.cols + 1) * 8) => Some(Columns::build(m)),
+            (true, Matrix::Csr64(m)) if per_feature_table_fits(m.cols(), m.indices().len()) && fits(m.indices().len() * 12 + (m.cols() + 1) * 8) => Some(Columns::build(m)),
+            (true, Matrix::Csr32(m)) if per_feature_table_fits(m.cols(), m.indices().len()) && fits(m.indices().len() * 12 + (m.cols() + 1) * 8) => Some(Columns::build(m)),
             _ => None,
         };
         let narrow_dense = !targets.is_sparse() && targets.cols() <= DENSE_COLUMNS_MAX_WIDTH;
@@ -794,7 +874,7 @@ impl<'a> KernelEngine<'a> {
     }
     /// Bytes held besides the borrowed data (internal copies and norms).
     pub fn extra_bytes(&self) -> usize {
-        self.sparse_copy.as_ref().map_or(0, |c| c.data.len() * 12 + c.indptr.len() * 8)
+        self.sparse_copy.as_ref().map_or(0, |c| c.data().len() * 12 + c.indptr().len() * 8)
             + self.columns.as_ref().map_or(0, Columns::bytes)
             + self.dense_columns.as_ref().map_or(0, |c| c.value.len() * 8)
             + self.sqnorms.len() * 8
@@ -849,7 +929,9 @@ impl<'a> KernelEngine<'a> {
         rows.iter().map(|&e| self.eval(e, e)).collect()
     }
 
-    /// out[k] = K(x_i, x_cols[k]) for a target row i.
+    /// out[k] = K(x_i, x_cols[k]) for a target row i (as many as `out` has room for). Panics if
+    /// i or a column is not a target row: solvers call it in their inner loops with indices of
+    /// their own, and a slice's bounds check is what guards them.
     pub fn row<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S]) {
         if let KernelSpec::External(k) = &self.spec {
             return self.external_row(k.as_ref(), i, cols, out);
@@ -861,31 +943,68 @@ impl<'a> KernelEngine<'a> {
     }
 
     /// out[k] = K(q, x_cols[k]) for an outside query (its squared norm given for RBF), on the
-    /// calling thread. An external kernel knows no outside rows.
-    pub fn query<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) {
+    /// calling thread.
+    ///
+    /// Errors, before anything is computed: `out` and `cols` differ in length; the kernel is
+    /// external (it knows no outside rows); a dense query is not exactly as wide as the data; a
+    /// column is not a target row. For a precomputed kernel the query is a row of the kernel
+    /// matrix and `cols` name its entries: a dense row must have every one of them, a sparse row
+    /// holds zeros where it has none. A sparse query may name features past the data's width:
+    /// the data is zero there, so they add nothing to a dot product (they count in `q_sqnorm`).
+    pub fn query<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) -> Result<()> {
+        // (a max without early exit vectorises)
+        let largest = cols.iter().fold(0usize, |m, &c| m.max(c));
+        if !cols.is_empty() {
+            if self.spec.is_precomputed() {
+                if !q.is_sparse() && largest >= q.span() {
+                    return Err(Error::InvalidData(format!(
+                        "a precomputed kernel row of {} entries has no column {largest}",
+                        q.span()
+                    )));
+                }
+            } else if largest >= self.rows() {
+                return Err(Error::InvalidData(format!("column {largest} asked of {} target rows", self.rows())));
+            }
+        }
+        self.query_checked_columns(q, q_sqnorm, cols, out)
+    }
+
+    /// `query` for a caller that checked `cols` once for many queries (a prediction asks for the
+    /// same support vectors with every test row): the other checks, O(1), are made. A column
+    /// out of range would only panic, in a bounds-checked read.
+    pub(crate) fn query_checked_columns<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S]) -> Result<()> {
+        if out.len() != cols.len() {
+            return Err(Error::InvalidData(format!("{} outputs for {} columns", out.len(), cols.len())));
+        }
         if let KernelSpec::External(k) = &self.spec {
-            self.fail(format!("{}: an external kernel is evaluated on its own examples only", k.name()));
-            out.fill(S::default());
-            return;
+            return Err(Error::Kernel(format!("{}: an external kernel is evaluated on its own examples only", k.name())));
+        }
+        if !self.spec.is_precomputed() && !q.is_sparse() && q.span() != self.x.cols() {
+            return Err(Error::InvalidData(format!(
+                "the query has {} features, the data {}",
+                q.span(),
+                self.x.cols()
+            )));
         }
         self.compute(q, q_sqnorm, cols, out, false);
+        Ok(())
     }
 
     /// The kernel matrix of outside rows against all targets, row-major (q.rows() x rows()), rows
-    /// in parallel.
-    pub fn cross(&self, q: &Matrix) -> Vec<f64> {
+    /// in parallel. Errors as `query` does (dense rows of another width than the data's).
+    pub fn cross(&self, q: &Matrix) -> Result<Vec<f64>> {
         let n = self.rows();
         let all: Vec<usize> = (0..n).collect();
         let mut out = vec![0.0f64; q.rows() * n];
         if n == 0 {
-            return out;
+            return Ok(out);
         }
-        out.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+        out.par_chunks_mut(n).enumerate().try_for_each(|(i, row)| {
             let qi = Query::row(q, i);
             let sq = if self.spec.needs_norms() { qi.squared_norm() } else { 0.0 };
-            self.query(&qi, sq, &all, row);
-        });
-        out
+            self.query(&qi, sq, &all, row)
+        })?;
+        Ok(out)
     }
 
     pub fn eval(&self, i: usize, j: usize) -> f64 {
@@ -1213,9 +1332,9 @@ mod tests {
                         row.push((j, v));
                     }
                 }
-                csr.push_row(row);
+                csr.push_row(row).unwrap();
             }
-            csr.cols = d;
+            csr.set_cols(d).unwrap();
             let dm = Matrix::Dense64(DenseView::new(&dense, n, d).unwrap());
             let mut cols: Vec<usize> = (0..n).collect();
             rng.shuffle(&mut cols);
@@ -1240,7 +1359,7 @@ mod tests {
                                 let mut single = vec![0.0f64; take];
                                 e.row(i, c, &mut single);
                                 let mut outside = vec![0.0f64; take];
-                                e.query(&Query::D64(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside);
+                                e.query(&Query::dense(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside).unwrap();
                                 for k in 0..take {
                                     let want = reference(&spec, xi, &dense[c[k] * d..(c[k] + 1) * d]);
                                     for got in [par[k], single[k], outside[k]] {

@@ -520,7 +520,7 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
                 entries.push((column as usize, v));
             }
         }
-        model.sv.push_row(entries.iter().copied());
+        model.sv.push_row(entries.iter().copied()).map_err(|e| lines.error(e.to_string()))?;
     }
     if seen < total_sv {
         return Err(lines.error(format!(
@@ -554,7 +554,7 @@ mod tests {
     fn reads_zero_based_libsvm_models_and_keeps_the_class_order() {
         let m = read(GOOD, IndexBase::Zero).unwrap();
         assert_eq!(m.labels, vec![9, -2, 5]);
-        assert_eq!(m.sv.indices, vec![0, 3, 1, 2]);
+        assert_eq!(m.sv.indices(), vec![0, 3, 1, 2]);
         assert_eq!(m.sv_coef, vec![1.0, -1.0, -0.5, 0.5, 0.5, -1.0]);
         let (line, message) = line_of(read(GOOD, IndexBase::One).unwrap_err());
         assert_eq!(line, 10);

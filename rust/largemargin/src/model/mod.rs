@@ -158,7 +158,7 @@ impl LibsvmModel {
                 return bad(format!("a {name} value is {v}"));
             }
         }
-        if let Some(v) = self.sv.data.iter().find(|v| !v.is_finite()) {
+        if let Some(v) = self.sv.data().iter().find(|v| !v.is_finite()) {
             return bad(format!("a support vector holds {v}"));
         }
         Ok(())
@@ -187,7 +187,7 @@ impl LibsvmModel {
         if precomputed {
             return expansion(*x, x);
         }
-        let cols = x.cols().max(self.sv.cols);
+        let cols = x.cols().max(self.sv.cols());
         let sv = self.sv.view().widened(cols).expect("support vectors are sparse");
         match x.widened(cols) {
             Some(wide) => expansion(sv, &wide),
@@ -230,7 +230,7 @@ fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
 fn widen(x: &Matrix, cols: usize) -> CsrMatrix {
     let idx: Vec<usize> = (0..x.rows()).collect();
     let mut m = CsrMatrix::gather(x, &idx);
-    m.cols = cols;
+    m.set_cols(cols.max(x.cols())).expect("no entry of x is beyond its own width");
     m
 }
 
@@ -245,9 +245,9 @@ mod tests {
         let mut x = CsrMatrix::new();
         let pts = [(0.0, 0.0), (0.1, 0.3), (1.0, 1.0), (0.9, 1.2), (2.0, 0.1), (2.2, 0.0)];
         for (a, b) in pts {
-            x.push_row([(0, a), (1, b)].into_iter().filter(|e| e.1 != 0.0));
+            x.push_row([(0, a), (1, b)].into_iter().filter(|e| e.1 != 0.0)).unwrap();
         }
-        x.cols = 2;
+        x.set_cols(2).unwrap();
         let y = [0, 0, 1, 1, 2, 2];
         let params = SvmParams { kernel: KernelSpec::Rbf { gamma: 0.5 }, ..Default::default() };
         let fit = train_svc(&x.view(), &y, 3, &[10.0; 6], &params, &Control::new()).unwrap();
@@ -272,15 +272,15 @@ mod tests {
         let (x, model) = three_classes();
         let expected = model.decision(&x.view()).unwrap();
         let mut wide = x.clone();
-        wide.cols = 40; // a test file mentioning features no support vector has
+        wide.set_cols(40).unwrap(); // a test file mentioning features no support vector has
         assert_eq!(model.decision(&wide.view()).unwrap(), expected);
         let dense: Vec<f64> = (0..6).map(|i| x.view().get(i, 0)).collect();
         let narrow = crate::data::DenseView::new(&dense, 6, 1).unwrap();
         let mut first = CsrMatrix::new();
         for &v in &dense {
-            first.push_row([(0, v)].into_iter().filter(|e| e.1 != 0.0));
+            first.push_row([(0, v)].into_iter().filter(|e| e.1 != 0.0)).unwrap();
         }
-        first.cols = 1;
+        first.set_cols(1).unwrap();
         assert_eq!(
             model.decision(&Matrix::Dense64(narrow)).unwrap(),
             model.decision(&first.view()).unwrap()

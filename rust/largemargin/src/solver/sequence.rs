@@ -85,17 +85,17 @@ pub struct Sequences<'a> {
 
 impl<'a> Sequences<'a> {
     pub fn new(x: CsrView<'a, f64>, seq_ptr: &'a [usize]) -> Result<Self> {
-        if seq_ptr.is_empty() || seq_ptr[0] != 0 || *seq_ptr.last().unwrap() != x.rows {
+        if seq_ptr.is_empty() || seq_ptr[0] != 0 || *seq_ptr.last().unwrap() != x.rows() {
             return Err(Error::InvalidData(format!(
                 "sequence offsets must start at 0 and end at the number of tokens ({})",
-                x.rows
+                x.rows()
             )));
         }
         if let Some(i) = seq_ptr.windows(2).position(|w| w[1] < w[0]) {
             return Err(Error::InvalidData(format!("sequence offsets decrease at sequence {i}")));
         }
-        if let Some(k) = x.data.iter().position(|v| !v.is_finite()) {
-            return Err(Error::InvalidData(format!("feature value {} (entry {k}) is not finite", x.data[k])));
+        if let Some(k) = x.data().iter().position(|v| !v.is_finite()) {
+            return Err(Error::InvalidData(format!("feature value {} (entry {k}) is not finite", x.data()[k])));
         }
         Ok(Sequences { x, seq_ptr })
     }
@@ -106,7 +106,7 @@ impl<'a> Sequences<'a> {
         self.len() == 0
     }
     pub fn tokens(&self) -> usize {
-        self.x.rows
+        self.x.rows()
     }
     pub fn range(&self, i: usize) -> (usize, usize) {
         (self.seq_ptr[i], self.seq_ptr[i + 1])
@@ -346,7 +346,7 @@ impl<'a> SeqSolver<'a> {
             Inference::Greedy => data.tokens(),
             Inference::Exact => data.len(),
         };
-        let model = SeqModel::zeros(labels, data.x.cols, params.order);
+        let model = SeqModel::zeros(labels, data.x.cols(), params.order);
         let averaged = matches!(params.method, SeqMethod::Perceptron { averaged: true });
         Ok(SeqSolver {
             avg: if averaged { vec![0.0; model.emit.len()] } else { Vec::new() },

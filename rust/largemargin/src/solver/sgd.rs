@@ -95,8 +95,8 @@ impl SgdParams {
 pub fn skip_for(x: &Matrix) -> u64 {
     let cells = (x.rows() as f64) * (x.cols().max(1) as f64);
     let density = match x {
-        Matrix::Csr32(m) => m.indices.len() as f64 / cells.max(1.0),
-        Matrix::Csr64(m) => m.indices.len() as f64 / cells.max(1.0),
+        Matrix::Csr32(m) => m.indices().len() as f64 / cells.max(1.0),
+        Matrix::Csr64(m) => m.indices().len() as f64 / cells.max(1.0),
         _ => 1.0,
     };
     (16.0 / density.max(1e-12)).round().clamp(1.0, 1e9) as u64
@@ -150,6 +150,9 @@ impl LinearModel {
         }
         if y.len() != x.rows() || c.len() != x.rows() {
             return Err(Error::InvalidData("one label and one weight per example".into()));
+        }
+        if let Some(&i) = order.iter().find(|&&i| i >= x.rows()) {
+            return Err(Error::InvalidData(format!("example {i} of {}", x.rows())));
         }
         if p.algorithm == Algorithm::SgdQn && self.scale.len() != self.w.len() {
             // B starts as first-order SGD's lambda^-1
@@ -375,24 +378,36 @@ fn scale_by(w: &mut [f32], factor: f64) {
     }
 }
 
-/// w[j] for a sparse row's column j. Every example is read against a w at least as wide as its
-/// matrix (`LinearModel` checks the width), and `CsrView::new` checked every index against the
-/// column count: the bound holds, and this loop runs on each nonzero of each pass.
+/// w[j] for a sparse row's column j, unchecked: this runs on each nonzero of each pass.
+///
+/// # Safety
+/// `j as usize < w.len()`. The `Example` methods know it from one comparison per row: a
+/// `Query`'s sparse indices are non-negative and increasing, so the last is the largest.
 #[inline(always)]
-fn weight(w: &[f32], j: i32) -> f32 {
+unsafe fn weight(w: &[f32], j: i32) -> f32 {
     debug_assert!((j as usize) < w.len());
-    // SAFETY: see above.
+    // SAFETY: the function's contract.
     unsafe { *w.get_unchecked(j as usize) }
 }
 
+/// # Safety
+/// As for `weight`.
 #[inline(always)]
-fn weight_mut(w: &mut [f32], j: i32) -> &mut f32 {
+unsafe fn weight_mut(w: &mut [f32], j: i32) -> &mut f32 {
     debug_assert!((j as usize) < w.len());
-    // SAFETY: as for `weight`.
+    // SAFETY: the function's contract.
     unsafe { w.get_unchecked_mut(j as usize) }
 }
 
-/// What the steps do with one example, a row as the kernel engine reads it (`Query`).
+/// Whether every index of a `Query`'s sparse row is below `len` (they increase: the last decides).
+#[inline(always)]
+fn indices_below(j: &[i32], len: usize) -> bool {
+    j.last().is_none_or(|&l| (l as usize) < len)
+}
+
+/// What the steps do with one example, a row as the kernel engine reads it (`Query`). A row
+/// wider than `w` (or `s`) is a caller's bug: `LinearModel` checks widths before its passes, and
+/// these methods assert it once per row before reading without bounds checks.
 pub(crate) trait Example {
     /// <w, x>.
     fn dot(&self, w: &[f32]) -> f64;
@@ -408,22 +423,29 @@ impl Example for Query<'_> {
         /// Single precision throughout (as the thesis computed), eight running sums.
         #[inline(always)]
         fn sparse32(j: &[i32], v: &[f32], w: &[f32]) -> f64 {
+            assert!(indices_below(j, w.len()), "a row wider than the weights");
             let mut acc = [0.0f32; 8];
             let (cj, cv) = (j.chunks_exact(8), v.chunks_exact(8));
             let (rj, rv) = (cj.remainder(), cv.remainder());
             for (jj, vv) in cj.zip(cv) {
                 for k in 0..8 {
-                    acc[k] += weight(w, jj[k]) * vv[k];
+                    // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
+                    acc[k] += unsafe { weight(w, jj[k]) } * vv[k];
                 }
             }
-            let tail: f32 = rj.iter().zip(rv).map(|(&j, x)| weight(w, j) * x).sum();
+            // SAFETY: as above.
+            let tail: f32 = rj.iter().zip(rv).map(|(&j, x)| unsafe { weight(w, j) } * x).sum();
             (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail) as f64
         }
         match *self {
             Query::D32(x) => dense_dot(x, &w[..x.len()]),
             Query::D64(x) => dense_dot(x, &w[..x.len()]),
             Query::S32(j, v) => sparse32(j, v, w),
-            Query::S64(j, v) => gather_dot(w, j, v),
+            Query::S64(j, v) => {
+                assert!(indices_below(j, w.len()), "a row wider than the weights");
+                // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
+                unsafe { gather_dot(w, j, v) }
+            }
         }
     }
 
@@ -433,10 +455,16 @@ impl Example for Query<'_> {
             Query::D32(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * *x as f64) as f32),
             Query::D64(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * x) as f32),
             Query::S32(j, v) => {
+                assert!(indices_below(j, w.len()), "a row wider than the weights");
                 let a = a as f32;
-                j.iter().zip(v).for_each(|(&j, &x)| *weight_mut(w, j) += a * x);
+                // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
+                j.iter().zip(v).for_each(|(&j, &x)| *unsafe { weight_mut(w, j) } += a * x);
             }
-            Query::S64(j, v) => j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * x) as f32),
+            Query::S64(j, v) => {
+                assert!(indices_below(j, w.len()), "a row wider than the weights");
+                // SAFETY: as above.
+                j.iter().zip(v).for_each(|(&j, x)| *unsafe { weight_mut(w, j) } += (a * x) as f32)
+            }
         }
     }
 
@@ -448,10 +476,17 @@ impl Example for Query<'_> {
             }
             Query::D64(x) => x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * x) as f32),
             Query::S32(j, v) => {
+                assert!(indices_below(j, w.len().min(s.len())), "a row wider than the weights");
                 let a = a as f32;
-                j.iter().zip(v).for_each(|(&j, &x)| *weight_mut(w, j) += a * weight(s, j) * x)
+                // SAFETY: a Query's indices are non-negative and at most the last, below both
+                // w.len() and s.len() (asserted).
+                j.iter().zip(v).for_each(|(&j, &x)| unsafe { *weight_mut(w, j) += a * weight(s, j) * x })
             }
-            Query::S64(j, v) => j.iter().zip(v).for_each(|(&j, x)| *weight_mut(w, j) += (a * weight(s, j) as f64 * x) as f32),
+            Query::S64(j, v) => {
+                assert!(indices_below(j, w.len().min(s.len())), "a row wider than the weights");
+                // SAFETY: as above.
+                j.iter().zip(v).for_each(|(&j, x)| unsafe { *weight_mut(w, j) += (a * weight(s, j) as f64 * x) as f32 })
+            }
         }
     }
 }
@@ -577,9 +612,9 @@ mod tests {
             let s: f64 = row.iter().map(|&(j, v)| u[j] * v).sum();
             let flip = rng.below(100) < 5;
             y.push(if (s > 0.0) != flip { 1.0 } else { -1.0 });
-            x.push_row(row);
+            x.push_row(row).unwrap();
         }
-        x.cols = d;
+        x.set_cols(d).unwrap();
         (x, y)
     }
 

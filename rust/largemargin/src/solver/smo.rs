@@ -421,8 +421,10 @@ impl<'q> Smo<'q> {
     }
 }
 
-/// max g over variables that may increase, and the last position holding it.
+/// max g over variables that may increase, and the last position holding it. Panics if
+/// `status` is shorter than `g` (the solver keeps one of each per variable).
 fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+    assert!(status.len() >= g.len(), "a status per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -458,7 +460,9 @@ fn scan_down_first_order(g: &[f64], status: &[u8]) -> (f64, usize) {
 
 /// Over variables that may decrease: min g (for the stopping test), and Fan, Chen and Lin's j, the
 /// last position minimising -(gmax - g_t)^2 / (Q_ii + Q_tt - 2 Q_it) among those with g_t < gmax.
+/// Panics if `status`, `qd` or `qi` is shorter than `g`.
 fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64) -> (f64, usize) {
+    assert!(status.len() >= g.len() && qd.len() >= g.len() && qi.len() >= g.len(), "an entry per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -504,7 +508,8 @@ fn scan_down_second_order_from(
 
 /// The two selection scans four positions at a time: each lane keeps its own running best, the
 /// lanes are merged with the sequential scan's tie rule (the last position wins), and the tail
-/// is finished by the sequential scan, so the choice is exactly the sequential one.
+/// is finished by the sequential scan, so the choice is exactly the sequential one. The vector
+/// part stops at the shortest slice it reads, so it stays in bounds whatever their lengths.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -512,15 +517,24 @@ mod avx2 {
     use super::{scan_down_second_order_from, scan_up_from, DOWN, TAU, UP};
 
     /// All-ones lanes where status[t + k] has `bit`.
+    ///
+    /// # Safety
+    /// `t + 4 <= status.len()`, and the processor has AVX2.
     #[inline(always)]
     unsafe fn has(status: &[u8], t: usize, bit: u8) -> __m256d {
-        let four = (status.as_ptr().add(t) as *const i32).read_unaligned();
-        let s = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
-        let b = _mm256_set1_epi64x(bit as i64);
-        _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(s, b), b))
+        debug_assert!(t + 4 <= status.len());
+        // SAFETY: status[t..t + 4] is inside the slice (the contract); an unaligned read of 4 bytes.
+        let four = unsafe { (status.as_ptr().add(t) as *const i32).read_unaligned() };
+        // SAFETY: register operations only; the processor has AVX2 (the contract).
+        unsafe {
+            let s = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+            let b = _mm256_set1_epi64x(bit as i64);
+            _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(s, b), b))
+        }
     }
 
     /// Four running bests with the positions that hold them, advancing four positions a step.
+    /// Its methods are unsafe for one reason: the processor must have AVX2.
     struct Lanes {
         best: __m256d,
         arg: __m256i,
@@ -530,23 +544,31 @@ mod avx2 {
     impl Lanes {
         #[inline(always)]
         unsafe fn new(start: f64) -> Self {
-            Lanes { best: _mm256_set1_pd(start), arg: _mm256_set1_epi64x(-1), idx: _mm256_setr_epi64x(0, 1, 2, 3) }
+            // SAFETY: register operations only; AVX2 is the caller's promise.
+            unsafe { Lanes { best: _mm256_set1_pd(start), arg: _mm256_set1_epi64x(-1), idx: _mm256_setr_epi64x(0, 1, 2, 3) } }
         }
         /// Keeps `value` (and the current positions) in the lanes where `take` is set, then steps.
         #[inline(always)]
         unsafe fn keep(&mut self, value: __m256d, take: __m256d) {
-            self.best = _mm256_blendv_pd(self.best, value, take);
-            let arg = _mm256_blendv_pd(_mm256_castsi256_pd(self.arg), _mm256_castsi256_pd(self.idx), take);
-            self.arg = _mm256_castpd_si256(arg);
-            self.idx = _mm256_add_epi64(self.idx, _mm256_set1_epi64x(4));
+            // SAFETY: register operations only; AVX2 is the caller's promise.
+            unsafe {
+                self.best = _mm256_blendv_pd(self.best, value, take);
+                let arg = _mm256_blendv_pd(_mm256_castsi256_pd(self.arg), _mm256_castsi256_pd(self.idx), take);
+                self.arg = _mm256_castpd_si256(arg);
+                self.idx = _mm256_add_epi64(self.idx, _mm256_set1_epi64x(4));
+            }
         }
         /// Best lane by `better`, ties to the larger position; (start, usize::MAX) if no lane has one.
         #[inline(always)]
         unsafe fn merge(&self, start: f64, better: impl Fn(f64, f64) -> bool) -> (f64, usize) {
             let mut v = [0.0f64; 4];
             let mut i = [0i64; 4];
-            _mm256_storeu_pd(v.as_mut_ptr(), self.best);
-            _mm256_storeu_si256(i.as_mut_ptr() as *mut __m256i, self.arg);
+            // SAFETY: each store writes 32 bytes into a 4-lane array of 8-byte lanes, unaligned
+            // stores allowed; AVX2 is the caller's promise.
+            unsafe {
+                _mm256_storeu_pd(v.as_mut_ptr(), self.best);
+                _mm256_storeu_si256(i.as_mut_ptr() as *mut __m256i, self.arg);
+            }
             let (mut bv, mut bi) = (start, usize::MAX);
             for k in 0..4 {
                 if i[k] < 0 {
@@ -562,21 +584,29 @@ mod avx2 {
         }
     }
 
+    /// # Safety
+    /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
-        let full = g.len() / 4 * 4;
-        let mut lanes = Lanes::new(f64::NEG_INFINITY);
+        let full = g.len().min(status.len()) / 4 * 4;
+        // SAFETY: AVX2 is the caller's promise (so for the other `lanes` calls).
+        let mut lanes = unsafe { Lanes::new(f64::NEG_INFINITY) };
         let mut t = 0;
         while t < full {
-            let vg = _mm256_loadu_pd(g.as_ptr().add(t));
-            let take = _mm256_and_pd(has(status, t, UP), _mm256_cmp_pd::<_CMP_GE_OQ>(vg, lanes.best));
-            lanes.keep(vg, take);
+            // SAFETY: t + 4 <= full <= g.len() and status.len(); AVX2 is the caller's promise.
+            let (vg, up) = unsafe { (_mm256_loadu_pd(g.as_ptr().add(t)), has(status, t, UP)) };
+            let take = _mm256_and_pd(up, _mm256_cmp_pd::<_CMP_GE_OQ>(vg, lanes.best));
+            // SAFETY: as for `Lanes::new`.
+            unsafe { lanes.keep(vg, take) };
             t += 4;
         }
-        let (v, i) = lanes.merge(f64::NEG_INFINITY, |a, b| a > b);
+        // SAFETY: as for `Lanes::new`.
+        let (v, i) = unsafe { lanes.merge(f64::NEG_INFINITY, |a, b| a > b) };
         scan_up_from(g, status, full, v, i)
     }
 
+    /// # Safety
+    /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_down_second_order(
         g: &[f64],
@@ -586,32 +616,42 @@ mod avx2 {
         gmax: f64,
         qdi: f64,
     ) -> (f64, usize) {
-        let full = g.len().min(qd.len()).min(qi.len()) / 4 * 4;
+        let full = g.len().min(status.len()).min(qd.len()).min(qi.len()) / 4 * 4;
         let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
         let (zero, two, sign) = (_mm256_setzero_pd(), _mm256_set1_pd(2.0), _mm256_set1_pd(-0.0));
         let mut gmin = _mm256_set1_pd(f64::INFINITY);
-        let mut lanes = Lanes::new(f64::INFINITY);
+        // SAFETY: AVX2 is the caller's promise (so for the other `lanes` calls).
+        let mut lanes = unsafe { Lanes::new(f64::INFINITY) };
         let mut t = 0;
         while t < full {
-            let vg = _mm256_loadu_pd(g.as_ptr().add(t));
-            let down = has(status, t, DOWN);
+            // SAFETY: t + 4 <= full, no longer than any of the four slices; AVX2 is the caller's promise.
+            let (vg, down, q, vqd) = unsafe {
+                (
+                    _mm256_loadu_pd(g.as_ptr().add(t)),
+                    has(status, t, DOWN),
+                    _mm256_cvtps_pd(_mm_loadu_ps(qi.as_ptr().add(t))),
+                    _mm256_loadu_pd(qd.as_ptr().add(t)),
+                )
+            };
             gmin = _mm256_blendv_pd(gmin, _mm256_min_pd(gmin, vg), down);
             let b = _mm256_sub_pd(vgmax, vg);
-            let q = _mm256_cvtps_pd(_mm_loadu_ps(qi.as_ptr().add(t)));
-            let a = _mm256_sub_pd(_mm256_add_pd(vqdi, _mm256_loadu_pd(qd.as_ptr().add(t))), _mm256_mul_pd(two, q));
+            let a = _mm256_sub_pd(_mm256_add_pd(vqdi, vqd), _mm256_mul_pd(two, q));
             let a = _mm256_blendv_pd(vtau, a, _mm256_cmp_pd::<_CMP_GT_OQ>(a, zero));
             let obj = _mm256_div_pd(_mm256_xor_pd(_mm256_mul_pd(b, b), sign), a);
             let take = _mm256_and_pd(
                 _mm256_and_pd(down, _mm256_cmp_pd::<_CMP_GT_OQ>(b, zero)),
                 _mm256_cmp_pd::<_CMP_LE_OQ>(obj, lanes.best),
             );
-            lanes.keep(obj, take);
+            // SAFETY: as for `Lanes::new`.
+            unsafe { lanes.keep(obj, take) };
             t += 4;
         }
         let mut gmins = [0.0f64; 4];
-        _mm256_storeu_pd(gmins.as_mut_ptr(), gmin);
+        // SAFETY: 32 bytes stored into a 4-lane f64 array, unaligned stores allowed.
+        unsafe { _mm256_storeu_pd(gmins.as_mut_ptr(), gmin) };
         let low = gmins.iter().copied().fold(f64::INFINITY, f64::min);
-        let (obj, j) = lanes.merge(f64::INFINITY, |a, b| a < b);
+        // SAFETY: as for `Lanes::new`.
+        let (obj, j) = unsafe { lanes.merge(f64::INFINITY, |a, b| a < b) };
         scan_down_second_order_from(g, status, qd, qi, gmax, qdi, full, (low, obj, j))
     }
 }
@@ -619,6 +659,19 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A status or curvature slice shorter than the gradients is refused before any vector load.
+    #[test]
+    fn scans_refuse_short_slices() {
+        let g = vec![1.0; 64];
+        let status = vec![UP | DOWN; 64];
+        let (qd, qi) = (vec![1.0; 64], vec![0.5f32; 64]);
+        assert!(std::panic::catch_unwind(|| scan_up(&g, &status[..5])).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status[..5], &qd, &qi, 2.0, 1.0)).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd[..9], &qi, 2.0, 1.0)).is_err());
+        assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd, &qi[..1], 2.0, 1.0)).is_err());
+        assert_eq!(scan_up(&g[..7], &status), Some((1.0, 6)));
+    }
 
     #[test]
     fn vector_scans_choose_exactly_as_sequential_scans() {
