@@ -249,6 +249,41 @@ def test_dask_without_a_client(forest):
         lm.MixtureSVC(n_experts=2, backend="dask").fit(Xtr[:300], ytr[:300])
 
 
+# ---- Ctrl-C -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("phase, delay", [("experts", 2.0), ("gater", 1.0), ("dask", 2.0)])
+def test_ctrl_c_stops_the_whole_fit(phase, delay):
+    """SIGINT while the experts train on worker threads (which Python's signal handling never
+    reaches), while the gater trains, and while Dask tasks run: the fit raises KeyboardInterrupt
+    soon after, and the process ends without waiting for the experts."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if phase == "dask":
+        pytest.importorskip("distributed")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "mixture_interrupt.py"), phase], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(delay)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        exited = time.time() - sent
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "KeyboardInterrupt" in err, err[-2000:]
+    assert proc.returncode != 0
+    stopped = float(out.split("interrupted ")[1].split()[0]) - sent
+    print(f"\nCtrl-C during the {phase}: the fit stopped after {stopped:.2f} s, the process exited after {exited:.2f} s")
+    # the target is 1 s; the bound leaves room for a loaded machine
+    assert exited < 5.0
+
+
 # ---- Dask ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
