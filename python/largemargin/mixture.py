@@ -390,7 +390,9 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         Hold out this fraction of the data; stop when its error rises and keep the best round.
     backend : {"threads", "dask"}, default "threads"
         Threads of this process, or a ``dask.distributed`` cluster (``client``, or the current
-        client). X and y may then be Dask arrays or dataframes.
+        client). X and y may then be Dask arrays or dataframes. Either way Ctrl-C stops the
+        whole fit, the experts being trained included (on Dask the running tasks are told to
+        stop and the others cancelled), and the estimator keeps its previous model.
     client : distributed.Client, str or None
         The cluster for ``backend='dask'``: a Client, a scheduler address (a Client is opened
         for each fit and closed after it), or None for the current client. The fitted estimator

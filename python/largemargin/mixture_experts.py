@@ -77,8 +77,10 @@ class Expert:
 
     def _rows_per_call(self, X):
         """Rows evaluated in one native call: about OUTPUT_WORK kernel terms (support vectors x
-        features), so that the call lasts tens of milliseconds whatever the expert's size."""
-        width = max(1, self.n_support) * max(1, X.shape[1])
+        features, or stored values of a sparse row), so that the call lasts tens of milliseconds
+        whatever the expert's size."""
+        per_row = X.nnz / max(1, X.shape[0]) if sp.issparse(X) else X.shape[1]
+        width = max(1, self.n_support) * max(1.0, per_row)
         return int(max(64, min(max(1, X.shape[0]), OUTPUT_WORK // width)))
 
     def log_likelihood(self, X, y):
