@@ -36,7 +36,9 @@ def expected_failures(est):
 @parametrize_with_checks(
     [lm.SVC(), lm.SVR(), lm.LaSVM(), lm.Huller(), lm.KernelPerceptron(), lm.LinearSGD(), lm.MarginPerceptron(),
      lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier(), lm.NilssonMLPClassifier(),
-     lm.TanhMLPClassifier(), lm.TanhMLPClassifier(optimizer="block_newton", learning_rate=0.001)],
+     lm.TanhMLPClassifier(), lm.TanhMLPClassifier(optimizer="block_newton", learning_rate=0.001),
+     # (fewer experts and rounds than the defaults only to keep the checks quick; the defaults pass too)
+     lm.MixtureSVC(n_experts=3, max_iter=2), lm.MixtureSVR(n_experts=3, max_iter=2)],
     # (the baselines take no sample_weight at all)
     expected_failed_checks=expected_failures,
 )

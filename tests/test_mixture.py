@@ -242,11 +242,66 @@ def test_plugin_expert_trains():
     assert np.mean(mix.predict(X[1200:]) != y[1200:]) < 0.35
 
 
+@pytest.mark.parametrize("Mixture", [lm.MixtureSVC, lm.MixtureSVR])
+def test_fewer_examples_than_experts_need(Mixture):
+    """Default n_experts=10 on 15 examples: 7 experts of two examples, not an error."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(15, 3)
+    y = np.where(X[:, 0] > 0, 1, 0) if Mixture is lm.MixtureSVC else X[:, 0]
+    mix = Mixture(random_state=0).fit(X, y)
+    assert len(mix.experts_) == 7
+    assert mix.predict(X).shape == (15,)
+    with pytest.raises(ValueError, match="n_samples=1"):
+        lm.MixtureSVR().fit(X[:1], X[:1, 0])
+
+
+def test_multiclass_is_refused_as_binary_only():
+    X = np.random.RandomState(0).randn(30, 2)
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        lm.MixtureSVC().fit(X, np.arange(30) % 3)
+
+
 def test_dask_without_a_client(forest):
     pytest.importorskip("distributed")
     Xtr, ytr, _, _ = forest
     with pytest.raises(ValueError, match="Client"):
         lm.MixtureSVC(n_experts=2, backend="dask").fit(Xtr[:300], ytr[:300])
+
+
+# ---- Ctrl-C -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("phase, delay", [("experts", 2.0), ("gater", 1.0), ("dask", 2.0)])
+def test_ctrl_c_stops_the_whole_fit(phase, delay):
+    """SIGINT while the experts train on worker threads (which Python's signal handling never
+    reaches), while the gater trains, and while Dask tasks run: the fit raises KeyboardInterrupt
+    soon after, and the process ends without waiting for the experts."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if phase == "dask":
+        pytest.importorskip("distributed")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "mixture_interrupt.py"), phase], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.strip() == "ready", line + proc.stderr.read()
+        time.sleep(delay)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        exited = time.time() - sent
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "KeyboardInterrupt" in err, err[-2000:]
+    assert proc.returncode != 0
+    stopped = float(out.split("interrupted ")[1].split()[0]) - sent
+    print(f"\nCtrl-C during the {phase}: the fit stopped after {stopped:.2f} s, the process exited after {exited:.2f} s")
+    # the target is 1 s; the bound leaves room for a loaded machine
+    assert exited < 5.0
 
 
 # ---- Dask ---------------------------------------------------------------------------------------
@@ -263,6 +318,38 @@ def client():
         yield c
         c.close()
         cluster.close()
+
+
+def test_fitted_with_a_client_pickles_clones_and_grid_searches(forest):
+    """A Client is a connection: the fitted estimator keeps none, a clone shares it, a pickle
+    leaves it out; an address string is an ordinary parameter."""
+    distributed = pytest.importorskip("distributed")
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    Xtr, ytr, Xte, _ = forest
+    X, y = Xtr[:400], ytr[:400]
+    params = dict(n_experts=2, max_iter=2, C=10, gamma=0.1, random_state=0, backend="dask")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        mix = lm.MixtureSVC(**params, client=client).fit(X, y)
+        again = pickle.loads(pickle.dumps(mix))
+        assert again.client is None  # the current client at its next fit
+        np.testing.assert_array_equal(again.predict(Xte), mix.predict(Xte))
+        twin = clone(mix)
+        assert twin.client is client and not hasattr(twin, "experts_")
+        assert twin.get_params()["C"] == 10
+        search = GridSearchCV(mix, {"C": [1, 10]}, cv=2).fit(X, y)
+        assert search.best_estimator_.client is client
+        assert search.predict(Xte).shape == (len(Xte),)
+        # a scheduler address: a client of its own for the fit, kept by pickles
+        by_address = lm.MixtureSVC(**params, client=cluster.scheduler_address).fit(X, y)
+        np.testing.assert_allclose(by_address.decision_function(Xte), mix.decision_function(Xte), rtol=1e-10, atol=1e-12)
+        assert pickle.loads(pickle.dumps(by_address)).client == cluster.scheduler_address
+        with pytest.raises(ValueError, match="client must be"):
+            lm.MixtureSVC(**params, client=42).fit(X, y)
 
 
 def test_dask_gives_the_thread_model(client, forest):

@@ -7,11 +7,12 @@ The global gater is an MLP trained on the whole mixture's criterion (reassignmen
 local gater is one Gaussian mixture per expert (reassignment by P(k | x, y)). The loop runs on
 threads or on a Dask cluster (`mixture_backends`); the experts' work is in `mixture_experts`."""
 
+import copy
 import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -79,13 +80,25 @@ class _MixtureBase(BaseEstimator):
             import distributed
         except ImportError as e:
             raise ImportError("backend='dask' needs dask.distributed: pip install 'largemargin[dask]'") from e
-        client = self.client
+        client, own = self.client, False
         if client is None:
             try:
                 client = distributed.get_client()
             except ValueError as e:
                 raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
-        return DaskBackend(client, X, y)
+        elif isinstance(client, str):
+            try:
+                client, own = distributed.Client(client, set_as_default=False), True
+            except OSError as e:
+                raise ValueError(f"cannot reach the Dask scheduler at client={client!r}: {e}") from e
+        elif not isinstance(client, distributed.Client):
+            raise ValueError(f"client must be a dask.distributed Client, a scheduler address or None, got {client!r}")
+        try:
+            return DaskBackend(client, X, y, own_client=own)
+        except BaseException:
+            if own:
+                client.close()
+            raise
 
     def _threads(self):
         """n_jobs as a count of threads (None: 1; negative: cores + 1 + n_jobs)."""
@@ -143,9 +156,8 @@ class _MixtureBase(BaseEstimator):
 
     def _fit_loop(self, backend, rng, started):
         n, mean, scale, var = self._statistics(backend)
-        k = self.n_experts
-        if n < 2 * k:
-            raise ValueError(f"{k} experts need at least {2 * k} training examples, got {n}")
+        if n < 2:
+            raise ValueError(f"a mixture needs at least 2 training examples, got n_samples={n}")
         self._mean, self._scale = mean, scale
         d = len(mean)
         gamma = self.gamma
@@ -161,6 +173,9 @@ class _MixtureBase(BaseEstimator):
         val = np.sort(order[:n_val])
         train = np.sort(order[n_val:])
         m = len(train)
+        if m < 2:
+            raise ValueError(f"validation_fraction={self.validation_fraction} leaves {m} of the {n} examples to train on")
+        k = min(self.n_experts, m // 2)  # at least two examples per expert: fewer experts on small data
         cap = self.capacity if self.capacity is not None else m // k + 1
         if cap * k < m:
             raise ValueError(f"capacity {cap} x {k} experts cannot hold the {m} training examples")
@@ -306,6 +321,26 @@ class _MixtureBase(BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
+    # ---- the client: a connection, shared by clones and left out of pickles --------------------
+
+    def __sklearn_clone__(self):
+        """scikit-learn's clone, except that a Client is shared rather than deep-copied: a clone
+        (as GridSearchCV makes) runs on the same cluster."""
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        new = type(self)(**{name: clone(value, safe=False) for name, value in params.items()}, client=client)
+        for attr in ("_sklearn_output_config", "_metadata_request"):
+            if attr in self.__dict__:
+                setattr(new, attr, copy.deepcopy(self.__dict__[attr]))
+        return new
+
+    def __getstate__(self):
+        # a live Client cannot travel; the unpickled estimator refits on the current client
+        state = dict(super().__getstate__())
+        if not (state.get("client") is None or isinstance(state["client"], str)):
+            state["client"] = None
+        return state
+
 
 class MixtureSVC(ClassifierMixin, _MixtureBase):
     """A hard mixture of SVM experts for binary classification (Collobert's Algorithms 6.1 and 6.2).
@@ -313,7 +348,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
     Parameters
     ----------
     n_experts : int, default 10
-        K, the number of experts; each trains on about n / K examples per round.
+        K, the number of experts; each trains on about n / K examples per round. On fewer than
+        2 K training examples the mixture has n / 2 experts (len(experts_)).
     gater : {"global", "local"}, default "global"
         "global": an MLP with tanh hidden units and softmax outputs g_k(x), trained by SGD on
         1/2 (y - tanh(sum_k g_k(x) f_k(x)))^2 with the experts frozen (warm-started from round to
@@ -354,8 +390,16 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         Hold out this fraction of the data; stop when its error rises and keep the best round.
     backend : {"threads", "dask"}, default "threads"
         Threads of this process, or a ``dask.distributed`` cluster (``client``, or the current
-        client). X and y may then be Dask arrays or dataframes.
-    client : distributed.Client or None
+        client). X and y may then be Dask arrays or dataframes. Either way Ctrl-C stops the
+        whole fit, the experts being trained included (on Dask the running tasks are told to
+        stop and the others cancelled), and the estimator keeps its previous model.
+    client : distributed.Client, str or None
+        The cluster for ``backend='dask'``: a Client, a scheduler address (a Client is opened
+        for each fit and closed after it), or None for the current client. The fitted estimator
+        keeps no client and no futures. A clone (``sklearn.base.clone``, GridSearchCV) shares
+        the Client; a pickle leaves it out (the unpickled estimator has ``client=None``, the
+        current client at its next fit), while an address string is kept: pass an address to
+        refit on the same cluster from another process.
     n_jobs : int or None
         Experts trained at once on the thread backend, and threads computing gates (None: 1;
         -1: all cores).
@@ -413,7 +457,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
             check_classification_targets(y)
             classes = np.unique(y)
         if len(classes) != 2:
-            raise ValueError(f"MixtureSVC is a binary classifier; y has {len(classes)} classes {classes!r}")
+            raise ValueError(f"Only binary classification is supported (the experts are binary SVMs): "
+                             f"y has {len(classes)} classes {classes!r}")
         self.classes_ = classes
         return (y == classes[1]) * 2.0 - 1.0
 

@@ -6,11 +6,13 @@ results back, and fetch given rows. With Dask the blocks stay on the workers; ex
 the workers and only their outputs, the fitted experts and the reassignment's inputs come back.
 """
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import uuid
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import _native
 from . import mixture_experts as mx
 
 
@@ -27,12 +29,10 @@ class ThreadBackend:
         def one(idx):
             return mx.train_expert(factory, params, self.X[idx], self.y[idx], task, calibrate)
 
-        with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(one, parts))
+        return mx.parallel(one, parts, self.workers)
 
     def per_part(self, fn, parts, *args):
-        with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(lambda idx: fn(self.X[idx], *args), parts))
+        return mx.parallel(lambda idx: fn(self.X[idx], *args), parts, self.workers)
 
     def map_blocks(self, fn, *args, with_y=False):
         return [fn(self.X, self.y, *args) if with_y else fn(self.X, *args)]
@@ -45,6 +45,45 @@ class ThreadBackend:
 
     def close(self):
         pass
+
+
+POLL_STOP = 0.1  # seconds between a running task's looks at the fit's stop event
+
+
+def _stoppable(stop_name, fn, *args):
+    """fn(*args) on a worker, ended early when the client sets the fit's stop event (Dask does
+    not interrupt a running task): a thread watches the event and requests a StopSignal that
+    the task's native runs poll."""
+    import distributed
+
+    event = distributed.Event(stop_name, client=distributed.get_client())
+    stop, done = _native.StopSignal(), threading.Event()
+
+    def watch():
+        while not done.wait(POLL_STOP):
+            try:
+                if event.is_set():
+                    stop.request()
+                    return
+            except Exception:  # the scheduler is gone: the task's result will not be wanted either
+                return
+
+    threading.Thread(target=watch, name="largemargin-stop-watch", daemon=True).start()
+    try:
+        with stop:
+            return fn(*args)
+    except KeyboardInterrupt:
+        if not stop.requested:
+            raise
+        # an ordinary exception for the worker (whose threads KeyboardInterrupt would upset); the
+        # client, interrupted itself, no longer waits for it
+        raise FitStopped("the mixture's fit was interrupted") from None
+    finally:
+        done.set()
+
+
+class FitStopped(Exception):
+    """A task of a mixture's fit ended by the fit's interruption."""
 
 
 def _take(block, idx):
@@ -87,8 +126,9 @@ class DaskBackend:
     workers; Dask recomputes a lost one). A worker lost during a task has the task rescheduled by
     Dask; a task that keeps killing workers ends the fit with an error."""
 
-    def __init__(self, client, X, y, n_blocks=None):
+    def __init__(self, client, X, y, n_blocks=None, own_client=False):
         self.client = client
+        self.own_client = own_client  # opened for this fit from an address: closed with it
         self.workers = max(1, len(client.scheduler_info()["workers"]))
         self.block_threads = 1  # blocks run side by side on the workers
         if _is_dask_collection(X):
@@ -109,6 +149,18 @@ class DaskBackend:
                 # that losing a worker loses no data
                 client.replicate(self.Xb + self.yb, n=2)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.stop_name = f"largemargin-mixture-stop-{uuid.uuid4().hex}"
+
+    def _submit(self, fn, *args):
+        """A task that stops when this fit is interrupted."""
+        return self.client.submit(_stoppable, self.stop_name, fn, *args, pure=False)
+
+    def _stop(self, futures):
+        """Ends the fit's tasks: those waiting are cancelled, those running told to stop."""
+        import distributed
+
+        distributed.Event(self.stop_name, client=self.client).set()
+        self.client.cancel(futures)
 
     def _selections(self, idx):
         """(block numbers, local row indices per block) of sorted global rows."""
@@ -123,19 +175,22 @@ class DaskBackend:
 
         try:
             return self.client.gather(futures)
-        except (KilledWorker, CancelledError) as e:
-            raise RuntimeError(
-                f"Dask workers died during the mixture's fit and a task could not be completed "
-                f"({type(e).__name__}: {e}); the fit stopped and no model was kept"
-            ) from e
+        except BaseException as e:
+            self._stop(futures)  # Ctrl-C, or a failed task: the others' work is not wanted
+            if isinstance(e, (KilledWorker, CancelledError)):
+                raise RuntimeError(
+                    f"Dask workers died during the mixture's fit and a task could not be completed "
+                    f"({type(e).__name__}: {e}); the fit stopped and no model was kept"
+                ) from e
+            raise
 
     def train(self, factory, params, parts, task, calibrate):
         futures = []
         for idx in parts:
             used, sel = self._selections(np.asarray(idx))
-            futures.append(self.client.submit(
+            futures.append(self._submit(
                 _train_on_blocks, factory, params, task, calibrate, sel,
-                *[self.Xb[b] for b in used], *[self.yb[b] for b in used], pure=False,
+                *[self.Xb[b] for b in used], *[self.yb[b] for b in used],
             ))
         return self._gather(futures)
 
@@ -143,8 +198,7 @@ class DaskBackend:
         futures = []
         for idx in parts:
             used, sel = self._selections(np.asarray(idx))
-            futures.append(self.client.submit(_per_part_on_blocks, fn, args, sel, *[self.Xb[b] for b in used],
-                                              pure=False))
+            futures.append(self._submit(_per_part_on_blocks, fn, args, sel, *[self.Xb[b] for b in used]))
         return self._gather(futures)
 
     def map_blocks(self, fn, *args, with_y=False):
@@ -152,9 +206,9 @@ class DaskBackend:
         shipped = [self.client.scatter(a, broadcast=True, hash=False) if isinstance(a, list) and a
                    and isinstance(a[0], mx.Expert) else a for a in args]
         if with_y:
-            futures = [self.client.submit(_apply_y, fn, xb, yb, *shipped, pure=False) for xb, yb in zip(self.Xb, self.yb)]
+            futures = [self._submit(_apply_y, fn, xb, yb, *shipped) for xb, yb in zip(self.Xb, self.yb)]
         else:
-            futures = [self.client.submit(_apply, fn, xb, *shipped, pure=False) for xb in self.Xb]
+            futures = [self._submit(_apply, fn, xb, *shipped) for xb in self.Xb]
         return self._gather(futures)
 
     def _fetch(self, blocks, idx):
@@ -168,7 +222,12 @@ class DaskBackend:
         return np.concatenate(self._fetch(self.yb, idx)) if len(idx) else np.zeros(0)
 
     def close(self):
-        self.client.cancel(self.Xb + self.yb)
+        # (a stop event stays set: tasks still running look at it after the fit has returned)
+        try:
+            self.client.cancel(self.Xb + self.yb)
+        finally:
+            if self.own_client:
+                self.client.close()
 
 
 def _is_dask_collection(x):

@@ -3,7 +3,7 @@ subset, its outputs f_k(x), the local gater's per-expert density model, and the 
 computations of the reassignment. Everything here is a plain function of arrays, so that the
 thread backend calls it in-process and the Dask backend ships it to workers unchanged."""
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +46,9 @@ def expert_output(model, X, task):
     return np.where(np.asarray(model.predict(X)) > 0, 1.0, -1.0)
 
 
+OUTPUT_WORK = 20_000_000  # kernel terms of one native prediction call: tens of milliseconds
+
+
 class Expert:
     """One trained expert: the fitted estimator, or the constant it predicts when its subset had a
     single class; with, for the local gater, Platt's sigmoid (classification) or the residual
@@ -63,8 +66,22 @@ class Expert:
         if self.model is None:
             return np.full(X.shape[0], self.constant)
         what = "decision_function" if hasattr(self.model, "decision_function") else "predict"
-        out = call(self.plugin, what, expert_output, self.model, X, self.task)
-        return check_outputs(self.plugin, what, out, X.shape[0])
+        n = X.shape[0]
+        step = self._rows_per_call(X)
+        pieces = []
+        for start in range(0, n, step):  # a stop (Ctrl-C) is noticed between pieces
+            rows = X[start:start + step]
+            out = call(self.plugin, what, expert_output, self.model, rows, self.task)
+            pieces.append(check_outputs(self.plugin, what, out, rows.shape[0]))
+        return np.concatenate(pieces) if len(pieces) != 1 else pieces[0]
+
+    def _rows_per_call(self, X):
+        """Rows evaluated in one native call: about OUTPUT_WORK kernel terms (support vectors x
+        features, or stored values of a sparse row), so that the call lasts tens of milliseconds
+        whatever the expert's size."""
+        per_row = X.nnz / max(1, X.shape[0]) if sp.issparse(X) else X.shape[1]
+        width = max(1, self.n_support) * max(1.0, per_row)
+        return int(max(64, min(max(1, X.shape[0]), OUTPUT_WORK // width)))
 
     def log_likelihood(self, X, y):
         """log P(y | x, k): Platt's sigmoid of f(x) (y in -1/+1), or a Gaussian around f(x)."""
@@ -104,6 +121,32 @@ def train_expert(factory, params, X, y, task, calibrate):
     return expert
 
 
+def parallel(fn, items, workers):
+    """[fn(item) for item in items] on `workers` threads. Python delivers Ctrl-C to the main
+    thread only, so the calls run under one StopSignal: when the caller is interrupted (or a call
+    fails), the native runs of the others end at their next poll, the calls not started are
+    dropped, and the exception is raised once every thread has returned."""
+    stop = _native.StopSignal()
+
+    def one(item):
+        with stop:
+            return fn(item)
+
+    pool = ThreadPoolExecutor(max(1, workers))
+    try:
+        futures = [pool.submit(one, item) for item in items]
+        wait(futures, return_when=FIRST_EXCEPTION)  # a failure stops the others at once
+        failed = next((f for f in futures if f.done() and f.exception() is not None), None)
+        if failed is not None:
+            failed.result()
+        return [f.result() for f in futures]
+    except BaseException:
+        stop.request()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def outputs(experts, X, candidates, workers=1):
     """f_k(x) of each row's candidate experts: `candidates` (n, m) names them, the result is
     (n, m). Each expert runs once, on the rows that list it, `workers` experts at a time (the
@@ -117,8 +160,7 @@ def outputs(experts, X, candidates, workers=1):
             out[rows, cols] = experts[e].output(X[rows])
 
     if X.shape[0] and experts:
-        with ThreadPoolExecutor(max(1, workers)) as pool:
-            list(pool.map(one, range(len(experts))))
+        parallel(one, range(len(experts)), workers)
     return out
 
 

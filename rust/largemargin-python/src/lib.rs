@@ -601,6 +601,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_libsvm_model, m)?)?;
     m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     m.add_class::<LibsvmReader>()?;
+    m.add_class::<mixture::StopSignal>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

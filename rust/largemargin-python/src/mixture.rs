@@ -1,5 +1,10 @@
 //! Entry points of the hard mixture of experts: the capped reassignment, the global gater (MLP)
-//! and the local gater (diagonal Gaussian mixtures). The experts are ordinary SVC/SVR fits.
+//! and the local gater (diagonal Gaussian mixtures). The experts are ordinary SVC/SVR fits, run
+//! on worker threads under a `StopSignal`.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule, GaterTask};
 use largemargin::probability::fit_sigmoid;
@@ -9,6 +14,60 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{matrix_array, run_fit};
+
+/// A stop for the native runs a mixture starts on its worker threads. Python delivers Ctrl-C to
+/// the main thread only, so a run on another thread never sees it: the mixture's fit, interrupted
+/// in the main thread, requests this stop, and every run started on a thread inside `with stop:`
+/// notices it within its waiting loop's poll (`stop_requested`) and ends with KeyboardInterrupt.
+#[pyclass(module = "largemargin._native")]
+#[derive(Default)]
+pub struct StopSignal {
+    flag: Arc<AtomicBool>,
+}
+
+thread_local! {
+    /// The stops bound to this thread by `with`, innermost last.
+    static BOUND: RefCell<Vec<Arc<AtomicBool>>> = const { RefCell::new(Vec::new()) };
+}
+
+#[pymethods]
+impl StopSignal {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks every run bound to this stop, now or later, to end.
+    fn request(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+    }
+
+    #[getter]
+    fn requested(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        BOUND.with(|b| b.borrow_mut().push(slf.flag.clone()));
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        BOUND.with(|b| {
+            let mut b = b.borrow_mut();
+            if let Some(at) = b.iter().rposition(|f| Arc::ptr_eq(f, &self.flag)) {
+                b.remove(at);
+            }
+        });
+        false
+    }
+}
+
+/// Whether a stop bound to the calling thread has been requested.
+pub(crate) fn stop_requested() -> bool {
+    BOUND.with(|b| b.borrow().iter().any(|f| f.load(Ordering::SeqCst)))
+}
 
 fn rows(a: &PyReadonlyArray2<'_, f64>) -> PyResult<(Vec<f64>, usize, usize)> {
     let shape = a.shape();

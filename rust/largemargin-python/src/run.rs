@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use largemargin::{Control, Error};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::convert::to_py;
@@ -118,7 +118,12 @@ where
                 }
                 Python::attach(|py| {
                     if interrupted.is_none() {
-                        if let Err(e) = py.check_signals() {
+                        // Ctrl-C reaches the main thread only; a mixture stops its other threads' runs
+                        let stop = py.check_signals().err().or_else(|| {
+                            crate::mixture::stop_requested()
+                                .then(|| PyKeyboardInterrupt::new_err("fit interrupted: the mixture's fit was stopped"))
+                        });
+                        if let Some(e) = stop {
                             control.request_stop();
                             interrupted = Some(e);
                         }
