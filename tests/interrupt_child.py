@@ -56,6 +56,16 @@ class SquaredHinge:
         return -y * np.maximum(0.0, 1.0 - y * f)
 
 
+class Predicting:
+    """A fitted model's prediction over many rows, run as the 'fit' of this script."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, X, y):
+        self.model.decision_function(X)
+
+
 def problem(family):
     """(estimator, X, y) for a family: the issue's 60,000 x 50 dense case where a kernel is involved."""
     if family == "smo":
@@ -77,6 +87,9 @@ def problem(family):
         return lm.AmbiguousLaRankClassifier(C=1000, cache_size=10, epochs=50), *dense(60_000, 50, classes=10)
     if family == "sequence":
         return lm.SequenceLabeler("larank_exact", epochs=1000, C=10.0), *sequences(20_000, 30, 50)
+    if family == "svc_predict":
+        X, y = dense(3_000, 50)
+        return Predicting(lm.SVC(C=1000).fit(X, y)), dense(2_000_000, 50)[0], None
     if family == "python_kernel":
         return lm.SVC(C=1000, kernel=rbf, cache_size=10), *dense(60_000, 50)
     if family == "python_loss":
@@ -102,7 +115,7 @@ def problem(family):
     raise SystemExit(f"unknown family {family!r}")
 
 
-FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "python_kernel", "sgd", "python_loss",
+FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "svc_predict", "python_kernel", "sgd", "python_loss",
             "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture"]
 
 def measure(family, delay=1.5, timeout=120):

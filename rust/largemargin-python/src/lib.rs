@@ -342,7 +342,7 @@ fn decision_function<'py>(
     let exp = Expansion { kernel: spec, sv: svv, sv_columns: &cols, n_support: &ns, coef: coef_s, intercept: icpt };
     let nout = exp.n_outputs();
     let m = xv.rows();
-    let dec = run_detached(py, threads_for(n_jobs)?, None, |_| exp.decision(&xv))?;
+    let dec = run_detached(py, threads_for(n_jobs)?, None, |c| exp.decision_with(&xv, c))?;
     matrix_array(py, dec, m, nout)
 }
 

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
@@ -77,6 +78,12 @@ impl Expansion<'_> {
 
     /// Decision values, m x n_outputs row-major.
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
+        self.decision_with(x, &Control::new())
+    }
+
+    /// `decision`, stopping between tiles of rows once `control` asks (a prediction over many
+    /// rows and support vectors can take minutes).
+    pub fn decision_with(&self, x: &Matrix, control: &Control) -> Result<Vec<f64>> {
         self.check(x)?;
         let m = x.rows();
         let nout = self.n_outputs();
@@ -93,6 +100,7 @@ impl Expansion<'_> {
             }))
             .collect();
         out.par_chunks_mut(TILE * nout).enumerate().try_for_each(|(tile, o)| -> Result<()> {
+            control.poll()?;
             let mut kv = vec![0.0f64; nsv];
             for (r, orow) in o.chunks_mut(nout).enumerate() {
                 let t = tile * TILE + r;
