@@ -404,3 +404,17 @@ def test_a_killed_worker_does_not_lose_the_model(client, forest, tmp_path):
     finally:
         registry.unregister("killing-test")
         client.wait_for_workers(2, timeout=60)
+
+
+def test_a_gater_too_wide_to_densify_is_refused_before_allocating(monkeypatch):
+    # 2,000 x 10^7 sparse rows (0.24 MB): the dense gater input would be 149 GiB (numpy's
+    # MemoryError before); the message names the size and what to do
+    import largemargin.mixture_experts as mx
+
+    monkeypatch.setattr(mx, "physical_memory", lambda: 24 << 30)
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10_000_000
+    X = sp.csr_matrix((np.ones(n * 5), rng.integers(0, d, n * 5), np.arange(0, n * 5 + 1, 5)), shape=(n, d))
+    X.sum_duplicates()
+    with pytest.raises(ValueError, match=r"149\.0 GiB dense.*TruncatedSVD"):
+        lm.MixtureSVC().fit(X, rng.integers(0, 2, n))

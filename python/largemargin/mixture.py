@@ -11,7 +11,6 @@ import copy
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -286,7 +285,7 @@ class _MixtureBase(BaseEstimator):
 
     def _gate_matrix(self, X):
         """P(k | x) (local) or g_k(x) (global), (n, K)."""
-        Xd = X.toarray() if sp.issparse(X) else X
+        Xd = X  # standardized (made dense) by the gater's functions, which check the size first
         if self.gater == "global":
             return mx.gates(Xd, self._gater_dict(), self._mean, self._scale, self._threads())
         logp = mx.log_prior_density(Xd, self._gmms, self._log_priors, self._mean, self._scale, self._threads())

@@ -3,6 +3,7 @@ subset, its outputs f_k(x), the local gater's per-expert density model, and the 
 computations of the reassignment. Everything here is a plain function of arrays, so that the
 thread backend calls it in-process and the Dask backend ships it to workers unchanged."""
 
+import os
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
@@ -185,8 +186,29 @@ def top_candidates(preference, m):
 def standardize(X, mean, scale):
     """The gaters' inputs: features centred and scaled (dense; the gaters are dense models)."""
     if sp.issparse(X):
+        check_densifiable(X.shape)
         X = X.toarray()
     return np.ascontiguousarray((np.asarray(X, dtype=np.float64) - mean) / scale)
+
+
+def physical_memory():
+    """Bytes of memory of this machine, or None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_densifiable(shape):
+    """The gaters see dense, centred features: refuse, before allocating, a sparse matrix whose
+    dense copy would take more than half the machine's memory (2,000 x 10^7 sparse rows: 149 GiB)."""
+    need = 8 * shape[0] * shape[1]
+    total = physical_memory()
+    if total is not None and need > total // 2:
+        raise ValueError(
+            f"the mixture's gater is a dense model over the features: its {shape[0]} x {shape[1]} input would "
+            f"take {need / 2**30:.1f} GiB dense, more than half of this machine's {total / 2**30:.1f} GiB; reduce "
+            "the features first (for example with sklearn.decomposition.TruncatedSVD) or lower gater_samples")
 
 
 def gates(X, gater, mean, scale, threads=1):
