@@ -44,3 +44,26 @@ def expected_failures(est):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# SequenceLabeler as scikit-learn sees it: an estimator of the rows of a 2-D X, each row a sequence of
+# one token unless `lengths` says otherwise. It passes every check; none is declared.
+SEQUENCE_LABELERS = [lm.SequenceLabeler(), lm.SequenceLabeler("larank_exact"), lm.SequenceLabeler("perceptron")]
+
+
+class TokenClassifier(lm.SequenceLabeler):
+    """SequenceLabeler tagged a classifier, for scikit-learn's classifier checks of its 2-D input (it
+    is not tagged one itself only so that cross-validation does not stratify label sequences)."""
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        return tags
+
+
+@parametrize_with_checks(SEQUENCE_LABELERS + [TokenClassifier(), TokenClassifier("larank_exact")])
+def test_sequence_labeler_sklearn_compatible(estimator, check):
+    check(estimator)

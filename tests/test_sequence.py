@@ -194,7 +194,7 @@ def test_determinism_with_random_state():
     ({}, [[("a", "DT")]], [["x", "y"]], "1 tokens"),
     ({}, [[("a", "DT")]], [], "one label sequence"),
     ({}, [[("a", "DT"), ("b", "NN")]], [["x", "x"]], "two distinct labels"),
-    ({}, [[3.5]], [["x"]], "token must be"),
+    ({}, [[("a", "DT"), 3.5]], [["x", "y"]], "token must be"),
     ({}, "abc", ["x"], "list of sequences"),
     ({}, [], [], "no sequences"),
     ({}, [[{"pos": "DT"}]], [["x"]], "'word'"),
@@ -205,6 +205,88 @@ def test_bad_input_raises_value_error(kwargs, X, y, match):
         X, y = _synthetic(5, 0)
     with pytest.raises(ValueError, match=match):
         SequenceLabeler(**kwargs).fit(X, y)
+
+
+def _numeric_sequences(n, seed):
+    rng = np.random.RandomState(seed)
+    centers = rng.randn(3, 5) * 2
+    X, y = [], []
+    for _ in range(n):
+        lab = rng.randint(3, size=rng.randint(1, 6))
+        X.append(centers[lab] + rng.randn(len(lab), 5) * 0.3)
+        y.append(["abc"[k] for k in lab])
+    return X, y
+
+
+@pytest.mark.parametrize("method", ["larank_greedy", "larank_exact"])
+def test_token_matrix_with_lengths_is_the_list_of_sequences(method):
+    X, y = _numeric_sequences(40, 0)
+    lengths = [len(s) for s in X]
+    Xm, ym = np.vstack(X), np.concatenate(y)
+    a = SequenceLabeler(method, random_state=0).fit(X, y)
+    b = SequenceLabeler(method, random_state=0).fit(Xm, ym, lengths=lengths)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.transitions_, b.transitions_)
+    pred = b.predict(Xm, lengths=lengths)
+    assert isinstance(pred, np.ndarray) and pred.shape == (len(ym),)
+    assert list(pred) == [lab for s in a.predict(X) for lab in s]
+    assert b.score(Xm, ym, lengths=lengths) == a.score(X, y)
+    # a list of numeric rows is a token matrix too (numbers are not tokens)
+    c = SequenceLabeler(method, random_state=0).fit(Xm.tolist(), list(ym), lengths=lengths)
+    np.testing.assert_array_equal(c.coef_, b.coef_)
+
+
+def test_token_matrix_rows_are_sequences_of_one_without_lengths():
+    X, y = _numeric_sequences(40, 1)
+    Xm, ym = np.vstack(X), np.concatenate(y)
+    a = SequenceLabeler(random_state=0).fit(Xm, ym)
+    b = SequenceLabeler(random_state=0).fit([row[None, :] for row in Xm], [[lab] for lab in ym])
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    # each row decoded alone: a subset is labelled as in the whole
+    np.testing.assert_array_equal(a.predict(Xm[5:9]), a.predict(Xm)[5:9])
+
+
+def test_cross_validation_splits_whole_sequences():
+    # a list of label sequences is not a classifier's y to stratify: folds of whole sequences
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    X, y = _synthetic(60, 0)
+    scores = cross_val_score(SequenceLabeler(random_state=0), X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.9)
+    search = GridSearchCV(SequenceLabeler(random_state=0), {"C": [0.1, 1.0]}, cv=3).fit(X, y)
+    assert search.best_params_["C"] in (0.1, 1.0)
+
+
+@pytest.mark.parametrize("lengths,match", [
+    ([3, 3], "adding up to the 5 rows"), ([5, 0], "positive"), ([2.5, 2.5], "integers"), ([[5]], "one per sequence"),
+])
+def test_bad_lengths_raise_value_error(lengths, match):
+    Xm, ym = np.random.RandomState(0).randn(5, 2), np.array([0, 1, 0, 1, 1])
+    with pytest.raises(ValueError, match=match):
+        SequenceLabeler().fit(Xm, ym, lengths=lengths)
+    est = SequenceLabeler().fit(Xm, ym)
+    with pytest.raises(ValueError, match=match):
+        est.predict(Xm, lengths=lengths)
+
+
+def test_lengths_is_refused_with_a_list_of_sequences():
+    X, y = _numeric_sequences(5, 0)
+    with pytest.raises(ValueError, match="lengths is for a 2-D X"):
+        SequenceLabeler().fit(X, y, lengths=[len(s) for s in X])
+    est = SequenceLabeler().fit(X, y)
+    with pytest.raises(ValueError, match="lengths is for a 2-D X"):
+        est.predict(X, lengths=[len(s) for s in X])
+
+
+def test_token_matrix_and_token_sequences_do_not_mix():
+    est = SequenceLabeler().fit(*_synthetic(10, 0))
+    with pytest.raises(ValueError, match="token sequences"):
+        est.predict(np.ones((3, est.n_features_in_)))
+    est = SequenceLabeler().fit(np.random.RandomState(0).randn(6, 2), [0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="numeric"):
+        est.predict([[("a", "DT")]])
+    with pytest.raises(ValueError, match="X has 3 features"):
+        est.predict(np.ones((2, 3)))
 
 
 def test_predict_before_fit():

@@ -11,7 +11,9 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.metrics import accuracy_score
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from ._checks import check_positive_int, check_real, draw_seed
@@ -70,7 +72,8 @@ def _fields(token, where):
     if isinstance(token, (tuple, list)) and len(token) >= 1:
         return str(token[0]), (str(token[1]) if len(token) > 1 else None)
     raise ValueError(f"{where}: a token must be a string, a (word, pos, ...) tuple or a dict with 'word' "
-                     f"(and 'pos'), got {type(token).__name__}")
+                     f"(and 'pos'), got {type(token).__name__} (numeric tokens come as 2-D arrays: one, or a "
+                     f"list of them)")
 
 
 class WindowFeatures(BaseEstimator):
@@ -180,6 +183,41 @@ def _is_numeric(seq):
     return sp.issparse(seq) or isinstance(seq, np.ndarray)
 
 
+def _is_token_matrix(X):
+    """X is one matrix with a row per token (an array, a sparse matrix, a data frame, a list of
+    numeric rows), not a list (or tuple, or 1-D object array) of sequences. A list of rows of
+    numbers cannot be sequences: numbers are not tokens."""
+    if isinstance(X, (str, bytes)):
+        return False
+    if isinstance(X, (list, tuple)) or (isinstance(X, np.ndarray) and X.ndim == 1 and X.dtype == object):
+        return len(X) > 0 and all(_is_numeric_row(row) for row in X)
+    return True
+
+
+def _is_numeric_row(row):
+    if isinstance(row, np.ndarray):
+        return row.ndim == 1 and row.dtype.kind in "biuf"
+    return (isinstance(row, (list, tuple)) and len(row) > 0
+            and all(isinstance(v, numbers.Number) for v in row))
+
+
+def _sequence_pointers(lengths, n):
+    """Where each sequence of a token matrix of n rows starts (and the last ends); without
+    `lengths`, every row is a sequence of its own."""
+    if lengths is None:
+        return np.arange(n + 1, dtype=np.int64)
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.dtype.kind not in "iu" or np.any(lengths < 1) or lengths.sum() != n:
+        raise ValueError(f"lengths must be positive integers, one per sequence, adding up to the {n} rows of X; "
+                         f"got {lengths!r:.80}")
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _two_classes(classes):
+    if len(classes) < 2:
+        raise ValueError(f"sequence labeling needs at least two distinct labels, got one class: {list(classes)}")
+
+
 # ---------------------------------------------------------------------------------------------
 # scores
 
@@ -253,6 +291,12 @@ class SequenceLabeler(BaseEstimator):
 
     The model scores label y at token t as <W_y, x_t> + sum_{s=1..k} T_s[y_{t-s}, y] (emission
     weights per label and feature, one transition table per lag s of the Markov order k).
+
+    X is either a list of sequences (each a list of tokens, or a 2-D array or sparse matrix of
+    tokens x features) with y a list of label sequences, or, as for any classifier, one 2-D array
+    (or sparse matrix, or list of numeric rows) with a row per token and y one label per row; then
+    ``lengths`` (of `fit`, `predict` and `score`) gives the number of tokens of each sequence,
+    consecutive rows in order (None: every row is a sequence of its own).
 
     Parameters
     ----------
@@ -348,6 +392,53 @@ class SequenceLabeler(BaseEstimator):
                   "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
         return native, inference, int(order), int(reprocess)
 
+    def _matrix_parts(self, X, lengths, fitting, y=None):
+        """CSR parts and sequence pointers of a token matrix (validated as scikit-learn does),
+        and y as the classes' indices when fitting."""
+        if not fitting and self.features_ is not None:
+            raise ValueError("the model was fitted on token sequences; give token sequences")
+        if fitting:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+            check_classification_targets(y)
+        else:
+            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        indptr, indices, data, _, n_features = _numeric_parts([X])
+        seq_ptr = _sequence_pointers(lengths, X.shape[0])
+        if not fitting:
+            return indptr, indices, data, seq_ptr, n_features
+        classes, codes = np.unique(y, return_inverse=True)
+        _two_classes(classes)
+        self.features_ = None
+        return (indptr, indices, data, seq_ptr, n_features), classes, codes.astype(np.int64)
+
+    def _sequence_labels(self, X, y):
+        """CSR parts of a list of sequences, the classes (sorted, as objects) and the flat codes."""
+        if isinstance(y, (str, bytes)) or not hasattr(y, "__len__") or len(y) != len(X):
+            raise ValueError(f"y must hold one label sequence per sequence of X ({len(X)})")
+        parts = self._parts(X, True)
+        lengths = np.diff(parts[3])
+        flat = []
+        for i, (n, labels) in enumerate(zip(lengths, y)):
+            if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != n:
+                raise ValueError(f"sequence {i} has {n} tokens but its labels are {labels!r:.60}")
+            flat.extend(labels)
+        if not flat:
+            raise ValueError("the sequences hold no tokens")
+        if any(lab is None for lab in flat):
+            raise ValueError("labels must not be None")
+        if any(isinstance(lab, numbers.Real) and lab != lab for lab in flat):
+            raise ValueError("labels must not be NaN")
+        try:
+            classes = sorted(set(flat))
+        except TypeError as e:
+            raise ValueError(f"labels must be mutually comparable: {e}") from None
+        _two_classes(classes)
+        index = {c: k for k, c in enumerate(classes)}
+        codes = np.fromiter((index[lab] for lab in flat), dtype=np.int64, count=len(flat))
+        # a list of sequences has no column names; a previous fit on a data frame's may
+        self.__dict__.pop("feature_names_in_", None)
+        return parts, np.array(classes, dtype=object), codes
+
     def _parts(self, X, fitting):
         _check_sequences(X)
         numeric = [_is_numeric(s) for s in X]
@@ -370,41 +461,25 @@ class SequenceLabeler(BaseEstimator):
         return self.features_.transform(X)
 
     @unchanged_on_failure
-    def fit(self, X, y):
+    def fit(self, X, y, lengths=None):
         """Fits on sequences X (lists of tokens, or 2-D arrays tokens x features) and label
-        sequences y (one label per token)."""
+        sequences y (one label per token), or on a token matrix X, its labels y and the
+        sequences' ``lengths``."""
         native, inference, order, reprocess = self._settings()
-        _check_sequences(X)
-        if isinstance(y, (str, bytes)) or not hasattr(y, "__len__") or len(y) != len(X):
-            raise ValueError(f"y must hold one label sequence per sequence of X ({len(X)})")
-        indptr, indices, data, seq_ptr, n_features = self._parts(X, True)
-        lengths = np.diff(seq_ptr)
-        flat = []
-        for i, (n, labels) in enumerate(zip(lengths, y)):
-            if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or len(labels) != n:
-                raise ValueError(f"sequence {i} has {n} tokens but its labels are {labels!r:.60}")
-            flat.extend(labels)
-        if not flat:
-            raise ValueError("the sequences hold no tokens")
-        if any(lab is None for lab in flat):
-            raise ValueError("labels must not be None")
-        if any(isinstance(lab, numbers.Real) and lab != lab for lab in flat):
-            raise ValueError("labels must not be NaN")
-        try:
-            classes = sorted(set(flat))
-        except TypeError as e:
-            raise ValueError(f"labels must be mutually comparable: {e}") from None
-        if len(classes) < 2:
-            raise ValueError(f"sequence labeling needs at least two distinct labels, got {classes}")
-        index = {c: k for k, c in enumerate(classes)}
-        codes = np.fromiter((index[lab] for lab in flat), dtype=np.int64, count=len(flat))
+        if _is_token_matrix(X):
+            parts, classes, codes = self._matrix_parts(X, lengths, True, y)
+        else:
+            _no_lengths(lengths)
+            _check_sequences(X)
+            parts, classes, codes = self._sequence_labels(X, y)
+        indptr, indices, data, seq_ptr, n_features = parts
         epochs = int(self.epochs) if self.epochs is not None else (100 if self.until_gap else 1)
         started = time.perf_counter()
         out = _native.fit_sequence(indptr, indices, data, n_features, seq_ptr, codes, len(classes), native,
                                    inference, order, float(self.C), float(self.tol), reprocess, epochs, bool(self.until_gap),
                                    draw_seed(self.random_state), bool(self.verbose))
         self.fit_time_ = time.perf_counter() - started
-        self.classes_ = np.array(classes, dtype=object)
+        self.classes_ = classes
         self.n_features_in_ = n_features
         self.coef_ = np.ascontiguousarray(out["emission"].T)
         self.transitions_ = out["transition"]
@@ -421,16 +496,39 @@ class SequenceLabeler(BaseEstimator):
         self.steps_ = {k: out[k] for k in ("process_new", "process_old", "optimize", "steps")}
         return self
 
-    def predict(self, X):
-        """Label sequences (lists) for sequences X, decoded with the method's inference."""
+    def predict(self, X, lengths=None):
+        """Label sequences (lists) for sequences X, decoded with the method's inference; for a
+        token matrix X, the labels of its rows (an array), decoded per sequence of ``lengths``."""
         check_is_fitted(self, "coef_")
-        indptr, indices, data, seq_ptr, n_features = self._parts(X, False)
+        matrix = _is_token_matrix(X)
+        if matrix:
+            indptr, indices, data, seq_ptr, n_features = self._matrix_parts(X, lengths, False)
+        else:
+            _no_lengths(lengths)
+            indptr, indices, data, seq_ptr, n_features = self._parts(X, False)
         codes = _native.predict_sequence(indptr, indices, data, n_features, seq_ptr,
                                          np.ascontiguousarray(self.coef_.T), self.transitions_.ravel(),
                                          self.markov_order_, self.inference_)
+        if matrix:
+            return self.classes_[codes]
         labels = self.classes_[codes].tolist()
         return [labels[a:b] for a, b in zip(seq_ptr[:-1], seq_ptr[1:])]
 
-    def score(self, X, y):
+    def score(self, X, y, lengths=None):
         """Token accuracy."""
-        return token_accuracy(y, self.predict(X))
+        if _is_token_matrix(X):
+            return accuracy_score(y, self.predict(X, lengths))
+        return token_accuracy(y, self.predict(X, lengths))
+
+    def __sklearn_tags__(self):
+        # Not tagged a classifier: scikit-learn would then stratify cross-validation folds by y,
+        # which a list of label sequences is not (and folds must not split a sequence).
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags
+
+
+def _no_lengths(lengths):
+    if lengths is not None:
+        raise ValueError("lengths is for a 2-D X with a row per token; a list of sequences gives its own lengths")

@@ -2,10 +2,10 @@
 plugins that fail to load out (with the reason), and resolves names to implementations."""
 
 from dataclasses import dataclass
-from importlib import metadata
 
 import pluggy
 
+from .._compat import entry_points as installed_entry_points
 from . import hookspecs
 from .checked import CheckedExpertFactory, CheckedLoss, CheckedStrategyFactory
 from .python_kernels import CheckedKernel
@@ -63,7 +63,7 @@ class Registry:
 
     def _load(self, entry_points):
         if entry_points is None:
-            entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+            entry_points = installed_entry_points(ENTRY_POINT_GROUP)
         for ep in entry_points:
             if self.manager.get_plugin(ep.name) is not None:
                 continue
