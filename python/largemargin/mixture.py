@@ -344,6 +344,10 @@ class _MixtureBase(BaseEstimator):
 class MixtureSVC(ClassifierMixin, _MixtureBase):
     """A hard mixture of SVM experts for binary classification (Collobert's Algorithms 6.1 and 6.2).
 
+    X may be dense or CSR. The experts keep sparse rows sparse; the gaters are dense models over
+    the standardized features, so they see a dense copy of their rows, and a sparse X whose dense
+    copy would exceed half the machine's memory is refused with a ValueError.
+
     Parameters
     ----------
     n_experts : int, default 10
