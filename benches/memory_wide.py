@@ -13,7 +13,6 @@ import argparse
 import gc
 import json
 import os
-import resource
 import subprocess
 import sys
 
@@ -56,6 +55,12 @@ def rss_mb():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def peak_mb():
+    """This process's own high-water mark (ru_maxrss would start at the forking parent's RSS)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+
+
 def worker(name):
     import numpy as np
 
@@ -63,14 +68,14 @@ def worker(name):
     X, y = data(0 if name == "SVR" else 10 if "10 classes" in name else 2)
     gc.collect()
     base = rss_mb()
-    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_before = peak_mb()
     est.fit(X, y)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_mb()
     gc.collect()
     kept = rss_mb() - base
     dense_weights = sum(v.nbytes for k, v in vars(est).items() if k.endswith("_") and isinstance(v, np.ndarray)
                         and v.size >= D) / 2**20
-    # ru_maxrss never goes down: if the data's build peaked higher than the fit, growth is <= 0
+    # the high-water mark never goes down: if the data's build peaked higher than the fit, growth is <= 0
     print(json.dumps({"estimator": name, "growth_mb": max(peak - max(base, peak_before), 0.0), "kept_mb": kept,
                       "dense_weights_mb": dense_weights, "data_mb": (X.data.nbytes + X.indices.nbytes
                                                                     + X.indptr.nbytes) / 2**20}))
