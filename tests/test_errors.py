@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 import largemargin as lm
 
@@ -110,3 +111,43 @@ def test_fit_releases_the_gil_and_stops_on_ctrl_c():
     elapsed = time.perf_counter() - started
     assert elapsed < 20, "the fit did not stop promptly"
     assert len(ticks) > 20, "another Python thread could not run during the fit"
+
+
+def test_fit_leaves_the_callers_sparse_matrix_untouched():
+    # unsorted (valid) CSR and CSR with a repeated column: a fit sorted the caller's indices in
+    # place, and refused the duplicates; now it works on a canonical copy, as scipy reads them
+    rng = np.random.default_rng(0)
+    X = sp.random(80, 30, density=0.2, format="csr", random_state=0)
+    y = (rng.random(80) > 0.5).astype(int)
+    Xu = X.copy()
+    for r in range(Xu.shape[0]):  # reverse each row's entries: the same matrix, unsorted
+        a, b = Xu.indptr[r], Xu.indptr[r + 1]
+        Xu.indices[a:b] = Xu.indices[a:b][::-1].copy()
+        Xu.data[a:b] = Xu.data[a:b][::-1].copy()
+    Xu.has_sorted_indices = False
+    indices_before = Xu.indices.copy()
+    for est in [lm.SVC(), lm.LaSVM(random_state=0), lm.LinearSGD(random_state=0)]:
+        expected = clone(est).fit(X, y).decision_function(X)
+        np.testing.assert_allclose(est.fit(Xu, y).decision_function(Xu), expected, rtol=1e-6, atol=1e-9)
+        np.testing.assert_array_equal(Xu.indices, indices_before)
+    # a duplicated entry means the sum of the two, as in scipy
+    row = X[:1].toarray()
+    dup = sp.csr_matrix((np.r_[row[0, row[0] != 0] / 2, row[0, row[0] != 0] / 2],
+                         np.r_[np.flatnonzero(row[0]), np.flatnonzero(row[0])], [0, 2 * np.count_nonzero(row)]),
+                         shape=(1, X.shape[1]))
+    m = lm.SVC().fit(X, y)
+    np.testing.assert_allclose(m.decision_function(dup), m.decision_function(X[:1]))
+
+
+def test_rows_whose_squared_norm_overflows_are_refused_whatever_gamma():
+    # gamma='scale' already refused such data; gamma='auto' or a number fitted silently, every
+    # kernel value between distinct rows being exp(-inf) = 0 (training accuracy 0.71)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for est in [lm.SVC(gamma="auto"), lm.SVR(gamma=1.0), lm.LaSVM(gamma=1.0), lm.LaRankClassifier(gamma=1.0)]:
+        with pytest.raises(ValueError, match="squared norm of row .* overflows"):
+            est.fit(X * 1e154, y)
+    m = lm.SVC(gamma=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="squared norm of row .* overflows"):
+        m.predict(X * 1e154)

@@ -9,14 +9,22 @@ def is_sparse(X):
     return sp.issparse(X)
 
 
+def canonical_csr(X):
+    """X as CSR with sorted, unique column indices, the caller's matrix untouched: a copy is made
+    only when X is not in that form already (duplicates are summed, as scipy reads them)."""
+    X = X.tocsr()
+    if X.has_canonical_format:  # scipy checks it in O(nnz) when it does not know
+        return X
+    X = X.copy()
+    X.sum_duplicates()  # sorts, too
+    return X
+
+
 def to_native(X):
     """The native view of a validated matrix. Dense arrays pass through untouched when already
     C-contiguous float32/float64; CSR data is shared, indptr is widened to int64."""
     if sp.issparse(X):
-        X = X.tocsr()
-        if not X.has_sorted_indices:
-            X = X.copy()
-            X.sort_indices()
+        X = canonical_csr(X)
         data = X.data
         if data.dtype not in (np.float32, np.float64):
             data = data.astype(np.float64)

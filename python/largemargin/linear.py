@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _native
-from ._arrays import to_native
+from ._arrays import canonical_csr, to_native
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry
@@ -43,7 +43,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C",
                              reset=reset)
         if sp.issparse(X):
-            X.sort_indices()
+            X = canonical_csr(X)
         check_classification_targets(y)
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")

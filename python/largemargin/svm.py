@@ -17,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._ovo import pair_reorder
-from ._arrays import is_sparse, scale_gamma, to_native, variance
+from ._arrays import canonical_csr, is_sparse, scale_gamma, to_native, variance
 from ._checks import check_n_jobs, draw_seed
 from ._guard import at_least_two, unchanged_on_failure
 from .kernels import Kernel
@@ -210,8 +210,7 @@ class _BaseSVM(BaseEstimator):
                 accept_large_sparse=True, y_numeric=self._task == "regression", reset=reset,
             )
             if is_sparse(X):
-                X = X.tocsr()
-                X.sort_indices()
+                X = canonical_csr(X)
             Xk = X
         if self._native_kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")

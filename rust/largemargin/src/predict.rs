@@ -106,6 +106,9 @@ impl Expansion<'_> {
                 let t = tile * TILE + r;
                 let q = Query::row(x, t);
                 let qs = if dist { q.squared_norm() } else { 0.0 };
+                if !qs.is_finite() {
+                    return Err(crate::kernel::overflowing_norm(t));
+                }
                 engine.query_checked_columns(&q, qs, self.sv_columns, &mut kv)?;
                 if !self.one_vs_one() {
                     for (o, v) in orow.iter_mut().enumerate() {

@@ -849,6 +849,9 @@ impl<'a> KernelEngine<'a> {
             None
         };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
+        if let Some(i) = sqnorms.iter().position(|v| !v.is_finite()) {
+            return Err(overflowing_norm(i));
+        }
         Ok(KernelEngine {
             x,
             spec,
@@ -1265,6 +1268,15 @@ pub(crate) fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &m
         }
     }
     apply_transform::<S, false>(spec, base, out)
+}
+
+/// A row whose squared norm overflows: its distance to every other row is infinite, and an RBF
+/// kernel would silently become the identity (values of 1e154 and more, squared).
+pub(crate) fn overflowing_norm(row: usize) -> Error {
+    Error::InvalidData(format!(
+        "the squared norm of row {row} overflows to infinity (values of about 1e154 or more): its kernel values \
+         with every other row would be 0, whatever gamma; scale the data"
+    ))
 }
 
 #[cfg(test)]
