@@ -491,3 +491,50 @@ def test_every_hook_fails_as_a_plugin_error_naming_the_plugin(failing):
         lm.MixtureSVC(expert="nans", n_experts=2, max_iter=1).fit(X, y)
     mix = lm.MixtureSVC(expert="logistic_function", n_experts=2, max_iter=2).fit(X, y)
     assert mix.score(X, y) > 0.8
+
+
+def test_a_non_callable_kernel_or_an_expert_that_is_not_an_estimator_names_its_plugin():
+    # a kernel registered as 42 was accepted at load and then blamed on the user ("kernel must be
+    # a name ..."); an expert factory returning None raised a raw AttributeError
+    from largemargin.plugins import PluginError, hookimpl
+    from largemargin.plugins.registry import Registry
+
+    class Broken:
+        @hookimpl
+        def largemargin_kernels(self):
+            return {"forty_two": 42}
+
+        @hookimpl
+        def largemargin_experts(self):
+            return {"nothing": lambda **params: None}
+
+    registry = Registry(entry_points=[])
+    registry.register(Broken(), "broken-plugin")
+    with pytest.raises(PluginError, match="kernel 'forty_two' of plugin 'broken-plugin' is 42"):
+        registry.resolve("kernel", "forty_two")
+    with pytest.raises(PluginError, match="expert 'nothing' of plugin 'broken-plugin'.*not an estimator"):
+        registry.resolve("expert", "nothing").make(C=1.0)
+
+
+def test_a_block_kernel_whose_prepare_does_not_match_its_rows_is_named():
+    # prepare returning one entry for 400 rows broadcast silently; three entries failed in numpy
+    # with the object's address as its name
+    from largemargin.plugins import BlockKernel, PluginError
+
+    class OneNorm(BlockKernel):
+        def prepare(self, B):
+            return np.ones(1)
+
+        def block(self, A, B, prepared):
+            return A @ B.T + prepared[None, :]
+
+    class NoBlock(BlockKernel):
+        pass
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(PluginError, match=r"OneNorm.*prepare returned \(1,\) for 40 rows"):
+        lm.SVC(kernel=OneNorm()).fit(X, y)
+    with pytest.raises(PluginError, match="NoBlock defines no block"):
+        lm.SVC(kernel=NoBlock()).fit(X, y)

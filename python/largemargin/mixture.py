@@ -92,6 +92,9 @@ class _MixtureBase(BaseEstimator):
                 raise ValueError(f"cannot reach the Dask scheduler at client={client!r}: {e}") from e
         elif not isinstance(client, distributed.Client):
             raise ValueError(f"client must be a dask.distributed Client, a scheduler address or None, got {client!r}")
+        if getattr(client, "status", "running") != "running":
+            raise ValueError(f"the Dask client {client!r} is {client.status}: pass a running Client or a scheduler "
+                             "address")
         try:
             return DaskBackend(client, X, y, own_client=own)
         except BaseException:
@@ -346,7 +349,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     X may be dense or CSR. The experts keep sparse rows sparse; the gaters are dense models over
     the standardized features, so they see a dense copy of their rows, and a sparse X whose dense
-    copy would exceed half the machine's memory is refused with a ValueError.
+    copies (about four times its dense size) would exceed the machine's memory is refused with a
+    ValueError.
 
     Parameters
     ----------

@@ -201,14 +201,16 @@ def physical_memory():
 
 def check_densifiable(shape):
     """The gaters see dense, centred features: refuse, before allocating, a sparse matrix whose
-    dense copy would take more than half the machine's memory (2,000 x 10^7 sparse rows: 149 GiB)."""
-    need = 8 * shape[0] * shape[1]
+    dense copies would not fit in the machine's memory (2,000 x 10^7 sparse rows: 149 GiB each).
+    A fit holds about four (the copy, its standardized form, the gater's working copies)."""
+    need = 4 * 8 * shape[0] * shape[1]
     total = physical_memory()
-    if total is not None and need > total // 2:
+    if total is not None and need > total:
         raise ValueError(
             f"the mixture's gater is a dense model over the features: its {shape[0]} x {shape[1]} input would "
-            f"take {need / 2**30:.1f} GiB dense, more than half of this machine's {total / 2**30:.1f} GiB; reduce "
-            "the features first (for example with sklearn.decomposition.TruncatedSVD) or lower gater_samples")
+            f"take about {need / 2**30:.1f} GiB in dense copies, more than this machine's {total / 2**30:.1f} GiB; "
+            "reduce the features first (for example with sklearn.decomposition.TruncatedSVD) or, with the global "
+            "gater, lower gater_samples")
 
 
 def gates(X, gater, mean, scale, threads=1):

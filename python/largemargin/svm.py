@@ -158,7 +158,7 @@ class _BaseSVM(BaseEstimator):
         elif isinstance(kernel, CheckedKernel):
             self._python_kernel = kernel
         elif callable(kernel):
-            self._python_kernel = CheckedKernel(getattr(kernel, "__name__", repr(kernel)), None, kernel)
+            self._python_kernel = CheckedKernel(getattr(kernel, "__name__", type(kernel).__name__), None, kernel)
         else:
             raise ValueError(f"kernel must be a name, a largemargin.kernels.Kernel or a callable, got {self.kernel!r}")
 

@@ -106,7 +106,10 @@ class CheckedExpertFactory(_Checked):
 
     def make(self, **params):
         maker = getattr(self.impl, "make", self.impl)
-        return self._call("make", maker, **params)
+        model = self._call("make", maker, **params)
+        if not callable(getattr(model, "fit", None)):
+            raise PluginError(f"{self._where()}: make returned {model!r:.60}, not an estimator with fit")
+        return model
 
 
 def call(where, what, function, /, *args, **kwargs):

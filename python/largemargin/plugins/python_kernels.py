@@ -55,7 +55,15 @@ class CheckedKernel:
 
     def prepare(self, B):
         """A `BlockKernel`'s per-row data of the target set B (None for a plain callable)."""
-        return self._guarded(".prepare", self.function.prepare, B) if self.blockwise else None
+        if not self.blockwise:
+            return None
+        prepared = self._guarded(".prepare", self.function.prepare, B)
+        if type(self.function).take is BlockKernel.take:  # the default take indexes along the first axis
+            for part in prepared if isinstance(prepared, tuple) else (prepared,):
+                if part is not None and (np.ndim(part) == 0 or len(part) != n_rows(B)):
+                    raise PluginError(f"{self._where()}.prepare returned {np.shape(part)} for {n_rows(B)} rows: the "
+                                      "default take needs one entry per row of B along the first axis")
+        return prepared
 
     def take(self, prepared, rows):
         """The prepared data of `rows` (a slice or an index array) of the target set."""
@@ -152,7 +160,7 @@ class BlockKernel:
         return prepared[rows]
 
     def block(self, A, B, prepared):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no block(A, B, prepared): a BlockKernel must")
 
     def __call__(self, A, B):
         return self.block(A, B, self.prepare(B))

@@ -8,7 +8,7 @@ import pluggy
 from .._compat import entry_points as installed_entry_points
 from . import hookspecs
 from .checked import CheckedExpertFactory, CheckedLoss, CheckedStrategyFactory
-from .python_kernels import CheckedKernel
+from .python_kernels import CheckedKernel, PluginError
 
 ENTRY_POINT_GROUP = "largemargin"
 BUILTIN = "largemargin.builtin"  # the plugin of the built-ins, registered like any other
@@ -166,7 +166,10 @@ class Registry:
 
         if plugin == BUILTIN:
             return impl
-        if kind == "kernel" and callable(impl) and not isinstance(impl, (NativeKernel, Kernel)):
+        if kind == "kernel" and not isinstance(impl, (NativeKernel, Kernel)):
+            if not callable(impl):
+                raise PluginError(f"kernel {name!r} of plugin {plugin!r} is {impl!r:.60}: a kernel is a callable "
+                                  "k(A, B) (such as a BlockKernel) or a largemargin.kernels.Kernel")
             return CheckedKernel(name, plugin, impl)
         if kind == "loss" and not isinstance(impl, NativeLoss):
             return CheckedLoss(name, plugin, impl)
