@@ -60,6 +60,11 @@ def variance(X):
     """Variance of all entries, for gamma='scale'."""
     with np.errstate(over="ignore", invalid="ignore"):
         if sp.issparse(X):
-            mean = X.mean()
-            return float(X.multiply(X).mean() - mean * mean)
+            # from the stored values alone: scipy's mean() (before 1.11) multiplies by a dense vector
+            # of ones as long as the row, 16 GB for a width of 2^31
+            X = canonical_csr(X)  # a repeated column is one entry, their sum
+            size = float(X.shape[0]) * float(X.shape[1])
+            data = np.asarray(X.data, dtype=np.float64)
+            mean = data.sum() / size
+            return float((data * data).sum() / size - mean * mean)
         return float(np.asarray(X, dtype=np.float64).var())
