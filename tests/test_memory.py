@@ -11,7 +11,9 @@ import pytest
 
 LINUX = sys.platform.startswith("linux")
 
-CHILD = r"""
+# What both children share: a fit's own peak growth and what it keeps, after a warm-up fit so that
+# imports and first-use setup do not count.
+MEASURE = r"""
 import gc, json, os, sys
 import numpy as np, scipy.sparse as sp
 import largemargin as lm
@@ -25,6 +27,17 @@ def peak():
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
+def measure(est, X, y):
+    est.fit(X[:200], y[:200])
+    gc.collect()
+    base = rss()
+    est.fit(X, y)
+    top = peak()
+    gc.collect()
+    return {"growth": top - base, "kept": rss() - base}
+"""
+
+CHILD = MEASURE + r"""
 N, D, NNZ = 2000, 10_000_000, 15
 rng = np.random.default_rng(0)
 idx = np.sort(rng.choice(D, size=(N, NNZ)), axis=1).astype(np.int32).ravel()
@@ -33,14 +46,9 @@ X.sum_duplicates()
 name, classes = sys.argv[1], int(sys.argv[2])
 y = rng.integers(0, classes, N)
 est = eval(name)
-est.fit(X[:200], y[:200])  # imports and first-use setup are not the fit's memory
-gc.collect()
-base = rss()
-est.fit(X, y)
-top = peak()
-gc.collect()
+m = measure(est, X, y)
 weights = getattr(est, "coef_", np.zeros(0))
-print(json.dumps({"growth": top - base, "kept": rss() - base, "weights": getattr(weights, "nbytes", 0) / 2**20}))
+print(json.dumps(dict(m, weights=getattr(weights, "nbytes", 0) / 2**20)))
 """
 
 
@@ -88,31 +96,11 @@ def test_a_22_byte_training_file_needs_no_gigabytes(tmp_path):
     assert r.stdout.count("[1.0, -1.0]") + r.stdout.count("[1, -1]") == 6, r.stdout
 
 
-CACHE_CHILD = r"""
-import gc, json, os, sys
-import numpy as np
-import largemargin as lm
-
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-def peak():
-    # VmHWM: this process's own high-water mark (ru_maxrss starts at the forking parent's RSS)
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
-
+CACHE_CHILD = MEASURE + r"""
 rng = np.random.default_rng(0)
 X = rng.standard_normal((20000, 20))
 y = (X[:, 0] + 0.5 * rng.standard_normal(20000) > 0).astype(int)
-est = eval(sys.argv[1])
-est.fit(X[:200], y[:200])
-gc.collect()
-base = rss()
-est.fit(X, y)
-top = peak()
-gc.collect()
-print(json.dumps({"growth": top - base, "kept": rss() - base}))
+print(json.dumps(measure(eval(sys.argv[1]), X, y)))
 """
 
 
