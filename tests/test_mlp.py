@@ -91,10 +91,8 @@ def test_bad_parameters(kw, match):
         lm.SimpleMLPClassifier(**kw).fit(X, y)
 
 
-def test_multiclass_and_nan_are_named():
+def test_nan_is_named():
     X, _ = xor_data(90, 0)
-    with pytest.raises(ValueError, match="Only binary"):
-        lm.SimpleMLPClassifier().fit(X, np.arange(90) % 3)
     X[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         lm.SimpleMLPClassifier().fit(X, np.arange(90) % 2)
@@ -145,3 +143,30 @@ def test_block_newton_refuses_too_many_features():
     X = sp.random(50, 5000, density=0.01, format="csr", random_state=0)
     with pytest.raises(ValueError, match="at most 4096 features"):
         lm.TanhMLPClassifier(optimizer="block_newton").fit(X, np.arange(50) % 2)
+
+
+@pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier, lm.TanhMLPClassifier])
+def test_multiclass_is_one_vs_rest(cls):
+    # three Gaussian blobs: one network per class, each the binary fit of its class against the
+    # rest with the seed drawn for it, whatever the threads
+    rng = np.random.RandomState(0)
+    centers = np.array([[0, 3], [3, -2], [-3, -2]])
+    y = np.repeat(["a", "b", "c"], 200)
+    X = centers[np.searchsorted(["a", "b", "c"], y)] + rng.randn(600, 2)
+    m = cls(random_state=1, n_jobs=2).fit(X, y)
+    assert [e.n_features_in_ for e in m.estimators_] == [2, 2, 2]
+    scores = m.decision_function(X)
+    assert scores.shape == (600, 3)
+    assert (m.predict(X) == y).mean() > 0.95
+    np.testing.assert_array_equal(m.predict(X), m.classes_[scores.argmax(1)])
+    seeds = check_random_state(1)
+    draw_seed(seeds)  # the seed a binary fit would draw first
+    member_seed = draw_seed(seeds)
+    alone = cls(random_state=member_seed, n_jobs=1)
+    alone._fit_binary(X, np.where(y == "b", 1.0, -1.0), (y == "b").astype(int), check_random_state(member_seed))
+    np.testing.assert_allclose(alone._native_decision(X), scores[:, 1])
+    same = cls(random_state=1, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(same.decision_function(X), scores)
+    # a binary refit leaves nothing of the multiclass model
+    m.fit(X[:400], y[:400])
+    assert not hasattr(m, "estimators_") and m.decision_function(X).shape == (600,)

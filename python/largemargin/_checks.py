@@ -29,3 +29,14 @@ def check_n_jobs(value):
 def draw_seed(random_state):
     """The native solvers' seed, drawn from `random_state` as scikit-learn estimators do."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def effective_n_jobs(value):
+    """n_jobs as a count of threads, as the native code reads it: None is every core, a negative
+    value cores + 1 + value (at least one)."""
+    import os
+
+    cores = os.cpu_count() or 1
+    if value is None:
+        return cores
+    return max(1, cores + 1 + value) if value < 0 else value

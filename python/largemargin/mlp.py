@@ -32,26 +32,39 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features; dense or CSR) and binary labels y."""
+        """Fit on X (n_samples, n_features; dense or CSR) and labels y. More than two classes are
+        one-vs-rest: one network per class (`estimators_`), trained in parallel."""
         started = time.perf_counter()
         self._check_params()
         X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         at_least_two(classes)
-        if len(classes) > 2:
-            raise ValueError(f"Only binary classification is supported by {type(self).__name__}; y has {len(classes)} classes")
-        signed = np.where(y_idx == 1, 1.0, -1.0)
         rng = check_random_state(self.random_state)
+        for attr in _FITTED:
+            self.__dict__.pop(attr, None)
+        if len(classes) > 2:
+            self.estimators_ = _one_vs_rest(self, X, y_idx, len(classes), rng)
+            self.classes_ = classes
+            self.n_epochs_ = np.array([e.n_epochs_ for e in self.estimators_])
+            self.best_epoch_ = np.array([e.best_epoch_ for e in self.estimators_])
+            self.fit_time_ = time.perf_counter() - started
+            return self
+        self._fit_binary(X, np.where(y_idx == 1, 1.0, -1.0), y_idx, rng)
+        self.classes_ = classes
+        self.fit_time_ = time.perf_counter() - started
+        return self
+
+    def _fit_binary(self, X, signed, y_idx, rng):
+        """One network on labels +-1 (``y_idx`` 0/1 for the stratified validation split)."""
         seed = draw_seed(rng)
         val = self._validation_rows(y_idx, rng) if self.early_stopping else None
         if val is not None:
-            train = np.setdiff1d(np.arange(len(y)), val)
+            train = np.setdiff1d(np.arange(len(signed)), val)
             Xt, yt, Xv, yv = to_native(X[train]), signed[train], to_native(X[val]), np.ascontiguousarray(signed[val])
         else:
             Xt, yt, Xv, yv = to_native(X), signed, None, None
         fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed))
-        self.classes_ = classes
         self.hidden_weights_ = fit["v"]
         self.hidden_bias_ = fit["d"]
         self.bias_ = float(fit["b"])
@@ -62,8 +75,6 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         self.updates_per_epoch_ = fit["updates"]
         self.validation_error_curve_ = fit["validation_error"]
         self._fitted(fit)
-        self.fit_time_ = time.perf_counter() - started
-        return self
 
     def _validation_rows(self, y_idx, rng):
         """A stratified held-out subset, or None when a class is too small to spare any."""
@@ -81,20 +92,57 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
                 np.ascontiguousarray(self.hidden_bias_, dtype=np.float64))
 
     def decision_function(self, X):
-        """f(x); positive means classes_[1]."""
-        check_is_fitted(self, "hidden_weights_")
+        """f(x) for two classes (positive means classes_[1]); for more, (n_samples, n_classes)
+        one-vs-rest scores."""
+        check_is_fitted(self, "classes_")
         X = validate_data(self, X, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C", reset=False)
+        if hasattr(self, "estimators_"):
+            Xn = to_native(X)
+            return np.column_stack([e._native_decision(Xn) for e in self.estimators_])
         return self._native_decision(to_native(X))
 
     def predict(self, X):
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+        """The class of each row of X."""
+        scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[(scores > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
         return tags
+
+
+# what a fit sets, cleared first so that a binary refit of a multiclass model (or the reverse)
+# leaves nothing of the previous one
+_FITTED = ("estimators_", "hidden_weights_", "hidden_bias_", "bias_", "output_weights_", "n_epochs_", "best_epoch_",
+           "loss_curve_", "train_error_curve_", "updates_per_epoch_", "validation_error_curve_", "margin_")
+
+
+def _one_vs_rest(est, X, y_idx, n_classes, rng):
+    """One binary network per class (the class against the rest), fitted on a thread each (the
+    native fit releases the GIL): each with one thread of its own, seeds drawn in class order so
+    that the result does not depend on the threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sklearn.base import clone
+
+    from ._checks import effective_n_jobs
+
+    seeds = [draw_seed(rng) for _ in range(n_classes)]
+
+    def one(c):
+        member = clone(est).set_params(n_jobs=1, random_state=seeds[c])
+        hit = (y_idx == c).astype(np.int64)
+        member._fit_binary(X, np.where(hit == 1, 1.0, -1.0), hit, check_random_state(seeds[c]))
+        member.classes_ = np.array([-1, 1])
+        member.n_features_in_ = X.shape[1]
+        return member
+
+    workers = min(n_classes, effective_n_jobs(est.n_jobs))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, range(n_classes)))
 
 
 class SimpleMLPClassifier(_MarginMLP):
