@@ -153,8 +153,8 @@ class LinearSGD(_LinearSGDBase):
         O(d) per example.
         The default's origin: on ``make_rcv1_like`` (270,000 training rows, alpha 1e-5, 5% and
         10% flipped labels) ASGD is within 0.3 points of LinearSVC's test error after 1 and 2
-        passes with hinge and squared hinge, where SVMSGD2 and both SGD-QNs are up to 1 point
-        behind after 2 (``benches/asgd.py``); on adult it tests 0.6 points better than the
+        passes with hinge and squared hinge, where SVMSGD2 and both SGD-QNs are 0.37-0.39 points
+        behind after 2 with squared hinge at 10% noise (``benches/asgd.py``); on adult it tests 0.6 points better than the
         2009 SGD-QN (the previous default) and on ijcnn1 the same.
     loss : str or object, default "squared_hinge"
         "squared_hinge" (1/2 max(0, 1 - m)^2, the papers' loss), "hinge", "log_loss",
