@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use largemargin::data::{CsrView, DenseView, Matrix};
 use largemargin::kernel::{Composite, Term};
+use largemargin::solver::asgd::Averaged;
 use largemargin::solver::sgd::LinearModel;
 use largemargin::{Error, KernelSpec};
 use pyo3::types::{PyDict, PyList, PyString};
@@ -155,9 +156,22 @@ pub fn linear_models_from_py(state: &Bound<'_, PyDict>) -> PyResult<Vec<LinearMo
     let count: Vec<u64> = item(state, "count")?.extract()?;
     let r: Vec<f64> = item(state, "r")?.extract()?;
     let update: Vec<bool> = item(state, "update_scale")?.extract()?;
+    // (SGD-QN's previous weights and ASGD's state: absent from a state saved before they existed)
+    let optional = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> { state.get_item(key) };
+    let previous: Option<PyReadonlyArray2<f32>> = optional("previous")?.map(|v| v.extract()).transpose()?;
+    let iterate: Option<PyReadonlyArray2<f64>> = optional("asgd_u")?.map(|v| v.extract()).transpose()?;
+    let average: Option<PyReadonlyArray2<f64>> = optional("asgd_a")?.map(|v| v.extract()).transpose()?;
+    let scalars: Option<PyReadonlyArray2<f64>> = optional("asgd")?.map(|v| v.extract()).transpose()?;
     let (w, scale) = (w.as_array(), scale.as_array());
     let k = w.nrows();
-    if [scale.nrows(), bias.len(), t.len(), count.len(), r.len(), update.len()].iter().any(|&v| v != k) {
+    let rows_of = |a: Option<usize>| a.is_some_and(|v| v != k);
+    if [scale.nrows(), bias.len(), t.len(), count.len(), r.len(), update.len()].iter().any(|&v| v != k)
+        || rows_of(previous.as_ref().map(|a| a.as_array().nrows()))
+        || rows_of(iterate.as_ref().map(|a| a.as_array().nrows()))
+        || rows_of(average.as_ref().map(|a| a.as_array().nrows()))
+        || rows_of(scalars.as_ref().map(|a| a.as_array().nrows()))
+        || scalars.as_ref().is_some_and(|a| a.as_array().ncols() != 5)
+    {
         return Err(PyValueError::new_err("the linear state's arrays differ in their number of problems"));
     }
     Ok((0..k)
@@ -169,6 +183,22 @@ pub fn linear_models_from_py(state: &Bound<'_, PyDict>) -> PyResult<Vec<LinearMo
             scale: scale.row(p).to_vec(),
             r: r[p],
             update_scale: update[p],
+            previous: previous.as_ref().map_or_else(Vec::new, |a| a.as_array().row(p).to_vec()),
+            averaged: match (&iterate, &average, &scalars) {
+                (Some(u), Some(a), Some(s)) => {
+                    let s = s.as_array();
+                    Averaged {
+                        u: u.as_array().row(p).to_vec(),
+                        a: a.as_array().row(p).to_vec(),
+                        divisor: s[[p, 0]],
+                        coef: s[[p, 1]],
+                        norm: s[[p, 2]],
+                        bias: s[[p, 3]],
+                        count: s[[p, 4]],
+                    }
+                }
+                _ => Averaged::default(),
+            },
         })
         .collect())
 }
@@ -189,5 +219,22 @@ pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel]) -> PyRe
     state.set_item("count", models.iter().map(|m| m.count).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("r", models.iter().map(|m| m.r).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("update_scale", models.iter().map(|m| m.update_scale).collect::<Vec<_>>())?;
+    let width = models.first().map_or(0, |m| m.previous.len());
+    state.set_item("previous", rows(&|m| &m.previous, width)?)?;
+    let width = models.first().map_or(0, |m| m.averaged.u.len());
+    let rows64 = |f: &dyn Fn(&LinearModel) -> &[f64], cols: usize| -> PyResult<Bound<'py, PyAny>> {
+        let flat: Vec<f64> = models.iter().flat_map(|m| f(m).iter().copied()).collect();
+        Ok(flat.into_pyarray(py).reshape([k, cols])?.into_any())
+    };
+    state.set_item("asgd_u", rows64(&|m| &m.averaged.u, width)?)?;
+    state.set_item("asgd_a", rows64(&|m| &m.averaged.a, width)?)?;
+    let scalars: Vec<f64> = models
+        .iter()
+        .flat_map(|m| {
+            let a = &m.averaged;
+            [a.divisor, a.coef, a.norm, a.bias, a.count]
+        })
+        .collect();
+    state.set_item("asgd", scalars.into_pyarray(py).reshape([k, 5])?)?;
     Ok(state)
 }

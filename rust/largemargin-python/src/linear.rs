@@ -1,4 +1,5 @@
-//! Entry points of the linear SGD solvers (SVMSGD2, SGD-QN, plain SGD, the margin perceptron).
+//! Entry points of the linear SGD solvers (SVMSGD2, SGD-QN, averaged SGD, plain SGD, the margin
+//! perceptron).
 
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ fn algorithm(name: &str) -> PyResult<Algorithm> {
         "sgd" => Algorithm::Sgd,
         "svmsgd2" => Algorithm::SvmSgd2,
         "sgdqn" => Algorithm::SgdQn,
+        "sgdqn2009" => Algorithm::SgdQn2009,
+        "asgd" => Algorithm::Asgd,
         "margin_perceptron" => Algorithm::MarginPerceptron,
         other => return Err(PyValueError::new_err(format!("unknown SGD algorithm '{other}'"))),
     })
@@ -40,8 +43,18 @@ fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> Py
 #[allow(clippy::too_many_arguments)]
 fn params(
     algorithm_name: &str, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64,
+    average_start: f64,
 ) -> PyResult<SgdParams> {
-    let p = SgdParams { algorithm: algorithm(algorithm_name)?, lambda: alpha, t0, rate, skip, fit_bias, bias_rate };
+    let p = SgdParams {
+        algorithm: algorithm(algorithm_name)?,
+        lambda: alpha,
+        t0,
+        rate,
+        skip,
+        fit_bias,
+        bias_rate,
+        average_start,
+    };
     p.validate().map_err(crate::convert::to_py)?;
     Ok(p)
 }
@@ -54,13 +67,13 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64)>, f64);
 /// (positive, negative) class weights of problem p. Returns the new state, per problem
 /// (primal objective, training error), and the seconds the passes took.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose))]
+#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
     class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64,
     t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64,
-    n_jobs: Option<i64>, verbose: bool,
+    n_jobs: Option<i64>, verbose: bool, average_start: f64,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -68,7 +81,7 @@ pub fn fit_linear<'py>(
     // other, so they run one after another on one thread, which keeps its Python thread state.
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
-    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate)?, epochs, shuffle, seed };
+    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?, epochs, shuffle, seed };
     let mut models = linear_models_from_py(state)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -101,7 +114,8 @@ pub fn choose_linear_t0<'py>(
 ) -> PyResult<f64> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
-    let p = params(algorithm, alpha, 1.0, None, skip, fit_bias, bias_rate)?;
+    // (ASGD's choice runs on a tenth of the data: averaging, started later, plays no part)
+    let p = params(algorithm, alpha, 1.0, None, skip, fit_bias, bias_rate, f64::MAX)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (y, c) = (labels.as_slice()?, sample_weight.as_slice()?);

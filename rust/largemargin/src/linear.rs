@@ -126,7 +126,7 @@ mod tests {
             Problem { y: &y2, positive_weight: 5.0, negative_weight: 1.0 },
         ];
         let config = LinearConfig {
-            params: SgdParams { algorithm: Algorithm::SgdQn, lambda: 1e-3, t0: 1e2, skip: 16, fit_bias: true, ..Default::default() },
+            params: SgdParams { algorithm: Algorithm::SgdQn2009, lambda: 1e-3, t0: 1e2, skip: 16, fit_bias: true, ..Default::default() },
             epochs: 3,
             shuffle: true,
             seed: 7,

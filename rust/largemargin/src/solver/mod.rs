@@ -2,6 +2,7 @@
 //! the linear ones (`sgd`) their `loss`.
 
 pub mod ambiguous;
+pub mod asgd;
 pub mod expansion;
 pub mod huller;
 pub mod isda;

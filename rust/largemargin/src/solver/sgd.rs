@@ -4,9 +4,17 @@
 //! - `Sgd`: plain first-order SGD, w <- w - eta (lambda w + dloss x), O(d) per example;
 //! - `SvmSgd2`: the pattern step touches only the nonzeros of x, and the regulariser is applied
 //!   as one multiplicative step every `skip` examples (skip = 16 / density);
-//! - `SgdQn`: SVMSGD2 with a diagonal rescaling B of the steps, re-estimated every `skip` examples
-//!   from a secant on the same example (the thesis' version: B starts at 1/lambda, is kept above
-//!   1e-2/lambda and is a leaky average with weight 2/r, r starting at t0/skip);
+//! - `SgdQn2009`: SVMSGD2 with a diagonal rescaling B of the steps, re-estimated every `skip`
+//!   examples from a secant on the same example (the thesis' version: B starts at 1/lambda, is
+//!   kept above 1e-2/lambda and is a leaky average with weight 2/r, r starting at t0/skip; the
+//!   steps are B/(t + t0));
+//! - `SgdQn`: SGD-QN as its authors corrected it (JMLR 2010 erratum): the steps are a diagonal
+//!   D whose inverse accumulates the secant curvature, 1/D_j <- 1/D_j + (t - t_last) r_j from
+//!   D_j = 1/(lambda t0), r_j = lambda + (d - d') x_j / (w_j - w'_j) measured on the example after
+//!   each regularisation step at the current and the pre-regularisation weights w' (d, d' that
+//!   example's loss derivatives there), clipped to [0.1 lambda, 100 lambda];
+//! - `Asgd`: averaged SGD (module `asgd`): plain SGD steps eta0 / (1 + lambda eta0 t)^0.75,
+//!   eta0 = 1/(lambda t0), the model the average of the iterates from `average_start` on;
 //! - `MarginPerceptron`: Collobert and Bengio's perceptron on the unregularised hinge, w += rate y x
 //!   whenever y f(x) <= 1, its margin controlled by the rate and early stopping.
 //!
@@ -20,6 +28,7 @@ use crate::data::Matrix;
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::solver::asgd::Averaged;
 use crate::solver::loss::Loss;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,6 +36,8 @@ pub enum Algorithm {
     Sgd,
     SvmSgd2,
     SgdQn,
+    SgdQn2009,
+    Asgd,
     MarginPerceptron,
 }
 
@@ -45,6 +56,8 @@ pub struct SgdParams {
     /// The bias is not regularised: its step is this fraction of the weights' (the margin
     /// perceptron's is the same step: 1).
     pub bias_rate: f64,
+    /// ASGD: the examples seen before the iterates start being averaged.
+    pub average_start: f64,
 }
 
 impl Default for SgdParams {
@@ -57,6 +70,7 @@ impl Default for SgdParams {
             skip: 16,
             fit_bias: false,
             bias_rate: 0.01,
+            average_start: 0.0,
         }
     }
 }
@@ -77,7 +91,7 @@ impl SgdParams {
         if self.algorithm == Algorithm::MarginPerceptron && self.rate.is_none() {
             return bad("the margin perceptron needs a learning rate");
         }
-        if self.algorithm == Algorithm::SgdQn && self.rate.is_some() {
+        if matches!(self.algorithm, Algorithm::SgdQn | Algorithm::SgdQn2009) && self.rate.is_some() {
             return bad("SGD-QN sets its own step sizes: no constant learning rate");
         }
         if self.skip == 0 {
@@ -85,6 +99,9 @@ impl SgdParams {
         }
         if !(self.bias_rate.is_finite() && self.bias_rate >= 0.0) {
             return bad("the bias rate must be nonnegative");
+        }
+        if !(self.average_start.is_finite() && self.average_start >= 0.0) {
+            return bad("the averaging start must be a nonnegative number of examples");
         }
         Ok(())
     }
@@ -114,16 +131,30 @@ pub struct LinearModel {
     pub count: u64,
     /// SGD-QN's diagonal rescaling B (empty for the other algorithms until SGD-QN runs).
     pub scale: Vec<f32>,
-    /// SGD-QN's leaky-average counter.
+    /// SGD-QN 2009: the leaky-average counter; SGD-QN: the t of the last re-estimation.
     pub r: f64,
     /// SGD-QN: the next pattern step re-estimates B.
     pub update_scale: bool,
+    /// SGD-QN: w before the last regularisation step (the secant's other end).
+    pub previous: Vec<f32>,
+    /// ASGD's iterate and implicit average (`w` holds the average after each pass).
+    pub averaged: Averaged,
 }
 
 impl LinearModel {
     /// A zero model over `d` features.
     pub fn new(d: usize) -> Self {
-        LinearModel { w: vec![0.0; d], bias: 0.0, t: 0.0, count: 0, scale: Vec::new(), r: 0.0, update_scale: false }
+        LinearModel {
+            w: vec![0.0; d],
+            bias: 0.0,
+            t: 0.0,
+            count: 0,
+            scale: Vec::new(),
+            r: 0.0,
+            update_scale: false,
+            previous: Vec::new(),
+            averaged: Averaged::default(),
+        }
     }
 
     /// f(x_i); x may not be wider than the model.
@@ -154,20 +185,39 @@ impl LinearModel {
         if let Some(&i) = order.iter().find(|&&i| i >= x.rows()) {
             return Err(Error::InvalidData(format!("example {i} of {}", x.rows())));
         }
-        if p.algorithm == Algorithm::SgdQn && self.scale.len() != self.w.len() {
-            // B starts as first-order SGD's lambda^-1
-            self.scale = vec![(1.0 / p.lambda) as f32; self.w.len()];
-            self.r = p.t0 / p.skip as f64;
+        let d = self.w.len();
+        match p.algorithm {
+            Algorithm::SgdQn2009 if self.scale.len() != d => {
+                // B starts as first-order SGD's lambda^-1
+                self.scale = vec![(1.0 / p.lambda) as f32; d];
+                self.r = p.t0 / p.skip as f64;
+            }
+            Algorithm::SgdQn if self.scale.len() != d || self.previous.len() != d => {
+                // the steps start as first-order SGD's 1/(lambda (t + t0))
+                self.scale = vec![(1.0 / (p.lambda * (self.t + p.t0))) as f32; d];
+                self.previous = self.w.clone();
+                self.r = self.t;
+            }
+            Algorithm::Asgd if self.averaged.u.len() != d => self.averaged = Averaged::new(&self.w, self.bias),
+            _ => {}
         }
         if self.count == 0 {
             self.count = p.skip;
         }
+        let mut outcome = Ok(());
         for block in order.chunks(4096) {
             self.steps_fast(x, y, c, block, loss, p);
             control.add_iterations(block.len() as u64);
-            control.poll()?;
+            outcome = control.poll();
+            if outcome.is_err() {
+                break;
+            }
         }
-        Ok(())
+        if p.algorithm == Algorithm::Asgd {
+            // the model is the average (or, before averaging starts, the iterate)
+            self.averaged.weights_into(&mut self.w);
+        }
+        outcome
     }
 
     /// `steps` on the examples of `block`, built for AVX2+FMA when the processor has them, with
@@ -211,8 +261,11 @@ impl LinearModel {
         loss: &L,
         p: &SgdParams,
     ) {
+        if p.algorithm == Algorithm::Asgd {
+            return self.averaged_steps::<L, PREFETCH>(x, y, c, block, loss, p);
+        }
         let (mut t, mut count, mut bias, mut r, mut update_scale) = (self.t, self.count, self.bias, self.r, self.update_scale);
-        let (w, scale) = (&mut self.w[..], &mut self.scale[..]);
+        let (w, scale, previous) = (&mut self.w[..], &mut self.scale[..], &mut self.previous[..]);
         for (k, &i) in block.iter().enumerate() {
             if PREFETCH {
                 // a step takes less time than a row's trip from memory: ask for it a few
@@ -247,6 +300,26 @@ impl LinearModel {
                     }
                 }
                 Algorithm::SgdQn => {
+                    if update_scale {
+                        update_scale = false;
+                        let d_before = c * loss.dloss(x.dot(previous) + bias, y);
+                        if d_before != d {
+                            secant(scale, previous, w, x, d - d_before, t + 1.0 - r, p.lambda);
+                            r = t + 1.0;
+                        }
+                    }
+                    count -= 1;
+                    if count == 0 {
+                        count = p.skip;
+                        previous.copy_from_slice(w);
+                        decay_scaled(w, scale, p.skip, p.lambda);
+                        update_scale = true;
+                    }
+                    if d != 0.0 {
+                        x.add_scaled_to(w, -d, scale);
+                    }
+                }
+                Algorithm::SgdQn2009 => {
                     let a = -d / (t + p.t0);
                     if d != 0.0 {
                         x.add_scaled_to(w, a, scale);
@@ -273,6 +346,7 @@ impl LinearModel {
                         x.add_to(w, -eta * d);
                     }
                 }
+                Algorithm::Asgd => unreachable!("averaged_steps"),
             }
             if p.fit_bias && d != 0.0 {
                 bias -= eta * p.bias_rate * d;
@@ -280,6 +354,56 @@ impl LinearModel {
             t += 1.0;
         }
         (self.t, self.count, self.bias, self.r, self.update_scale) = (t, count, bias, r, update_scale);
+    }
+
+    /// ASGD's steps: the iterate and the average in `averaged`, `bias` the averaged bias.
+    #[inline(always)]
+    fn averaged_steps<L: Loss + ?Sized, const PREFETCH: bool>(
+        &mut self,
+        x: &Matrix,
+        y: &[f64],
+        c: &[f64],
+        block: &[usize],
+        loss: &L,
+        p: &SgdParams,
+    ) {
+        let (mut t, mut bias) = (self.t, self.bias);
+        let eta0 = 1.0 / (p.lambda * p.t0);
+        let m = &mut self.averaged;
+        for (k, &i) in block.iter().enumerate() {
+            if PREFETCH {
+                if let Some(&ahead) = block.get(k + PREFETCH_AHEAD) {
+                    prefetch_row(x, ahead, y, c);
+                }
+            }
+            let (x, y, c) = (Query::row(x, i), y[i], c[i]);
+            let d = c * loss.dloss(m.decision(x), y);
+            // Xu (2011): eta0 (1 + lambda eta0 t)^-3/4
+            let eta = p.rate.unwrap_or_else(|| eta0 / (1.0 + p.lambda * eta0 * t).powf(0.75));
+            let bias_step = if p.fit_bias { eta * p.bias_rate } else { 0.0 };
+            bias = m.step(x, d, eta, p.lambda, bias_step, t >= p.average_start, bias);
+            t += 1.0;
+        }
+        (self.t, self.bias) = (t, bias);
+    }
+}
+
+/// SGD-QN's re-estimation (the corrected form): the secant ratio r_j of the example's primal
+/// term between the pre-regularisation weights and now, lambda + dloss_change x_j / (w_j - w'_j)
+/// (lambda where x_j = 0, and where w_j did not move: no curvature seen beyond the
+/// regulariser's), clipped to [0.1, 100] lambda, accumulates harmonically: 1/B_j += dt r_j.
+fn secant(scale: &mut [f32], previous: &[f32], w: &[f32], x: Query, dloss_change: f64, dt: f64, lambda: f64) {
+    let (lo, hi) = (0.1 * lambda, 100.0 * lambda);
+    let mut touched = Vec::new();
+    x.for_each_nonzero(|j, xj| {
+        let dw = w[j] as f64 - previous[j] as f64;
+        let ratio = if dw != 0.0 { (lambda + dloss_change * xj / dw).clamp(lo, hi) } else { lambda };
+        touched.push((j, 1.0 / (1.0 / scale[j] as f64 + dt * ratio)));
+    });
+    let k = (dt * lambda) as f32;
+    scale.iter_mut().for_each(|b| *b = 1.0 / (1.0 / *b + k));
+    for (j, b) in touched {
+        scale[j] = b as f32;
     }
 }
 
@@ -672,8 +796,9 @@ mod tests {
         let lambda = 1e-3;
         let best = batch_optimum(&x, &y, lambda);
         let c = vec![1.0; 4000];
-        for algorithm in [Algorithm::Sgd, Algorithm::SvmSgd2, Algorithm::SgdQn] {
-            let m = train(algorithm, &x, &y, 20, lambda, 1e3);
+        for algorithm in [Algorithm::Sgd, Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::Asgd] {
+            // (a t0 that suits the three step-size schedules: SGD-QN's and ASGD's stay large longer)
+            let m = train(algorithm, &x, &y, 20, lambda, 1e4);
             let (value, error) = primal(&m, &x, &y, &c, &MarginLoss::SquaredHinge, lambda);
             assert!(value <= best * 1.01 && value >= best * (1.0 - 1e-6), "{algorithm:?}: {value} against {best}");
             assert!(error < 0.15, "{algorithm:?}: training error {error}");
@@ -686,7 +811,7 @@ mod tests {
         let (xs, y) = problem(500, 40, 2);
         let dense: Vec<f64> = (0..500).flat_map(|i| (0..40).map(move |j| (i, j))).map(|(i, j)| xs.view().get(i, j)).collect();
         let xd = Matrix::Dense64(DenseView::new(&dense, 500, 40).unwrap());
-        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn] {
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::Asgd] {
             let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 7, ..Default::default() };
             let (mut a, mut b) = (LinearModel::new(40), LinearModel::new(40));
             let order: Vec<usize> = (0..500).collect();
@@ -707,7 +832,7 @@ mod tests {
         let x = xs.view();
         let c = vec![1.0; 1000];
         let order: Vec<usize> = (0..1000).collect();
-        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn] {
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::Asgd] {
             let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 13, fit_bias: true, ..Default::default() };
             let loss = MarginLoss::Log;
             let mut whole = LinearModel::new(50);
@@ -737,7 +862,7 @@ mod tests {
         let c = vec![1.0; 800];
         let mut order: Vec<usize> = (0..800).collect();
         Rng::new(3).shuffle(&mut order);
-        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::Sgd] {
+        for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::Asgd, Algorithm::Sgd] {
             let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 11, fit_bias: true, ..Default::default() };
             let (mut a, mut b) = (LinearModel::new(60), LinearModel::new(60));
             a.epoch(&x, &y, &c, &order, &MarginLoss::Log, &p, &Control::new()).unwrap();
@@ -746,15 +871,66 @@ mod tests {
         }
     }
 
-    /// SGD-QN's B stays between 1e-2/lambda and 1/lambda, and slows down some coordinates.
+    /// SGD-QN 2009's B stays between 1e-2/lambda and 1/lambda, and slows down some coordinates.
     #[test]
     fn the_rescaling_stays_in_its_bounds() {
         let (xs, y) = problem(3000, 100, 4);
         let lambda = 1e-3;
-        let m = train(Algorithm::SgdQn, &xs.view(), &y, 3, lambda, 1e3);
+        let m = train(Algorithm::SgdQn2009, &xs.view(), &y, 3, lambda, 1e3);
         let (lo, hi) = ((1e-2 / lambda) as f32, (1.0 / lambda) as f32);
         assert!(m.scale.iter().all(|&b| b >= lo * 0.999 && b <= hi * 1.001));
         assert!(m.scale.iter().any(|&b| b < 0.9 * hi), "B never moved");
+    }
+
+    /// ASGD's implicit average is the average of the iterates computed directly (dense float64
+    /// w, its decay and step applied to every coordinate), from averaging's start on, through the
+    /// huge first decays of t0 = 1, the renormalisations and a continued pass.
+    #[test]
+    fn implicit_averaging_is_the_direct_average() {
+        let (xs, y) = problem(3000, 40, 9);
+        let x = xs.view();
+        let (n, d) = (x.rows(), x.cols());
+        let c: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+        for (t0, start, lambda, loss) in [
+            (1.0, 0.0, 0.5, MarginLoss::Log),
+            (1e3, 1500.0, 1e-2, MarginLoss::SquaredHinge),
+            (1e3, 4000.0, 1e-5, MarginLoss::Hinge),
+        ] {
+            let p = SgdParams { algorithm: Algorithm::Asgd, lambda, t0, average_start: start, fit_bias: true, bias_rate: 0.1, ..Default::default() };
+            let mut order: Vec<usize> = (0..n).collect();
+            Rng::new(4).shuffle(&mut order);
+            let mut m = LinearModel::new(d);
+            m.epoch(&x, &y, &c, &order[..1234], &loss, &p, &Control::new()).unwrap();
+            m.epoch(&x, &y, &c, &order[1234..], &loss, &p, &Control::new()).unwrap();
+            m.epoch(&x, &y, &c, &order, &loss, &p, &Control::new()).unwrap();
+            // directly
+            let (mut w, mut b, mut avg, mut avg_b, mut k) = (vec![0.0f64; d], 0.0, vec![0.0f64; d], 0.0, 0.0);
+            let eta0 = 1.0 / (lambda * t0);
+            for (t, &i) in order.iter().chain(&order).enumerate() {
+                let t = t as f64;
+                let row = Query::row(&x, i);
+                let mut f = b;
+                row.for_each_nonzero(|j, v| f += w[j] * v);
+                let g = c[i] * loss.dloss(f, y[i]);
+                let eta = eta0 / (1.0 + lambda * eta0 * t).powf(0.75);
+                w.iter_mut().for_each(|v| *v *= (1.0 - eta * lambda).max(0.0));
+                row.for_each_nonzero(|j, v| w[j] -= eta * g * v);
+                b -= eta * 0.1 * g;
+                if t >= start {
+                    k += 1.0;
+                    avg.iter_mut().zip(&w).for_each(|(a, w)| *a += (w - *a) / k);
+                    avg_b += (b - avg_b) / k;
+                }
+            }
+            let (want, want_b) = if k > 0.0 { (avg, avg_b) } else { (w, b) };
+            let got = m.averaged.weights();
+            let scale = want.iter().fold(0f64, |s, v| s.max(v.abs()));
+            for (g, v) in got.iter().zip(&want) {
+                assert!((g - v).abs() <= 1e-10 * scale, "t0 {t0}: {g} vs {v}");
+            }
+            assert!((m.bias - want_b).abs() <= 1e-10 * want_b.abs().max(1.0), "t0 {t0}: bias {} vs {want_b}", m.bias);
+            assert!(m.w.iter().zip(&want).all(|(&g, v)| (g as f64 - v).abs() <= 1e-6 * scale));
+        }
     }
 
     /// The margin perceptron separates separable data, and a smaller rate gives a larger margin

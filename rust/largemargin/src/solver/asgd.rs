@@ -1,0 +1,155 @@
+//! Averaged SGD (Polyak-Ruppert averaging started late, Xu 2011; Bottou's ASGD) with the
+//! average kept implicitly, so that a step costs O(nnz(x)) whatever the dimension.
+//!
+//! The plain step is w <- (1 - eta lambda) w - eta d x, and once averaging has started the
+//! average follows w_bar <- (1 - mu) w_bar + mu w with mu = 1/k at the k-th averaged iterate.
+//! Both are kept through two vectors and three scalars:
+//!
+//!   w = u / D,          w_bar = (a + F u) / A.
+//!
+//! The decay only divides: D <- D / (1 - eta lambda). The pattern step changes u on the
+//! nonzeros of x, u' = u + du with du = -eta d D x (D after the decay). Substituting
+//! u = u' - du into (1 - mu) w_bar + mu u' / D gives, with A' = A / (1 - mu),
+//!
+//!   A' w_bar' = (a - F du) + (F + mu A' / D) u',
+//!
+//! so a' = a - F du (the same nonzeros), F' = F + mu A' / D. The first averaged iterate (mu = 1)
+//! sets a = 0, F = 1/D, A = 1 (O(d), once). D and A grow without bound, and F u cancels against a
+//! by as much as D grew: when either passes `RENORMALISE` the average is folded into a and the
+//! divisors back to 1 (O(d); D grows by 1e4 only every ~100 t0 examples early on, rarer later). A decay so large
+//! that D would jump (1 - eta lambda below 1/2: the first steps of a small t0) is applied to u
+//! itself after folding F u into a. The vectors are float64: a - F du adds terms of the size
+//! k |w| and cancels them, which float32 would not survive after a few thousand steps.
+
+use crate::kernel::Query;
+
+/// Above this, D or A are folded back into the vectors (a few digits lost to cancellation at most).
+const RENORMALISE: f64 = 1e4;
+
+/// The implicit state of averaged SGD (empty vectors until it first runs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Averaged {
+    /// The iterate is u / divisor.
+    pub u: Vec<f64>,
+    /// The average is (a + coef u) / norm.
+    pub a: Vec<f64>,
+    pub divisor: f64,
+    pub coef: f64,
+    pub norm: f64,
+    /// The iterate's bias (the model's own bias is the averaged one).
+    pub bias: f64,
+    /// Iterates averaged so far (0: averaging has not started, the model is the iterate).
+    pub count: f64,
+}
+
+impl Averaged {
+    /// Starts from the weights w and bias: the iterate is w, nothing averaged yet.
+    pub fn new(w: &[f32], bias: f64) -> Self {
+        Averaged {
+            u: w.iter().map(|&v| v as f64).collect(),
+            a: vec![0.0; w.len()],
+            divisor: 1.0,
+            coef: 0.0,
+            norm: 1.0,
+            bias,
+            count: 0.0,
+        }
+    }
+
+    /// f(x) of the iterate: <u, x> / D + b.
+    #[inline(always)]
+    pub fn decision(&self, x: Query) -> f64 {
+        let mut s = 0.0;
+        let u = &self.u[..];
+        x.for_each_nonzero(|j, v| s += u[j] * v);
+        s / self.divisor + self.bias
+    }
+
+    /// One step: decay by (1 - eta lambda), move the iterate by -eta d x (its bias by
+    /// -bias_step d), and if `average` fold the new iterate into the average. Returns the
+    /// averaged bias when averaging, else the iterate's.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(&mut self, x: Query, d: f64, eta: f64, lambda: f64, bias_step: f64, average: bool, avg_bias: f64) -> f64 {
+        let factor = (1.0 - eta * lambda).max(0.0);
+        if factor < 0.5 {
+            // a huge decay: on u itself, the average kept as it is
+            self.fold_average();
+            self.u.iter_mut().for_each(|v| *v *= factor);
+        } else {
+            self.divisor /= factor;
+        }
+        if d != 0.0 {
+            let du = -eta * d * self.divisor;
+            let (u, a, coef) = (&mut self.u[..], &mut self.a[..], self.coef);
+            if self.count > 0.0 && average {
+                x.for_each_nonzero(|j, v| {
+                    u[j] += du * v;
+                    a[j] -= coef * du * v;
+                });
+            } else {
+                x.for_each_nonzero(|j, v| u[j] += du * v);
+            }
+            self.bias -= bias_step * d;
+        }
+        if !average {
+            return self.bias;
+        }
+        self.count += 1.0;
+        if self.count == 1.0 {
+            self.a.iter_mut().for_each(|v| *v = 0.0);
+            self.coef = 1.0 / self.divisor;
+            self.norm = 1.0;
+            self.renormalise();
+            return self.bias;
+        }
+        let mu = 1.0 / self.count;
+        self.norm /= 1.0 - mu;
+        self.coef += mu * self.norm / self.divisor;
+        self.renormalise();
+        avg_bias + mu * (self.bias - avg_bias)
+    }
+
+    /// a += F u, F = 0: the average held in a alone (before u changes outside the algebra).
+    fn fold_average(&mut self) {
+        if self.coef != 0.0 {
+            let coef = self.coef;
+            self.a.iter_mut().zip(&self.u).for_each(|(a, u)| *a += coef * u);
+            self.coef = 0.0;
+        }
+    }
+
+    /// D and A back to 1 when either grows past `RENORMALISE`, the average folded into a (F = 0).
+    /// F u and a cancel each other up to the growth of D since the last fold: folding often
+    /// enough keeps that cancellation to a few digits of float64.
+    fn renormalise(&mut self) {
+        if self.divisor > RENORMALISE || self.norm > RENORMALISE {
+            let (d, coef, norm) = (self.divisor, self.coef, self.norm);
+            self.a.iter_mut().zip(self.u.iter_mut()).for_each(|(a, u)| {
+                *a = (*a + coef * *u) / norm;
+                *u /= d;
+            });
+            (self.divisor, self.coef, self.norm) = (1.0, 0.0, 1.0);
+        }
+    }
+
+    /// The model's weights: the average once averaging has started, else the iterate.
+    pub fn weights_into(&self, w: &mut [f32]) {
+        if self.count > 0.0 {
+            let (coef, norm) = (self.coef, self.norm);
+            w.iter_mut().zip(self.a.iter().zip(&self.u)).for_each(|(w, (a, u))| *w = ((a + coef * u) / norm) as f32);
+        } else {
+            let d = self.divisor;
+            w.iter_mut().zip(&self.u).for_each(|(w, u)| *w = (u / d) as f32);
+        }
+    }
+
+    /// The weights in float64 (tests compare them with a direct computation).
+    pub fn weights(&self) -> Vec<f64> {
+        if self.count > 0.0 {
+            self.a.iter().zip(&self.u).map(|(a, u)| (a + self.coef * u) / self.norm).collect()
+        } else {
+            self.u.iter().map(|u| u / self.divisor).collect()
+        }
+    }
+}

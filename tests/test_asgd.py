@@ -1,0 +1,98 @@
+"""Averaged SGD and the corrected SGD-QN in LinearSGD: the implicit average against the direct
+one, both SGD-QNs against a tight optimum, the default's multiclass and weights, bad names."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.svm import LinearSVC
+
+import largemargin as lm
+
+
+def data(n=1500, d=60, seed=0):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=0.1, format="csr", random_state=rng, data_rvs=lambda k: rng.uniform(0.2, 1, k))
+    y = np.sign(X @ rng.normal(size=d) + 1e-9)
+    y[rng.rand(n) < 0.05] *= -1
+    return X, y
+
+
+def direct_average(X, y, alpha, t0, start, rate, passes):
+    """Plain SGD on the log loss in float64, dense w decayed every step, and the running average
+    of its iterates from step `start` on."""
+    X = X.toarray()
+    n, d = X.shape
+    w, b, avg, avg_b, k = np.zeros(d), 0.0, np.zeros(d), 0.0, 0
+    eta0 = 1 / (alpha * t0)
+    for t in range(passes * n):
+        i = t % n
+        g = -y[i] / (1 + np.exp(y[i] * (X[i] @ w + b)))
+        eta = eta0 / (1 + alpha * eta0 * t) ** 0.75
+        w = w * max(1 - eta * alpha, 0.0) - eta * g * X[i]
+        b -= eta * rate * g
+        if t >= start:
+            k += 1
+            avg += (w - avg) / k
+            avg_b += (b - avg_b) / k
+    return (avg, avg_b) if k else (w, b)
+
+
+@pytest.mark.parametrize("t0, alpha, start", [(1.0, 0.5, 0.0), (100.0, 1e-2, 0.4), (1e6, 1e-5, 1.7)])
+def test_the_implicit_average_is_the_direct_one(t0, alpha, start):
+    X, y = data()
+    est = lm.LinearSGD(algorithm="asgd", loss="log_loss", alpha=alpha, t0=t0, average_start=start, epochs=1,
+                       shuffle=False, intercept_rate=0.1)
+    est.fit(X, y)
+    est.partial_fit(X[:700], y[:700])
+    est.partial_fit(X[700:], y[700:])  # a pass in two calls, continued exactly
+    want, want_b = direct_average(X, y, alpha, t0, start * X.shape[0], 0.1, 2)
+    s = est._state
+    u, a = s["asgd_u"][0], s["asgd_a"][0]
+    divisor, coef, norm, _, count = s["asgd"][0]
+    got = (a + coef * u) / norm if count else u / divisor
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * scale)
+    assert abs(est.intercept_[0] - want_b) <= 1e-10 * max(1.0, abs(want_b))
+    np.testing.assert_allclose(est.coef_[0], want, rtol=0, atol=1e-6 * scale)  # coef_ is float32
+
+
+@pytest.mark.parametrize("algorithm", ["sgdqn", "sgdqn2009", "asgd"])
+def test_both_sgdqns_and_asgd_reach_a_tight_optimum(algorithm):
+    X, y = data(4000, 200, 1)
+    alpha = 1e-3
+    svc = LinearSVC(C=1 / (2 * len(y) * alpha), fit_intercept=False, tol=1e-10, max_iter=100_000).fit(X, y)
+
+    def primal(coef):
+        m = y * (X @ coef)
+        return 0.5 * alpha * coef @ coef + np.mean(0.5 * np.maximum(0, 1 - m) ** 2)
+
+    best = primal(svc.coef_.ravel())
+    est = lm.LinearSGD(algorithm=algorithm, alpha=alpha, t0=1e4, epochs=30, fit_intercept=False,
+                       random_state=0).fit(X, y)
+    value = primal(est.coef_.ravel())
+    assert best * (1 - 1e-6) <= value <= best * 1.003, (algorithm, value, best)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "log_loss", "modified_huber"])
+def test_the_default_is_asgd_multiclass_and_weighted(loss):
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    est = lm.LinearSGD(loss=loss, alpha=1e-4, epochs=5, random_state=0).fit(X[:1400], y[:1400])
+    assert est.algorithm == "asgd" and est.coef_.shape == (10, 64)
+    assert est.score(X[1400:], y[1400:]) > 0.88
+    # a class weighted up is recalled at least as often
+    weighted = lm.LinearSGD(loss=loss, alpha=1e-4, epochs=5, random_state=0, class_weight={3: 5.0})
+    weighted.fit(X[:1400], y[:1400])
+    recall = lambda m: np.mean(m.predict(X[1400:][y[1400:] == 3]) == 3)  # noqa: E731
+    assert recall(weighted) >= recall(est)
+
+
+def test_bad_names_and_starts_are_refused():
+    X, y = data(100, 10)
+    with pytest.raises(ValueError, match="algorithm must be one of asgd, sgdqn, sgdqn2009"):
+        lm.LinearSGD(algorithm="sgd-qn").fit(X, y)
+    with pytest.raises(ValueError, match="average_start"):
+        lm.LinearSGD(average_start=-1).fit(X, y)
+    with pytest.raises(ValueError, match="average_start"):
+        lm.LinearSGD(average_start=float("nan")).fit(X, y)
