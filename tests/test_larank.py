@@ -68,12 +68,12 @@ def test_until_gap_reaches_the_gap_and_numpy_agrees(digits, gap_model):
 def test_dual_order_of_methods(digits, gap_model):
     """One LaRank epoch reaches most of the batch dual and more than passive-aggressive's one pass."""
     Xtr, ytr, _, _ = digits
-    one = lm.LaRankClassifier(C=C, gamma=GAMMA, random_state=0).fit(Xtr, ytr)
+    one = lm.LaRankClassifier(C=C, gamma=GAMMA, epochs=1, random_state=0).fit(Xtr, ytr)
     assert one.n_iter_ == 1
     assert one.dual_ <= gap_model.dual_ + gap_model.duality_gap_
     assert one.dual_ >= 0.85 * gap_model.dual_
     # MIRA's coefficients are a feasible point of the same dual: recompute its objective
-    mira = lm.LaRankClassifier(C=C, gamma=GAMMA, method="mira", random_state=0).fit(Xtr, ytr)
+    mira = lm.LaRankClassifier(C=C, gamma=GAMMA, method="mira", epochs=1, random_state=0).fit(Xtr, ytr)
     mira_dual, _, _ = objectives(mira, Xtr, ytr, GAMMA, C)
     assert mira_dual < one.dual_
     assert mira.steps_["process_old"] == 0 and mira.steps_["optimize"] == 0
@@ -187,3 +187,17 @@ def test_bad_input_leaves_the_fitted_model(digits):
     with pytest.raises(ValueError, match="features"):
         model.predict(Xte[:, :10])
     np.testing.assert_array_equal(model.decision_function(Xte), before)
+
+
+def test_default_passes_depend_on_the_set_size():
+    # one pass on 20,000 examples and more, up to three below (until 20,000 examples are seen);
+    # partial_fit makes one pass per chunk; an explicit epochs is kept
+    rng = np.random.RandomState(0)
+    X = rng.randn(20_000, 4)
+    y = np.argmax(X[:, :3], axis=1)
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X, y).n_iter_ == 1
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:8000], y[:8000]).n_iter_ == 3
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:12000], y[:12000]).n_iter_ == 2
+    assert lm.LaRankClassifier(kernel="linear", epochs=1, random_state=0).fit(X[:500], y[:500]).n_iter_ == 1
+    online = lm.LaRankClassifier(kernel="linear", random_state=0).partial_fit(X[:500], y[:500], classes=[0, 1, 2])
+    assert online.n_iter_ == 1

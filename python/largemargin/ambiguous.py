@@ -160,7 +160,7 @@ class AmbiguousLaRankClassifier(_LaRankBase):
         fit = _native.fit_ambiguous(
             to_native(Xk), offsets, labels, len(classes), np.ascontiguousarray(sample_weight, dtype=np.float64),
             kernel, gamma, coef0, degree, self.method, self.schedule, int(self.n_reprocess), self.clock,
-            float(self.C), float(self.tol), self._epochs(), bool(self.until_gap), float(self.cache_size),
+            float(self.C), float(self.tol), self._epochs(n), bool(self.until_gap), float(self.cache_size),
             draw_seed(self.random_state), self.n_jobs, bool(self.verbose),
         )
         support = fit["support"]
