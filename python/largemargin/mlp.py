@@ -17,6 +17,7 @@ from . import _native
 from ._arrays import to_native
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, unchanged_on_failure
+from ._multiclass import fit_one_vs_rest
 
 
 class _MarginMLP(ClassifierMixin, BaseEstimator):
@@ -44,7 +45,7 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         for attr in _FITTED:
             self.__dict__.pop(attr, None)
         if len(classes) > 2:
-            self.estimators_ = _one_vs_rest(self, X, y_idx, len(classes), rng)
+            self.estimators_ = fit_one_vs_rest(self, X, y_idx, len(classes), rng)
             self.classes_ = classes
             self.n_epochs_ = np.array([e.n_epochs_ for e in self.estimators_])
             self.best_epoch_ = np.array([e.best_epoch_ for e in self.estimators_])
@@ -118,31 +119,6 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
 # leaves nothing of the previous one
 _FITTED = ("estimators_", "hidden_weights_", "hidden_bias_", "bias_", "output_weights_", "n_epochs_", "best_epoch_",
            "loss_curve_", "train_error_curve_", "updates_per_epoch_", "validation_error_curve_", "margin_")
-
-
-def _one_vs_rest(est, X, y_idx, n_classes, rng):
-    """One binary network per class (the class against the rest), fitted on a thread each (the
-    native fit releases the GIL): each with one thread of its own, seeds drawn in class order so
-    that the result does not depend on the threads."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from sklearn.base import clone
-
-    from ._checks import effective_n_jobs
-
-    seeds = [draw_seed(rng) for _ in range(n_classes)]
-
-    def one(c):
-        member = clone(est).set_params(n_jobs=1, random_state=seeds[c])
-        hit = (y_idx == c).astype(np.int64)
-        member._fit_binary(X, np.where(hit == 1, 1.0, -1.0), hit, check_random_state(seeds[c]))
-        member.classes_ = np.array([-1, 1])
-        member.n_features_in_ = X.shape[1]
-        return member
-
-    workers = min(n_classes, effective_n_jobs(est.n_jobs))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, range(n_classes)))
 
 
 class SimpleMLPClassifier(_MarginMLP):

@@ -1,0 +1,28 @@
+"""One-vs-rest for estimators whose model is binary: one clone per class, fitted on a thread each."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from sklearn.base import clone
+
+from ._checks import draw_seed, effective_n_jobs
+
+
+def fit_one_vs_rest(est, X, y_idx, n_classes, rng):
+    """Clones of `est`, the c-th fitted on labels +1 (class c) and -1 (the rest). Each runs on one
+    thread of its own (native fits release the GIL), with a seed drawn from `rng` in class order,
+    so that the members do not depend on how many run at once."""
+    seeds = [draw_seed(rng) for _ in range(n_classes)]
+
+    def one(c):
+        member = clone(est).set_params(n_jobs=1, random_state=seeds[c])
+        return member.fit(X, np.where(y_idx == c, 1, -1))
+
+    workers = min(n_classes, effective_n_jobs(est.n_jobs))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, range(n_classes)))
+
+
+def one_vs_rest_scores(members, X):
+    """(n_samples, n_classes): each member's decision function, positive for its class."""
+    return np.column_stack([m.decision_function(X) for m in members])
