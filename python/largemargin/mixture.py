@@ -21,6 +21,7 @@ from . import mixture_experts as mx
 from ._arrays import scale_gamma
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
+from ._multiclass import fit_one_vs_rest, one_vs_rest_scores
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
 
 
@@ -345,7 +346,7 @@ class _MixtureBase(BaseEstimator):
 
 
 class MixtureSVC(ClassifierMixin, _MixtureBase):
-    """A hard mixture of SVM experts for binary classification (Collobert's Algorithms 6.1 and 6.2).
+    """A hard mixture of SVM experts (Collobert's Algorithms 6.1 and 6.2); more than two classes are one-vs-rest.
 
     X may be dense or CSR. The experts keep sparse rows sparse; the gaters are dense models over
     the standardized features, so they see a dense copy of their rows, and a sparse X whose dense
@@ -457,6 +458,28 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         self.random_state = random_state
         self.verbose = verbose
 
+    @unchanged_on_failure
+    def fit(self, X, y):
+        """Fit the mixture on X (n_samples, n_features; NumPy, SciPy CSR, or with ``backend='dask'``
+        a Dask array or dataframe) and y. More than two classes (in memory, not Dask) are
+        one-vs-rest: one mixture per class (`estimators_`), fitted in parallel."""
+        self.__dict__.pop("estimators_", None)
+        if _is_dask_collection(X) or _is_dask_collection(y):
+            return super().fit(X, y)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
+        if len(classes) <= 2:
+            return super().fit(X, y)
+        started = time.perf_counter()
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=np.float64, order="C")
+        self.estimators_ = fit_one_vs_rest(self, X, y_idx, len(classes), check_random_state(self.random_state))
+        self.classes_ = classes
+        self.experts_ = [e for m in self.estimators_ for e in m.experts_]
+        self.n_iter_ = np.array([m.n_iter_ for m in self.estimators_])  # rounds, per class
+        self.fit_time_ = time.perf_counter() - started
+        return self
+
     def _encode_targets(self, X, y):
         if _is_dask_collection(y):
             classes = np.unique(y.compute()) if hasattr(y, "compute") else np.unique(y)
@@ -464,8 +487,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
             check_classification_targets(y)
             classes = np.unique(y)
         if len(classes) != 2:
-            raise ValueError(f"Only binary classification is supported (the experts are binary SVMs): "
-                             f"y has {len(classes)} classes {classes!r}")
+            raise ValueError(f"A Dask fit is binary (more classes are one-vs-rest, in memory): y has {len(classes)} "
+                             f"classes" if len(classes) > 2 else f"y has {len(classes)} class: two are needed")
         self.classes_ = classes
         return (y == classes[1]) * 2.0 - 1.0
 
@@ -480,7 +503,10 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def decision_function(self, X):
         """The mixture's output: sum_k g_k(x) f_k(x) (global gater), or the log-odds of
-        sum_k P(k|x) P(+1|x,k) (local gater). Positive: classes_[1]."""
+        sum_k P(k|x) P(+1|x,k) (local gater). Positive: classes_[1]. More than two classes:
+        (n_samples, n_classes), each class's mixture against the rest."""
+        if hasattr(self, "estimators_"):
+            return one_vs_rest_scores(self.estimators_, X)
         if self.gater == "global":
             return self._mixed(X, lambda e, rows: e.output(rows))
         p = self.predict_proba(X)[:, 1]
@@ -489,7 +515,12 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def predict_proba(self, X):
         """Local gater: sum_k P(k|x) P(y|x,k), with Platt-calibrated experts. (Global gater:
-        (1 + tanh(output)) / 2, the mixture's own squashing.)"""
+        (1 + tanh(output)) / 2, the mixture's own squashing.) More than two classes: each class's
+        probability against the rest, normalised to sum to one."""
+        if hasattr(self, "estimators_"):
+            p = np.column_stack([m.predict_proba(X)[:, 1] for m in self.estimators_])
+            total = p.sum(axis=1, keepdims=True)
+            return np.where(total > 0, p / np.where(total > 0, total, 1), 1.0 / p.shape[1])
         if self.gater == "global":
             p = (1.0 + np.tanh(self.decision_function(X))) / 2.0
         else:
@@ -498,12 +529,10 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def predict(self, X):
         check_is_fitted(self, "experts_")
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # binary: the experts are binary SVMs
-        return tags
+        scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[(scores > 0).astype(int)]
 
 
 class MixtureSVR(RegressorMixin, _MixtureBase):
