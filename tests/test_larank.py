@@ -190,14 +190,14 @@ def test_bad_input_leaves_the_fitted_model(digits):
 
 
 def test_default_passes_depend_on_the_set_size():
-    # one pass on 20,000 examples and more, up to three below (until 20,000 examples are seen);
+    # one pass on 10,000 examples and more, up to three below (until 10,000 examples are seen);
     # partial_fit makes one pass per chunk; an explicit epochs is kept
     rng = np.random.RandomState(0)
-    X = rng.randn(20_000, 4)
+    X = rng.randn(10_000, 4)
     y = np.argmax(X[:, :3], axis=1)
     assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X, y).n_iter_ == 1
-    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:8000], y[:8000]).n_iter_ == 3
-    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:12000], y[:12000]).n_iter_ == 2
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:3000], y[:3000]).n_iter_ == 3
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:6000], y[:6000]).n_iter_ == 2
     assert lm.LaRankClassifier(kernel="linear", epochs=1, random_state=0).fit(X[:500], y[:500]).n_iter_ == 1
     online = lm.LaRankClassifier(kernel="linear", random_state=0).partial_fit(X[:500], y[:500], classes=[0, 1, 2])
     assert online.n_iter_ == 1

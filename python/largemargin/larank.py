@@ -16,8 +16,9 @@ from ._guard import unchanged_on_failure
 from .online import _after_support, _chunk, _labelled
 
 # A fit with the default epochs makes passes until it has seen this many examples, one to three:
-# one pass on sets of 20,000 and more, three below 6,667 (chosen on benches/suite.py).
-_SMALL_SET_EXAMPLES = 20_000
+# one pass on sets of 10,000 and more, three below 3,334 (chosen on benches/suite.py: two passes on
+# letter cost four times one, for nothing).
+_SMALL_SET_EXAMPLES = 10_000
 from .svm import _BaseSVM
 
 _METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
@@ -137,8 +138,8 @@ class LaRankClassifier(_LaRankBase):
     tol : float, default 1e-4
         tau: a step is made only when its two gradients differ by at least this.
     epochs : int or None, default None
-        Passes over the data in random order. None: one pass on 20,000 examples or more, up to
-        three on smaller sets (passes until 20,000 examples are seen; on the suite's small sets one
+        Passes over the data in random order. None: one pass on 10,000 examples or more, up to
+        three on smaller sets (passes until 10,000 examples are seen; on the suite's small sets one
         pass tests 2 to 4 points above the batch solution, benches/results/suite.md); with
         ``until_gap`` the most passes (100 when None). A ``partial_fit`` call makes one pass
         when None.
