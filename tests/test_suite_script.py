@@ -81,3 +81,20 @@ def test_summary_counts_and_ratios():
     assert s["worst_time"] == {"dataset": "b", "ratio": 2.0}
     rows[0]["ours_failed"] = "ValueError: boom"
     assert suite.summarize(rows)["losses"] == 2
+
+
+def test_update_reruns_some_pairs_and_keeps_the_others(tmp_path):
+    out = str(tmp_path / "suite")
+    base = [sys.executable, SUITE, "--quick", "--no-plot", "--out", out, "--datasets", "iris,wine"]
+    assert subprocess.run(base + ["--pairs", "svc,perceptron"], capture_output=True, timeout=300).returncode == 0
+    with open(out + ".json") as f:
+        first = json.load(f)
+    proc = subprocess.run(base + ["--pairs", "perceptron,lasvm", "--update"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    with open(out + ".json") as f:
+        both = json.load(f)
+    assert list(both["results"]) == ["svc", "lasvm", "perceptron"]  # the suite's order
+    assert both["results"]["svc"] == first["results"]["svc"]
+    assert both["meta"]["pairs"] == ["perceptron", "lasvm"] and both["meta"]["earlier"][0]["pairs"] == ["svc"]
+    header = open(out + ".md").read().split("## Summary")[0]
+    assert "(pairs perceptron, lasvm)" in header and "(pairs svc)" in header
