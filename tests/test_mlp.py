@@ -91,10 +91,30 @@ def test_bad_parameters(kw, match):
         lm.SimpleMLPClassifier(**kw).fit(X, y)
 
 
-def test_multiclass_and_nan_are_named():
+@pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier, lm.TanhMLPClassifier])
+def test_multiclass_is_one_vs_rest(cls):
+    # four quadrants, four classes: no class is linearly separable from the rest in two of them
+    X, _ = xor_data(4000, 0)
+    y = np.array(["a", "b", "c", "d"])[(X[:, 0] > 0) * 2 + (X[:, 1] > 0)]
+    m = cls(random_state=0).fit(X[:3000], y[:3000])
+    assert len(m.estimators_) == 4 and not hasattr(m, "hidden_weights_")
+    f = m.decision_function(X[3000:])
+    assert f.shape == (1000, 4)
+    np.testing.assert_array_equal(m.predict(X[3000:]), m.classes_[np.argmax(f, axis=1)])
+    assert np.mean(m.predict(X[3000:]) == y[3000:]) > 0.9
+    # each column is its class's binary model against the rest, drawn from the same random_state
+    rng = check_random_state(0)
+    for k, c in enumerate(m.classes_):
+        alone = cls(random_state=0)
+        alone._fit_binary(X[:3000], y[:3000] == c, rng)
+        np.testing.assert_allclose(f[:, k], alone._native_decision(X[3000:]))
+    # refit on two classes: the binary model, nothing left of the four
+    m.fit(X[:3000], y[:3000] == "a")
+    assert not hasattr(m, "estimators_") and m.decision_function(X[3000:]).shape == (1000,)
+
+
+def test_nan_is_named():
     X, _ = xor_data(90, 0)
-    with pytest.raises(ValueError, match="Only binary"):
-        lm.SimpleMLPClassifier().fit(X, np.arange(90) % 3)
     X[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         lm.SimpleMLPClassifier().fit(X, np.arange(90) % 2)

@@ -8,7 +8,7 @@ margin perceptron), and `TanhMLPClassifier`, the one-hidden-layer tanh MLP of Co
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -20,7 +20,8 @@ from ._guard import at_least_two, unchanged_on_failure
 
 
 class _MarginMLP(ClassifierMixin, BaseEstimator):
-    """What the margin MLPs share: binary labels, the stratified early-stopping split, the curves."""
+    """What the margin MLPs share: the binary fit, one-vs-rest for more classes, the stratified
+    early-stopping split, the curves."""
 
     def _check_common(self):
         check_positive_int("hidden_units", self.hidden_units)
@@ -32,26 +33,43 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features; dense or CSR) and binary labels y."""
+        """Fit on X (n_samples, n_features; dense or CSR) and labels y: one model for two classes,
+        one per class against the rest (`estimators_`) for more."""
         started = time.perf_counter()
         self._check_params()
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)  # a refit on other classes leaves nothing of the previous model
         X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         at_least_two(classes)
-        if len(classes) > 2:
-            raise ValueError(f"Only binary classification is supported by {type(self).__name__}; y has {len(classes)} classes")
-        signed = np.where(y_idx == 1, 1.0, -1.0)
         rng = check_random_state(self.random_state)
+        if len(classes) == 2:
+            self._fit_binary(X, y_idx == 1, rng)
+        else:
+            # one-vs-rest: the margin MLPs are binary machines; each class gets its own model,
+            # early-stopping split and seed
+            self.estimators_ = []
+            for k in range(len(classes)):
+                model = clone(self)
+                model._fit_binary(X, y_idx == k, rng)
+                model.classes_ = np.array([False, True])
+                self.estimators_.append(model)
+        self.classes_ = classes
+        self.fit_time_ = time.perf_counter() - started
+        return self
+
+    def _fit_binary(self, X, positive, rng):
+        """The binary fit of `positive` against the rest: sets the model's attributes on self."""
+        signed = np.where(positive, 1.0, -1.0)
         seed = draw_seed(rng)
-        val = self._validation_rows(y_idx, rng) if self.early_stopping else None
+        val = self._validation_rows(positive.astype(int), rng) if self.early_stopping else None
         if val is not None:
-            train = np.setdiff1d(np.arange(len(y)), val)
+            train = np.setdiff1d(np.arange(len(signed)), val)
             Xt, yt, Xv, yv = to_native(X[train]), signed[train], to_native(X[val]), np.ascontiguousarray(signed[val])
         else:
             Xt, yt, Xv, yv = to_native(X), signed, None, None
         fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed))
-        self.classes_ = classes
         self.hidden_weights_ = fit["v"]
         self.hidden_bias_ = fit["d"]
         self.bias_ = float(fit["b"])
@@ -62,8 +80,6 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         self.updates_per_epoch_ = fit["updates"]
         self.validation_error_curve_ = fit["validation_error"]
         self._fitted(fit)
-        self.fit_time_ = time.perf_counter() - started
-        return self
 
     def _validation_rows(self, y_idx, rng):
         """A stratified held-out subset, or None when a class is too small to spare any."""
@@ -81,19 +97,22 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
                 np.ascontiguousarray(self.hidden_bias_, dtype=np.float64))
 
     def decision_function(self, X):
-        """f(x); positive means classes_[1]."""
-        check_is_fitted(self, "hidden_weights_")
+        """f(x); positive means classes_[1]. With more classes, (n_samples, n_classes): each
+        class's model against the rest."""
+        check_is_fitted(self, "classes_")
         X = validate_data(self, X, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C", reset=False)
-        return self._native_decision(to_native(X))
+        X = to_native(X)
+        if len(self.classes_) == 2:
+            return self._native_decision(X)
+        return np.column_stack([m._native_decision(X) for m in self.estimators_])
 
     def predict(self, X):
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+        f = self.decision_function(X)
+        return self.classes_[(f > 0).astype(int) if f.ndim == 1 else np.argmax(f, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
         return tags
 
 
