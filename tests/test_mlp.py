@@ -106,7 +106,7 @@ def test_multiclass_is_one_vs_rest(cls):
     rng = check_random_state(0)
     for k, c in enumerate(m.classes_):
         alone = cls(random_state=0)
-        alone._fit_binary(X[:3000], y[:3000] == c, rng)
+        alone._fit_binary(X[:3000], y[:3000] == c, rng, m.learning_rate_)
         np.testing.assert_allclose(f[:, k], alone._native_decision(X[3000:]))
     # refit on two classes: the binary model, nothing left of the four
     m.fit(X[:3000], y[:3000] == "a")
@@ -165,3 +165,18 @@ def test_block_newton_refuses_too_many_features():
     X = sp.random(50, 5000, density=0.01, format="csr", random_state=0)
     with pytest.raises(ValueError, match="at most 4096 features"):
         lm.TanhMLPClassifier(optimizer="block_newton").fit(X, np.arange(50) % 2)
+
+
+def test_auto_learning_rate_follows_the_rows_norm():
+    # "auto": AUTO_STEP over (1 + the rows' mean squared norm), the same for dense and sparse input,
+    # so that shrinking the features (as in raw ijcnn1) does not shrink every update with them
+    X, y = xor_data(400, 0)
+    for scale in (1.0, 0.1):
+        kw = dict(learning_rate="auto", max_epochs=3, random_state=0)
+        m = lm.SimpleMLPClassifier(**kw).fit(scale * X, y)
+        expected = lm.mlp.AUTO_STEP / (1 + np.mean(np.sum((scale * X) ** 2, axis=1)))
+        assert m.learning_rate_ == pytest.approx(expected)
+        assert lm.SimpleMLPClassifier(**kw).fit(sp.csr_matrix(scale * X), y).learning_rate_ == pytest.approx(expected)
+    assert lm.SimpleMLPClassifier(learning_rate=0.05).fit(X, y).learning_rate_ == 0.05
+    with pytest.raises(ValueError, match="learning_rate"):
+        lm.SimpleMLPClassifier(learning_rate="fast").fit(X, y)

@@ -8,6 +8,7 @@ margin perceptron), and `TanhMLPClassifier`, the one-hidden-layer tanh MLP of Co
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,6 +20,11 @@ from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, unchanged_on_failure
 
 
+# learning_rate="auto": this step over (1 + mean squared row norm); 0.01 on adult (14 binary
+# features a row), where the fixed 0.01 was chosen (benches/mlp_select.py)
+AUTO_STEP = 0.15
+
+
 class _MarginMLP(ClassifierMixin, BaseEstimator):
     """What the margin MLPs share: the binary fit, one-vs-rest for more classes, the stratified
     early-stopping split, the curves."""
@@ -27,7 +33,8 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         check_positive_int("hidden_units", self.hidden_units)
         check_positive_int("max_epochs", self.max_epochs)
         check_positive_int("n_iter_no_change", self.n_iter_no_change)
-        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive")
+        if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
+            check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive or 'auto'")
         if self.early_stopping:
             check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
 
@@ -44,23 +51,34 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(y, return_inverse=True)
         at_least_two(classes)
         rng = check_random_state(self.random_state)
+        rate = self._rate(X)
         if len(classes) == 2:
-            self._fit_binary(X, y_idx == 1, rng)
+            self._fit_binary(X, y_idx == 1, rng, rate)
         else:
             # one-vs-rest: the margin MLPs are binary machines; each class gets its own model,
             # early-stopping split and seed
             self.estimators_ = []
             for k in range(len(classes)):
                 model = clone(self)
-                model._fit_binary(X, y_idx == k, rng)
+                model._fit_binary(X, y_idx == k, rng, rate)
                 model.classes_ = np.array([False, True])
                 self.estimators_.append(model)
         self.classes_ = classes
+        self.learning_rate_ = rate
         self.fit_time_ = time.perf_counter() - started
         return self
 
-    def _fit_binary(self, X, positive, rng):
-        """The binary fit of `positive` against the rest: sets the model's attributes on self."""
+    def _rate(self, X):
+        """The step: learning_rate, or with "auto" AUTO_STEP / (1 + the mean squared norm of the
+        rows), so that an update moves a unit's pre-activation by about the same amount whatever
+        the features' scale and number."""
+        if not isinstance(self.learning_rate, str):
+            return float(self.learning_rate)
+        squares = float(X.data @ X.data) if sp.issparse(X) else float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+        return AUTO_STEP / (1.0 + squares / X.shape[0])
+
+    def _fit_binary(self, X, positive, rng, rate):
+        """The binary fit of `positive` against the rest at step `rate`: sets the model's attributes on self."""
         signed = np.where(positive, 1.0, -1.0)
         seed = draw_seed(rng)
         val = self._validation_rows(positive.astype(int), rng) if self.early_stopping else None
@@ -69,7 +87,7 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
             Xt, yt, Xv, yv = to_native(X[train]), signed[train], to_native(X[val]), np.ascontiguousarray(signed[val])
         else:
             Xt, yt, Xv, yv = to_native(X), signed, None, None
-        fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed))
+        fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed), rate)
         self.hidden_weights_ = fit["v"]
         self.hidden_bias_ = fit["d"]
         self.bias_ = float(fit["b"])
@@ -190,9 +208,9 @@ class SimpleMLPClassifier(_MarginMLP):
         if not isinstance(self.average, (bool, np.bool_)):
             raise ValueError(f"average must be True or False, got {self.average!r}")
 
-    def _native_fit(self, X, y, Xv, yv, seed):
+    def _native_fit(self, X, y, Xv, yv, seed, rate):
         return _native.fit_simple_mlp(
-            X, y, Xv, yv, int(self.hidden_units), float(self.beta), float(self.learning_rate), float(self.decay),
+            X, y, Xv, yv, int(self.hidden_units), float(self.beta), rate, float(self.decay),
             int(self.max_epochs), int(self.n_iter_no_change), seed, None, self.n_jobs, bool(self.average), float(self.init_scale),
         )
 
@@ -231,8 +249,8 @@ class NilssonMLPClassifier(_MarginMLP):
     def _check_params(self):
         self._check_common()
 
-    def _native_fit(self, X, y, Xv, yv, seed):
-        return _native.fit_nilsson(X, y, Xv, yv, int(self.hidden_units), float(self.learning_rate),
+    def _native_fit(self, X, y, Xv, yv, seed, rate):
+        return _native.fit_nilsson(X, y, Xv, yv, int(self.hidden_units), rate,
                                    int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
 
     def _fitted(self, fit):
@@ -289,9 +307,9 @@ class TanhMLPClassifier(_MarginMLP):
         check_real("damping", self.damping, lambda v: v > 0, "positive")
         check_positive_int("curvature_sample", self.curvature_sample)
 
-    def _native_fit(self, X, y, Xv, yv, seed):
+    def _native_fit(self, X, y, Xv, yv, seed, rate):
         return _native.fit_network(X, y, Xv, yv, int(self.hidden_units), self.criterion, self.optimizer,
-                                   float(self.learning_rate), float(self.damping), int(self.curvature_sample),
+                                   rate, float(self.damping), int(self.curvature_sample),
                                    int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
 
     def _fitted(self, fit):
