@@ -190,7 +190,7 @@ def report(rows, estimators, datasets, out_md, command):
     print("\n".join(lines))
 
 
-def acceptance(seeds, out_md):
+def acceptance(seeds, out_md, names=("adult", "ijcnn1")):
     """SimpleMLPClassifier() against our SVC() and MLPClassifier(), all with their defaults, on adult
     and ijcnn1 as benches/mlp.py loads them (not standardised); ours over `seeds`, MLPClassifier
     (minutes per fit) and SVC for the first, side by side in one run."""
@@ -203,7 +203,7 @@ def acceptance(seeds, out_md):
              "Test error % and fit seconds (SimpleMLPClassifier: mean over random states " + ",".join(map(str, seeds))
              + "; SVC and MLPClassifier: the first).", "",
              "| data | model | test error % | fit s |", "|---|---|---|---|"]
-    for name in ["adult", "ijcnn1"]:
+    for name in names:
         Xtr, ytr, Xte, yte = load(name)
         for label, make, ss in [("SVC()", lambda s: lm.SVC(), [0]),
                                 ("SimpleMLPClassifier()", lambda s: lm.SimpleMLPClassifier(random_state=s), seeds),
@@ -241,7 +241,8 @@ def main():
                          "random states (appended to the md)")
     args = ap.parse_args()
     if args.acceptance:
-        return acceptance([int(s) for s in args.acceptance.split(",")], args.out[:-5] + ".md")
+        names = ["adult", "ijcnn1"] if args.datasets == "all" else args.datasets.split(",")
+        return acceptance([int(s) for s in args.acceptance.split(",")], args.out[:-5] + ".md", names)
     import suite
 
     names = suite.keel_names() + BUNDLED if args.datasets == "all" else suite.keel_names() if args.datasets == "keel" \

@@ -168,13 +168,15 @@ def test_block_newton_refuses_too_many_features():
 
 
 def test_auto_learning_rate_follows_the_rows_norm():
-    # "auto": AUTO_STEP over (1 + the rows' mean squared norm), the same for dense and sparse input,
-    # so that shrinking the features (as in raw ijcnn1) does not shrink every update with them
+    # "auto": AUTO_STEP over (1 + the rows' mean squared norm), at least AUTO_FLOOR, the same for
+    # dense and sparse input, so that shrinking the features (as in raw ijcnn1) does not shrink
+    # every update with them
     X, y = xor_data(400, 0)
+    assert lm.SimpleMLPClassifier(learning_rate="auto").fit(10 * X, y).learning_rate_ == lm.mlp.AUTO_FLOOR
     for scale in (1.0, 0.1):
         kw = dict(learning_rate="auto", max_epochs=3, random_state=0)
         m = lm.SimpleMLPClassifier(**kw).fit(scale * X, y)
-        expected = lm.mlp.AUTO_STEP / (1 + np.mean(np.sum((scale * X) ** 2, axis=1)))
+        expected = max(lm.mlp.AUTO_FLOOR, lm.mlp.AUTO_STEP / (1 + np.mean(np.sum((scale * X) ** 2, axis=1))))
         assert m.learning_rate_ == pytest.approx(expected)
         assert lm.SimpleMLPClassifier(**kw).fit(sp.csr_matrix(scale * X), y).learning_rate_ == pytest.approx(expected)
     assert lm.SimpleMLPClassifier(learning_rate=0.05).fit(X, y).learning_rate_ == 0.05
