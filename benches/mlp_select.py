@@ -59,7 +59,7 @@ def main():
     from sklearn.neural_network import MLPClassifier
 
     import largemargin as lm
-    from mlp import svm_params
+    from mlp import FORMER, svm_params
 
     for name in args.datasets.split(","):
         X, y = training_set(name, args.forest_n)
@@ -76,7 +76,8 @@ def main():
         rows = []
         for setting in itertools.product(*grid.values()):
             params = dict(zip(grid, setting))
-            fits = [timed_error(lm.SimpleMLPClassifier(**params, max_epochs=200, random_state=seed), s)
+            fits = [timed_error(lm.SimpleMLPClassifier(**{**FORMER["simple"], **params}, max_epochs=200,
+                                                       random_state=seed), s)
                     for s, seed in runs]
             err = np.array([f[0] for f in fits])
             diff = err - ref_err

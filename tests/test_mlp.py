@@ -55,7 +55,7 @@ def test_averaged_weights_are_published_and_scored():
     X, y = xor_data(3000, 0)
     Xte, yte = xor_data(1000, 1)
     kw = dict(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=30, random_state=0)
-    last = lm.SimpleMLPClassifier(**kw).fit(X, y)
+    last = lm.SimpleMLPClassifier(average=False, **kw).fit(X, y)
     avg = lm.SimpleMLPClassifier(average=True, **kw).fit(X, y)
     assert np.mean(avg.predict(Xte) == yte) > 0.9
     # same seed, same split and order: only the published weights differ
@@ -163,10 +163,27 @@ def test_multiclass_is_one_vs_rest(cls):
     draw_seed(seeds)  # the seed a binary fit would draw first
     member_seed = draw_seed(seeds)
     alone = cls(random_state=member_seed, n_jobs=1)
-    alone._fit_binary(X, np.where(y == "b", 1.0, -1.0), (y == "b").astype(int), check_random_state(member_seed))
+    alone._fit_binary(X, y == "b", check_random_state(member_seed), m.learning_rate_)
     np.testing.assert_allclose(alone._native_decision(X), scores[:, 1])
     same = cls(random_state=1, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(same.decision_function(X), scores)
     # a binary refit leaves nothing of the multiclass model
     m.fit(X[:400], y[:400])
     assert not hasattr(m, "estimators_") and m.decision_function(X).shape == (600,)
+
+
+def test_auto_learning_rate_follows_the_rows_norm():
+    # "auto": AUTO_STEP over (1 + the rows' mean squared norm), at least AUTO_FLOOR, the same for
+    # dense and sparse input, so that shrinking the features (as in raw ijcnn1) does not shrink
+    # every update with them
+    X, y = xor_data(400, 0)
+    assert lm.SimpleMLPClassifier(learning_rate="auto").fit(10 * X, y).learning_rate_ == lm.mlp.AUTO_FLOOR
+    for scale in (1.0, 0.1):
+        kw = dict(learning_rate="auto", max_epochs=3, random_state=0)
+        m = lm.SimpleMLPClassifier(**kw).fit(scale * X, y)
+        expected = max(lm.mlp.AUTO_FLOOR, lm.mlp.AUTO_STEP / (1 + np.mean(np.sum((scale * X) ** 2, axis=1))))
+        assert m.learning_rate_ == pytest.approx(expected)
+        assert lm.SimpleMLPClassifier(**kw).fit(sp.csr_matrix(scale * X), y).learning_rate_ == pytest.approx(expected)
+    assert lm.SimpleMLPClassifier(learning_rate=0.05).fit(X, y).learning_rate_ == 0.05
+    with pytest.raises(ValueError, match="learning_rate"):
+        lm.SimpleMLPClassifier(learning_rate="fast").fit(X, y)

@@ -266,6 +266,11 @@ class MarginPerceptron(_LinearSGDBase):
     ``validation_fraction`` (stratified), stopping after ``n_iter_no_change`` epochs without
     improvement.
 
+    The defaults (learning rate 0.01, 20 epochs, no early stopping) were checked on the 47-dataset
+    suite against scikit-learn's `Perceptron()` and kept: within 1 point of it or better on all 45
+    datasets scored, geometric mean error ratio 0.75, better than the variants tried (early
+    stopping, 50 epochs, learning rate 1; benches/mlp_defaults.py, benches/results/mlp_defaults.md).
+
     Fitted, besides `LinearSGD`'s attributes: ``validation_scores_`` (accuracy after each epoch,
     with early stopping) and ``best_epoch_``.
     """
