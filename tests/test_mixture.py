@@ -244,11 +244,11 @@ def test_plugin_expert_trains():
 
 @pytest.mark.parametrize("Mixture", [lm.MixtureSVC, lm.MixtureSVR])
 def test_fewer_examples_than_experts_need(Mixture):
-    """Default n_experts=10 on 15 examples: 7 experts of two examples, not an error."""
+    """n_experts=10 on 15 examples: 7 experts of two examples, not an error."""
     rng = np.random.RandomState(0)
     X = rng.randn(15, 3)
     y = np.where(X[:, 0] > 0, 1, 0) if Mixture is lm.MixtureSVC else X[:, 0]
-    mix = Mixture(random_state=0).fit(X, y)
+    mix = Mixture(n_experts=10, random_state=0).fit(X, y)
     assert len(mix.experts_) == 7
     assert mix.predict(X).shape == (15,)
     with pytest.raises(ValueError, match="n_samples=1"):

@@ -24,11 +24,30 @@ from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
 
 
+# n_experts="auto": one expert per this many training examples (Collobert's complexity argument:
+# a fixed share per expert keeps a round linear in n), no more than _AUTO_MAX_EXPERTS, and a
+# single expert (one SVM) below _AUTO_MIN_ROWS, where one SVM trains in seconds and a mixture
+# would not be faster. Chosen with benches/mixture_defaults.py (issue 23).
+_AUTO_BLOCK = 2000
+_AUTO_MIN_ROWS = 20_000
+_AUTO_MAX_EXPERTS = 100
+
+
+def auto_experts(m):
+    """The number of experts n_experts="auto" gives on m training examples."""
+    if m < _AUTO_MIN_ROWS:
+        return 1
+    return int(min(_AUTO_MAX_EXPERTS, m // _AUTO_BLOCK))
+
+
 class _MixtureBase(BaseEstimator):
     _task = None
 
     def _check_params(self):
-        check_positive_int("n_experts", self.n_experts)
+        if not (isinstance(self.n_experts, str) and self.n_experts == "auto"):
+            if isinstance(self.n_experts, str):
+                raise ValueError(f"n_experts must be a positive integer or 'auto', got {self.n_experts!r}")
+            check_positive_int("n_experts", self.n_experts)
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("gater_hidden", self.gater_hidden)
         check_positive_int("gater_epochs", self.gater_epochs)
@@ -74,7 +93,8 @@ class _MixtureBase(BaseEstimator):
         if self.backend == "threads":
             if _is_dask_collection(X):
                 raise ValueError("a Dask array or dataframe needs backend='dask'")
-            return ThreadBackend(X, y, min(self._threads(), self.n_experts))
+            threads = self._threads() if self.n_experts == "auto" else min(self._threads(), self.n_experts)
+            return ThreadBackend(X, y, threads)
         try:
             import distributed
         except ImportError as e:
@@ -154,7 +174,10 @@ class _MixtureBase(BaseEstimator):
         squares = sum(p[2] for p in parts)
         mean = total / n
         var = np.maximum(squares / n - mean * mean, 0.0)
-        return n, mean, np.where(var > 0, np.sqrt(var), 1.0), float(var.mean()) if var.size else 0.0
+        # gamma='scale' takes the variance of all entries, as SVC does (not the mean of the
+        # features' variances, which leaves out how far apart the features' means are)
+        everything = float(max(squares.mean() / n - (mean.mean()) ** 2, 0.0)) if var.size else 0.0
+        return n, mean, np.where(var > 0, np.sqrt(var), 1.0), everything
 
     def _fit_loop(self, backend, rng, started):
         n, mean, scale, var = self._statistics(backend)
@@ -177,7 +200,8 @@ class _MixtureBase(BaseEstimator):
         m = len(train)
         if m < 2:
             raise ValueError(f"validation_fraction={self.validation_fraction} leaves {m} of the {n} examples to train on")
-        k = min(self.n_experts, m // 2)  # at least two examples per expert: fewer experts on small data
+        k = auto_experts(m) if self.n_experts == "auto" else self.n_experts
+        k = max(1, min(k, m // 2))  # at least two examples per expert: fewer experts on small data
         cap = self.capacity if self.capacity is not None else m // k + 1
         if cap * k < m:
             raise ValueError(f"capacity {cap} x {k} experts cannot hold the {m} training examples")
@@ -186,7 +210,7 @@ class _MixtureBase(BaseEstimator):
         assignment[rng.permutation(m)] = np.arange(m) % k
         sample = train if self.gater_samples is None or self.gater_samples >= m else np.sort(
             rng.choice(train, self.gater_samples, replace=False))
-        if self.gater == "global":  # the gater's training set: fixed, standardized once
+        if self.gater == "global" and k > 1:  # the gater's training set: fixed, standardized once
             sample_X = backend.rows(sample)
             sample_Z = mx.standardize(sample_X, mean, scale)
             sample_t = self._gater_targets(self._targets_of(backend, sample))
@@ -200,7 +224,13 @@ class _MixtureBase(BaseEstimator):
             t0 = time.perf_counter()
             parts = [train[assignment == e] for e in range(k)]
             experts = backend.train(self._factory_obj, params, parts, self._task, self.gater == "local")
-            if self.gater == "global":
+            if self.gater == "global" and k == 1:
+                # one expert: its gate is 1 everywhere, no gater to train (a plain SVM, one round)
+                h = int(self.gater_hidden)
+                self._gater_weights = (np.zeros((h, d)), np.zeros(h), np.zeros((1, h)), np.zeros(1))
+                gater_loss = float("nan")
+                self._gmms = None
+            elif self.gater == "global":
                 cand = self._candidates(sample_Z, k, rng)
                 F = self._gater_outputs(mx.outputs(experts, sample_X, cand, backend.workers))
                 fit = _native.fit_gater(
@@ -218,7 +248,7 @@ class _MixtureBase(BaseEstimator):
             self.assignment_ = assignment.copy()
             val_score = self._score_held_out(X_val, y_val) if n_val else float("nan")
             moved = float("nan")
-            stop = round_ == self.max_iter - 1
+            stop = round_ == self.max_iter - 1 or k == 1  # one expert: nothing to reassign
             if n_val and best is not None and val_score > best[0]:
                 stop = True  # the validation error rose: keep the previous round's model
             if n_val and (best is None or val_score <= best[0]):
@@ -354,9 +384,16 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     Parameters
     ----------
-    n_experts : int, default 10
+    n_experts : int or "auto", default "auto"
         K, the number of experts; each trains on about n / K examples per round. On fewer than
-        2 K training examples the mixture has n / 2 experts (len(experts_)).
+        2 K training examples the mixture has n / 2 experts (len(experts_)). "auto": one expert
+        per 2,000 training examples (Collobert's complexity argument: a fixed share per expert
+        keeps a round linear in n), at most 100; below 20,000 examples one expert, i.e. one SVM
+        (the model of `SVC` with the same parameters, in one round without a gater), since one
+        SVM trains in seconds there and a mixture would not be faster. Origin: issue 23's
+        benchmark (benches/mixture_defaults.py): at 100k rows 2,000 examples per expert is what
+        makes a round cheap enough for 5x one SVM's speed (K = 20 was 1.3x), and on 30k rows
+        K = n / 2000 is no faster than one SVM. (Before: 10.)
     gater : {"global", "local"}, default "global"
         "global": an MLP with tanh hidden units and softmax outputs g_k(x), trained by SGD on
         1/2 (y - tanh(sum_k g_k(x) f_k(x)))^2 with the experts frozen (warm-started from round to
@@ -425,7 +462,7 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     _task = "classification"
 
-    def __init__(self, *, n_experts=10, gater="global", expert="svc", expert_params=None, C=1.0, kernel="rbf",
+    def __init__(self, *, n_experts="auto", gater="global", expert="svc", expert_params=None, C=1.0, kernel="rbf",
                  gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None, gater_hidden=50,
                  gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, gater_candidates=10, n_gaussians=10,
                  local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None, n_jobs=None,
