@@ -71,3 +71,20 @@ def test_bad_n_experts(value):
     X, y = unequal_means(100)
     with pytest.raises(ValueError, match="n_experts"):
         lm.MixtureSVC(n_experts=value).fit(X, y)
+
+
+def test_one_expert_needs_no_dense_copy(monkeypatch):
+    """The default mixture on few, very wide sparse rows is one SVM: no gater, so no dense copy
+    of the rows at fit or at prediction (two experts would need 596 GiB of them: refused)."""
+    import largemargin.mixture_experts as mx
+
+    monkeypatch.setattr(mx, "physical_memory", lambda: 24 << 30)
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10_000_000
+    X = sp.csr_matrix((np.ones(n * 5), rng.integers(0, d, n * 5), np.arange(0, n * 5 + 1, 5)), shape=(n, d))
+    X.sum_duplicates()
+    y = np.where(np.asarray(X[:, : d // 2].sum(axis=1)).ravel() > 2, 1, 0)
+    mix = lm.MixtureSVC(C=10, gamma=0.5).fit(X, y)
+    svc = lm.SVC(C=10, gamma=0.5).fit(X, y)
+    assert len(mix.experts_) == 1
+    np.testing.assert_array_equal(mix.predict(X[:300]), svc.predict(X[:300]))

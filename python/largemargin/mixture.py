@@ -319,6 +319,8 @@ class _MixtureBase(BaseEstimator):
     def _gate_matrix(self, X):
         """P(k | x) (local) or g_k(x) (global), (n, K)."""
         Xd = X  # standardized (made dense) by the gater's functions, which check the size first
+        if self.gater == "global" and len(self.experts_) == 1:
+            return np.ones((X.shape[0], 1))  # one expert, no gater: no dense copy either
         if self.gater == "global":
             return mx.gates(Xd, self._gater_dict(), self._mean, self._scale, self._threads())
         logp = mx.log_prior_density(Xd, self._gmms, self._log_priors, self._mean, self._scale, self._threads())
