@@ -16,7 +16,8 @@ diagnose which setting matters. Every fit runs in its own process; wall and CPU 
 fit are recorded. The machine may be shared: the CPU-time ratio is the steadier of the two.
 
     python benches/mixture_defaults.py [--n 100000] [--problems forest,voronoi] [--density 0.1]
-                                       [--extra 'k50r5={"n_experts":50,"max_iter":5,...}']
+                                       [--extra 'k50r5={"n_experts":50,"max_iter":5,...}'] [--no-svm]
+                                       [--per-round]
                                        [--out benches/results/mixture_defaults.json]
 """
 
@@ -76,7 +77,17 @@ def worker(args):
     else:
         params = dict(C=C, gamma=GAMMA, n_jobs=2, random_state=0)
         params.update(json.loads(args.params))
-        model = lm.MixtureSVC(**params)
+        per_round = []
+
+        class Traced(lm.MixtureSVC):
+            """Test error of the model of every round (the model is complete before each
+            reassignment); the fit time then includes these evaluations."""
+
+            def _reassign(self, *a):
+                per_round.append(float(np.mean(self.predict(Xte) != yte)))
+                return super()._reassign(*a)
+
+        model = (Traced if args.per_round else lm.MixtureSVC)(**params)
     cpu0, t = time.process_time(), time.perf_counter()
     model.fit(Xtr, ytr)
     fit, cpu = time.perf_counter() - t, time.process_time() - cpu0
@@ -88,18 +99,22 @@ def worker(args):
     if args.worker != "svm":
         row.update(params=json.loads(args.params), n_experts=len(model.experts_), n_iter=model.n_iter_,
                    rounds=model.history_)
+        if args.per_round:
+            row["test_error_per_round"] = per_round + [err]
     print(json.dumps(row))
 
 
 def run(args, problem, method, params="{}"):
     cmd = [sys.executable, __file__, "--worker", method, "--problem", problem, "--n", str(args.n),
-           "--density", str(args.density), "--params", params]
+           "--density", str(args.density), "--params", params] + (["--per-round"] if args.per_round else [])
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"{problem} {method} failed:\n{r.stderr}")
     row = json.loads(r.stdout.strip().splitlines()[-1])
     print(f"{problem} {method}: {100 * row['test_error']:.2f}% in {row['fit_s']:.1f} s "
           f"({row['fit_cpu_s']:.1f} s CPU)", flush=True)
+    if "test_error_per_round" in row:
+        print("  per round: " + ", ".join(f"{100 * e:.2f}" for e in row["test_error_per_round"]), flush=True)
     return row
 
 
@@ -114,6 +129,7 @@ def write(args, rows, started):
              "",
              "| problem | method | test error % | vs SVM | fit s | fit CPU s | x SVM (wall) | x SVM (CPU) | experts | rounds | #SV |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    traced = [r for r in rows if "test_error_per_round" in r]
     for r in rows:
         svm = by.get((r["problem"], "svm"))
         if r["method"] == "svm" or svm is None:
@@ -124,6 +140,10 @@ def write(args, rows, started):
         lines.append(f"| {r['problem']} | {r['method']} | {100 * r['test_error']:.2f} | {diff} | {r['fit_s']:.1f} | "
                      f"{r['fit_cpu_s']:.1f} | {sw} | {sc} | {r.get('n_experts', 1)} | {r.get('n_iter', '—')} | "
                      f"{r['n_sv']:,} |")
+    if traced:
+        lines += ["", "Test error % after each round (the fit times above include these evaluations):", ""]
+        lines += [f"- {r['problem']} {r['method']}: " + ", ".join(f"{100 * e:.2f}" for e in r["test_error_per_round"])
+                  for r in traced]
     with open(args.out.replace(".json", ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(args.out, "w") as f:
@@ -139,6 +159,8 @@ def main():
     ap.add_argument("--extra", action="append", default=[],
                     help="name=JSON: a mixture variant, e.g. 'k50r5={\"n_experts\": 50, \"max_iter\": 5}'")
     ap.add_argument("--no-svm", action="store_true", help="mixtures only (diagnosis runs)")
+    ap.add_argument("--per-round", action="store_true",
+                    help="record the mixtures' test error after every round (diagnosis: the fit times then include it)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "mixture_defaults.json"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--problem", help=argparse.SUPPRESS)
