@@ -88,3 +88,32 @@ def test_one_expert_needs_no_dense_copy(monkeypatch):
     svc = lm.SVC(C=10, gamma=0.5).fit(X, y)
     assert len(mix.experts_) == 1
     np.testing.assert_array_equal(mix.predict(X[:300]), svc.predict(X[:300]))
+
+
+def test_multiclass_is_one_vs_one_of_mixtures():
+    """More than two classes: one binary mixture per pair of classes, SVC's votes. With the
+    defaults on small data every pair is one SVM, so the predictions are SVC's."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    rng = np.random.RandomState(0)
+    idx = rng.permutation(len(y))
+    tr, te = idx[:100], idx[100:]
+    mix = lm.MixtureSVC(random_state=0).fit(X[tr], names[tr])
+    svc = lm.SVC().fit(X[tr], names[tr])
+    assert len(mix.pairs_) == 3 and len(mix.experts_) == 3
+    np.testing.assert_array_equal(mix.classes_, ["setosa", "versicolor", "virginica"])
+    np.testing.assert_array_equal(mix.predict(X[te]), svc.predict(X[te]))
+    np.testing.assert_allclose(mix.decision_function(X[te]), svc.decision_function(X[te]), atol=1e-6)
+    p = mix.predict_proba(X[te])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(mix.classes_[np.argmax(p, axis=1)], mix.predict(X[te]))
+
+
+def test_multiclass_pairs_have_several_experts():
+    X, y = lm.make_forest_like(3000, random_state=2)
+    y3 = np.where(X[:, 0] > 0.5, 2, (y > 0).astype(int))
+    mix = lm.MixtureSVC(n_experts=3, max_iter=2, C=10, gamma=0.1, random_state=0).fit(X[:2400], y3[:2400])
+    assert [len(m.experts_) for m in mix.pairs_] == [3, 3, 3]
+    assert np.mean(mix.predict(X[2400:]) != y3[2400:]) < 0.3

@@ -16,12 +16,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _native
+from . import _native, _ovo
 from . import mixture_experts as mx
-from ._arrays import scale_gamma
+from ._arrays import scale_gamma, variance
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
+from .svm import _ovr_from_ovo
 
 
 # n_experts="auto": one expert per this many training examples (Collobert's complexity argument:
@@ -157,6 +158,12 @@ class _MixtureBase(BaseEstimator):
         self._factory_obj = self._factory()
         X, y = self._validate(X, y)
         y = self._encode_targets(X, y)
+        if y is None:  # more than two classes: one mixture per pair of classes
+            self._fit_one_vs_one(X, self._raw_y)
+            del self._raw_y
+            self.fit_time_ = time.perf_counter() - started
+            return self
+        self.pairs_ = None
         rng = check_random_state(self.random_state)
         backend = self._backend(X, y)
         try:
@@ -377,7 +384,14 @@ class _MixtureBase(BaseEstimator):
 
 
 class MixtureSVC(ClassifierMixin, _MixtureBase):
-    """A hard mixture of SVM experts for binary classification (Collobert's Algorithms 6.1 and 6.2).
+    """A hard mixture of SVM experts for classification (Collobert's Algorithms 6.1 and 6.2).
+
+    Two classes: one mixture. More than two (threads backend): one binary mixture per pair of
+    classes, trained on that pair's rows (its number of experts from its own size under
+    n_experts="auto"; gamma "scale" resolved once on all the rows), combined by SVC's one-vs-one
+    votes; ``pairs_`` holds the pair mixtures, ``experts_`` all their experts, ``history_`` their
+    histories, and ``assignment_`` is None. (Issue 23: the benchmark suite runs every classifier
+    with its defaults on multiclass sets too.)
 
     X may be dense or CSR. The experts keep sparse rows sparse; the gaters are dense models over
     the standardized features, so they see a dense copy of their rows, and a sparse X whose dense
@@ -510,11 +524,42 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         else:
             check_classification_targets(y)
             classes = np.unique(y)
+        if len(classes) > 2 and not _is_dask_collection(X) and not _is_dask_collection(y):
+            self.classes_, self._raw_y = classes, y
+            return None
         if len(classes) != 2:
-            raise ValueError(f"Only binary classification is supported (the experts are binary SVMs): "
-                             f"y has {len(classes)} classes {classes!r}")
+            raise ValueError(f"Only binary classification is supported with backend='dask' (the experts are "
+                             f"binary SVMs): y has {len(classes)} classes {classes!r}" if len(classes) > 2 else
+                             f"MixtureSVC needs two classes or more: y has {len(classes)} class {classes!r}")
         self.classes_ = classes
         return (y == classes[1]) * 2.0 - 1.0
+
+    def _fit_one_vs_one(self, X, y):
+        """One binary mixture per pair of classes (as SVC's one-vs-one), each on that pair's rows,
+        so that its number of experts follows the pair's size."""
+        k = len(self.classes_)
+        gamma = self.gamma  # resolved once on all the classes, as SVC does
+        if gamma == "scale":
+            gamma = scale_gamma(X.shape[1], variance(X))
+        elif gamma == "auto":
+            gamma = 1.0 / X.shape[1]
+        fitted = []
+        for a, b in _ovo.pairs(k):
+            rows = np.flatnonzero((y == self.classes_[a]) | (y == self.classes_[b]))
+            fitted.append(clone(self).set_params(gamma=gamma).fit(X[rows], y[rows]))
+        self.pairs_ = fitted
+        self.experts_ = [e for m in fitted for e in m.experts_]
+        self.n_support_ = np.concatenate([m.n_support_ for m in fitted])
+        self.history_ = [m.history_ for m in fitted]
+        self.n_iter_ = max(m.n_iter_ for m in fitted)
+        self.assignment_ = None
+
+    def _one_vs_one_scores(self, X):
+        """Votes of the pairs plus a confidence term below one vote (SVC's 'ovr' scores)."""
+        check_is_fitted(self, "experts_")
+        X = validate_data(self, X, accept_sparse=["csr"], dtype=np.float64, order="C", reset=False)
+        dec = np.column_stack([-m.decision_function(X) for m in self.pairs_])  # positive: the pair's first class
+        return _ovr_from_ovo(dec, len(self.classes_))
 
     def _gater_targets(self, y):
         return np.ascontiguousarray(y, dtype=np.float64)
@@ -527,7 +572,11 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def decision_function(self, X):
         """The mixture's output: sum_k g_k(x) f_k(x) (global gater), or the log-odds of
-        sum_k P(k|x) P(+1|x,k) (local gater). Positive: classes_[1]."""
+        sum_k P(k|x) P(+1|x,k) (local gater). Positive: classes_[1]. More than two classes:
+        (n, n_classes), each class's votes from the pairs' mixtures plus a confidence term
+        below one vote, as SVC's 'ovr' scores."""
+        if getattr(self, "pairs_", None):
+            return self._one_vs_one_scores(X)
         if self.gater == "global":
             return self._mixed(X, lambda e, rows: e.output(rows))
         p = self.predict_proba(X)[:, 1]
@@ -536,7 +585,12 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def predict_proba(self, X):
         """Local gater: sum_k P(k|x) P(y|x,k), with Platt-calibrated experts. (Global gater:
-        (1 + tanh(output)) / 2, the mixture's own squashing.)"""
+        (1 + tanh(output)) / 2, the mixture's own squashing.) More than two classes: a softmax
+        of decision_function's scores, ordered as the votes but not calibrated."""
+        if getattr(self, "pairs_", None):
+            z = self._one_vs_one_scores(X)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            return p / p.sum(axis=1, keepdims=True)
         if self.gater == "global":
             p = (1.0 + np.tanh(self.decision_function(X))) / 2.0
         else:
@@ -545,12 +599,9 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
 
     def predict(self, X):
         check_is_fitted(self, "experts_")
+        if getattr(self, "pairs_", None):
+            return self.classes_[np.argmax(self._one_vs_one_scores(X), axis=1)]
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False  # binary: the experts are binary SVMs
-        return tags
 
 
 class MixtureSVR(RegressorMixin, _MixtureBase):
