@@ -117,3 +117,14 @@ def test_multiclass_pairs_have_several_experts():
     mix = lm.MixtureSVC(n_experts=3, max_iter=2, C=10, gamma=0.1, random_state=0).fit(X[:2400], y3[:2400])
     assert [len(m.experts_) for m in mix.pairs_] == [3, 3, 3]
     assert np.mean(mix.predict(X[2400:]) != y3[2400:]) < 0.3
+
+
+def test_svr_accepts_auto():
+    """MixtureSVR keeps n_experts=10 by default; "auto" on small data is SVR's model."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3)
+    y = np.sin(X[:, 0]) + 0.1 * rng.randn(300)
+    assert lm.MixtureSVR().n_experts == 10
+    mix = lm.MixtureSVR(n_experts="auto").fit(X, y)
+    assert len(mix.experts_) == 1
+    np.testing.assert_allclose(mix.predict(X), lm.SVR().fit(X, y).predict(X), atol=1e-8)
