@@ -136,7 +136,7 @@ def test_fits_with_many_n_jobs_do_not_pile_up_threads():
 def test_declared_shapes_and_small_inputs():
     from sklearn.base import clone
 
-    assert lm.MixtureSVC().__sklearn_tags__().classifier_tags.multi_class is False
+    assert lm.MixtureSVC().__sklearn_tags__().classifier_tags.multi_class is True  # one-vs-one of mixtures
     clone(lm.WindowFeatures(suffixes=[2, 3]))  # an estimator like any other
     small = lm.MixtureSVR().fit(X[:40], Y_REAL[:40])  # 10 experts on 40 rows: some are left empty
     assert np.all(np.isfinite(small.predict(X[:40])))

@@ -22,7 +22,3 @@ def fit_one_vs_rest(est, X, y_idx, n_classes, rng):
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, range(n_classes)))
 
-
-def one_vs_rest_scores(members, X):
-    """(n_samples, n_classes): each member's decision function, positive for its class."""
-    return np.column_stack([m.decision_function(X) for m in members])
