@@ -96,3 +96,28 @@ def test_bad_names_and_starts_are_refused():
         lm.LinearSGD(average_start=-1).fit(X, y)
     with pytest.raises(ValueError, match="average_start"):
         lm.LinearSGD(average_start=float("nan")).fit(X, y)
+
+
+@pytest.mark.parametrize("algorithm", ["asgd", "sgdqn", "sgdqn2009", "svmsgd2", "sgd"])
+def test_an_automatic_step_never_diverges_on_standardised_data(algorithm):
+    """iris (standardised, |x|^2 ~ 4, alpha 1e-4): one pass over the 112 training rows let t0 = 1000
+    through, and the squared hinge's steps then overflowed in the second pass; and with a class
+    weighted 20x on digits a problem other than the first (where t0 was chosen) overflowed."""
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(0)
+    train = rng.permutation(len(y))[:112]
+    est = lm.LinearSGD(algorithm=algorithm, random_state=0).fit(X[train], y[train])
+    assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.8
+    # the bound: the first step moves no example's decision value past the loss's curvature
+    assert est.t0_ * est.alpha >= np.max(np.sum(X[train] ** 2, axis=1) + est.intercept_rate) * (1 - 1e-9)
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    weighted = lm.LinearSGD(algorithm=algorithm, class_weight={3: 20}, epochs=2, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(weighted.coef_)) and weighted.score(X, y) > 0.75
+    # the weight of class 3 (not in the first problem, where t0 is chosen) counted in the bound
+    threes = np.sum(X[y == 3] ** 2, axis=1) + weighted.intercept_rate
+    assert weighted.t0_ * weighted.alpha >= 20 * threes.max() * (1 - 1e-9)

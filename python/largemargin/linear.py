@@ -36,7 +36,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
-    def _native_args(self, X, y_first, sample_weight):
+    def _native_args(self, X, y_first, sample_weight, bound_weight):
         """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver."""
         raise NotImplementedError
 
@@ -97,9 +97,11 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         else:
             # the weights are kept once, as coef_ (float32 -> float64 -> float32 is exact)
             state = dict(state, w=self.coef_.astype(np.float32))
-        # the first problem's example weights, class weights included, for t0's choice
-        first_weights = sample_weight * np.where(labels[0] > 0, pairs[0][0], pairs[0][1])
-        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], first_weights)
+        # the first problem's example weights, class weights included, for t0's choice; each
+        # example's largest weight over all the problems for the bound on the step size
+        weights = [sample_weight * np.where(labels[p] > 0, pos, neg) for p, (pos, neg) in enumerate(pairs)]
+        largest = np.max(weights, axis=0) if len(weights) > 1 else weights[0]
+        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], weights[0], largest)
         seed = draw_seed(self.random_state)
         state, fits, seconds = _native.fit_linear(
             to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
@@ -234,7 +236,7 @@ class LinearSGD(_LinearSGDBase):
         else:
             raise ValueError(f"loss must be a loss name or an object with loss(f, y) and dloss(f, y), got {self.loss!r}")
 
-    def _native_args(self, X, y_first, sample_weight):
+    def _native_args(self, X, y_first, sample_weight, bound_weight):
         if not hasattr(self, "skip_"):
             self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(to_native(X))
         if not hasattr(self, "t0_"):
@@ -244,7 +246,7 @@ class LinearSGD(_LinearSGDBase):
                 seed = draw_seed(self.random_state)
                 self.t0_ = _native.choose_linear_t0(
                     to_native(X), np.ascontiguousarray(y_first), np.ascontiguousarray(sample_weight),
-                    self._algorithm(), self._loss, float(self.alpha), self.skip_, bool(self.fit_intercept),
+                    np.ascontiguousarray(bound_weight), self._algorithm(), self._loss, float(self.alpha), self.skip_, bool(self.fit_intercept),
                     float(self.intercept_rate), seed,
                 )
         return self._algorithm(), self._loss, self.alpha, self.t0_, None, self.skip_, self.intercept_rate
@@ -293,7 +295,7 @@ class MarginPerceptron(_LinearSGDBase):
         check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
         check_positive_int("n_iter_no_change", self.n_iter_no_change)
 
-    def _native_args(self, X, y_first, sample_weight):
+    def _native_args(self, X, y_first, sample_weight, bound_weight):
         # the rate is constant; t0 and skip play no part
         return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
 
