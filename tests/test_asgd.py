@@ -78,11 +78,11 @@ def test_both_sgdqns_and_asgd_reach_a_tight_optimum(algorithm):
 def test_the_default_is_asgd_multiclass_and_weighted(loss):
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
-    est = lm.LinearSGD(loss=loss, alpha=1e-4, epochs=5, random_state=0).fit(X[:1400], y[:1400])
+    est = lm.LinearSGD(loss=loss, alpha=1e-4, random_state=0).fit(X[:1400], y[:1400])
     assert est.algorithm == "asgd" and est.coef_.shape == (10, 64)
     assert est.score(X[1400:], y[1400:]) > 0.88
     # a class weighted up is recalled at least as often
-    weighted = lm.LinearSGD(loss=loss, alpha=1e-4, epochs=5, random_state=0, class_weight={3: 5.0})
+    weighted = lm.LinearSGD(loss=loss, alpha=1e-4, random_state=0, class_weight={3: 5.0})
     weighted.fit(X[:1400], y[:1400])
     recall = lambda m: np.mean(m.predict(X[1400:][y[1400:] == 3]) == 3)  # noqa: E731
     assert recall(weighted) >= recall(est)
@@ -96,3 +96,57 @@ def test_bad_names_and_starts_are_refused():
         lm.LinearSGD(average_start=-1).fit(X, y)
     with pytest.raises(ValueError, match="average_start"):
         lm.LinearSGD(average_start=float("nan")).fit(X, y)
+
+
+@pytest.mark.parametrize("algorithm", ["asgd", "sgdqn", "sgdqn2009", "svmsgd2", "sgd"])
+def test_an_automatic_step_never_diverges_on_standardised_data(algorithm):
+    """iris (standardised, |x|^2 ~ 4, alpha 1e-4): one pass over the 112 training rows let t0 = 1000
+    through, and the squared hinge's steps then overflowed in the second pass; and with a class
+    weighted 20x on digits a problem other than the first (where t0 was chosen) overflowed."""
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(0)
+    train = rng.permutation(len(y))[:112]
+    est = lm.LinearSGD(algorithm=algorithm, random_state=0).fit(X[train], y[train])
+    assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.8
+    # the bound: the first step moves no example's decision value past the loss's curvature
+    assert est.t0_ * est.alpha >= np.max(np.sum(X[train] ** 2, axis=1) + est.intercept_rate) * (1 - 1e-9)
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    weighted = lm.LinearSGD(algorithm=algorithm, class_weight={3: 20}, epochs=2, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(weighted.coef_)) and weighted.score(X, y) > 0.75
+    # the weight of class 3 (not in the first problem, where t0 is chosen) counted in the bound
+    threes = np.sum(X[y == 3] ** 2, axis=1) + weighted.intercept_rate
+    assert weighted.t0_ * weighted.alpha >= 20 * threes.max() * (1 - 1e-9)
+
+
+def test_the_default_passes_and_intercept_suit_small_multiclass_sets():
+    """Small one-vs-rest problems need a bias far from 0 and more than 5 passes: with the
+    defaults LinearSGD is within 2 points of LinearSVC on iris and on banana-like 2-D data with
+    an offset."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    errors = {}
+    for seed in range(5):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
+        scale = StandardScaler().fit(Xtr)
+        Xtr, Xte = scale.transform(Xtr), scale.transform(Xte)
+        ours = lm.LinearSGD(random_state=0).fit(Xtr, ytr)
+        assert ours.n_iter_ == int(np.ceil(1e6 / len(ytr)))
+        theirs = LinearSVC().fit(Xtr, ytr)
+        for name, m in (("ours", ours), ("theirs", theirs)):
+            errors[name] = errors.get(name, 0) + np.mean(m.predict(Xte) != yte) / 5
+    assert errors["ours"] <= errors["theirs"] + 0.02, errors
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(600, 2))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0.8).astype(int)  # an offset: the bias carries the boundary
+    ours = lm.LinearSGD(random_state=0).fit(X[:400], y[:400])
+    theirs = LinearSVC().fit(X[:400], y[:400])
+    assert ours.score(X[400:], y[400:]) >= theirs.score(X[400:], y[400:]) - 0.02
+    assert lm.LinearSGD(epochs=None).fit(np.tile(X, (500, 1)), np.tile(y, 500)).n_iter_ == 5

@@ -104,13 +104,15 @@ pub fn fit_linear<'py>(
 }
 
 /// The thesis' t0: the candidate (powers of ten, 1 to 1e8) whose one pass over a random tenth of
-/// the data ends at the lowest primal there, for one binary problem.
+/// the data ends at the lowest primal there, for one binary problem; no candidate below the
+/// stable t0 of the weights `bound_weight` (each example's largest over all the problems).
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
+#[pyo3(signature = (x, labels, sample_weight, bound_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_linear_t0<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray1<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
-    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, skip: u64, fit_bias: bool, bias_rate: f64, seed: u64,
+    bound_weight: PyReadonlyArray1<'py, f64>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, skip: u64,
+    fit_bias: bool, bias_rate: f64, seed: u64,
 ) -> PyResult<f64> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -118,14 +120,14 @@ pub fn choose_linear_t0<'py>(
     let p = params(algorithm, alpha, 1.0, None, skip, fit_bias, bias_rate, f64::MAX)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
-    let (y, c) = (labels.as_slice()?, sample_weight.as_slice()?);
-    if y.len() != xv.rows() || c.len() != xv.rows() {
+    let (y, c, bound) = (labels.as_slice()?, sample_weight.as_slice()?, bound_weight.as_slice()?);
+    if y.len() != xv.rows() || c.len() != xv.rows() || bound.len() != xv.rows() {
         return Err(PyValueError::new_err("one label and one weight per example"));
     }
     let loss = loss.as_ref();
     let python = !failures.is_empty();
     run_fit_watching(py, Some(1), None, failures, |ctl| {
-        let choose = || choose_t0(&xv, y, c, loss, &p, &t0_candidates(), seed, ctl);
+        let choose = || choose_t0(&xv, y, c, bound, loss, &p, &t0_candidates(), seed, ctl);
         if python { keeping_thread_state(choose) } else { choose() }
     })
 }

@@ -660,20 +660,65 @@ fn for_each_loss(
     }
 }
 
+/// The largest slope of a loss's derivative over a unit change of the decision value (the
+/// margin's scale), over f in [-10, 10] and y = +-1: 1 for the hinge (its unit jump) and the
+/// squared hinge, 2 for the modified Huber, about 1/4 for the log loss. Measured by secants, so
+/// that a loss of any kind (a plugin's, a Python object) gets one without declaring it.
+pub fn loss_curvature(loss: &dyn Loss) -> f64 {
+    let mut largest = 0.0f64;
+    for y in [-1.0, 1.0] {
+        for k in 0..=80 {
+            let f = -10.0 + 0.25 * k as f64;
+            let slope = (loss.dloss(f + 1.0, y) - loss.dloss(f, y)).abs();
+            if slope.is_finite() {
+                largest = largest.max(slope);
+            }
+        }
+    }
+    largest
+}
+
+/// The smallest t0 whose steps are stable by construction: a step of size eta on example i
+/// moves that example's own decision value by eta c_i (|x_i|^2 + bias_rate) times the change of
+/// the loss's derivative, so with eta c_i (|x_i|^2 + bias_rate) curvature <= 1 no step
+/// overshoots (for the squared hinge each step is then a contraction, as constant-step SGD on
+/// least squares at 1/R^2: Bach and Moulines 2013). Every schedule here starts at its largest
+/// step 1/(lambda t0) and never exceeds it: t0 >= curvature max_i c_i (|x_i|^2 + bias_rate) / lambda.
+/// `c` should hold each example's largest weight over the problems that share t0 (class weights
+/// included).
+pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> f64 {
+    let bias = if p.fit_bias { p.bias_rate } else { 0.0 };
+    let largest = (0..x.rows()).map(|i| c[i] * (Query::row(x, i).squared_norm() + bias)).fold(0.0, f64::max);
+    let floor = loss_curvature(loss) * largest / p.lambda;
+    if floor.is_finite() { floor } else { 0.0 }
+}
+
 /// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
 /// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
-/// primal on that subset.
+/// primal on that subset. Candidates below `stable_t0` (with the weights `bound_weight`) are
+/// replaced by it: one pass over a small subset does not show a divergence that takes more
+/// passes (iris: t0 = 1000 diverges in the second pass over 112 examples).
 #[allow(clippy::too_many_arguments)]
 pub fn choose_t0(
     x: &Matrix,
     y: &[f64],
     c: &[f64],
+    bound_weight: &[f64],
     loss: &dyn Loss,
     p: &SgdParams,
     candidates: &[f64],
     seed: u64,
     control: &Control,
 ) -> Result<f64> {
+    if bound_weight.len() != x.rows() {
+        return Err(Error::InvalidData("one bound weight per example".into()));
+    }
+    let floor = stable_t0(x, bound_weight, loss, p);
+    let mut stable: Vec<f64> = candidates.iter().copied().filter(|&t0| t0 > floor).collect();
+    if floor > 0.0 {
+        stable.insert(0, floor);
+    }
+    let candidates = &stable[..];
     let n = x.rows();
     let mut rng = Rng::new(seed);
     let mut subset: Vec<usize> = (0..n).collect();
@@ -979,14 +1024,58 @@ mod tests {
         let x = xs.view();
         let c = vec![1.0; 5000];
         let p = SgdParams { algorithm: Algorithm::SgdQn, lambda: 1e-4, skip: skip_for(&x), ..Default::default() };
-        let t0 = choose_t0(&x, &y, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
-        assert!(t0_candidates().contains(&t0));
+        let t0 = choose_t0(&x, &y, &c, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
+        // a candidate above the stable t0, or that bound itself
+        let floor = stable_t0(&x, &c, &MarginLoss::SquaredHinge, &p);
+        assert!(t0 == floor || t0_candidates().contains(&t0) && t0 > floor, "{t0} (bound {floor})");
         // the chosen t0 is no worse, after one full pass, than the extreme candidates
         let value = |t0: f64| {
             let m = train(Algorithm::SgdQn, &x, &y, 1, 1e-4, t0);
             primal(&m, &x, &y, &c, &MarginLoss::SquaredHinge, 1e-4).0
         };
         assert!(value(t0) <= value(1.0).min(value(1e8)) * 1.05);
+    }
+
+    /// The built-in losses' curvatures at the margin's scale, and a t0 that keeps the first
+    /// steps stable on the largest weighted row: on rows whose squared hinge diverges in a few
+    /// passes at a t0 that one pass over them lets through (a |x|^2 ~ 4 problem, as iris).
+    #[test]
+    fn the_chosen_t0_is_stable_by_construction() {
+        for (loss, want) in [(MarginLoss::Hinge, 1.0), (MarginLoss::SquaredHinge, 1.0), (MarginLoss::ModifiedHuber, 2.0)] {
+            assert!((loss_curvature(&loss) - want).abs() < 1e-12, "{loss:?}");
+        }
+        assert!((loss_curvature(&MarginLoss::Log) - 0.25).abs() < 0.02);
+        let n = 112;
+        let mut rng = Rng::new(11);
+        let xs: Vec<f64> = (0..n * 4).map(|_| (rng.below(4001) as f64 / 1000.0 - 2.0) * 1.2).collect();
+        let x = Matrix::Dense64(DenseView::new(&xs, n, 4).unwrap());
+        let y: Vec<f64> = (0..n).map(|i| if (i % 3 == 1) != (xs[4 * i] > 1.5) { 1.0 } else { -1.0 }).collect();
+        let c = vec![1.0; n];
+        let mut heavy = c.clone();
+        heavy[5] = 20.0;
+        for algorithm in [Algorithm::Asgd, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::SvmSgd2, Algorithm::Sgd] {
+            let p = SgdParams { algorithm, lambda: 1e-4, t0: 1.0, fit_bias: true, bias_rate: 1.0, skip: 16, ..Default::default() };
+            let loss = MarginLoss::SquaredHinge;
+            for bound in [&c, &heavy] {
+                let t0 = choose_t0(&x, &y, &c, bound, &loss, &p, &t0_candidates(), 3, &Control::new()).unwrap();
+                assert!(t0 >= stable_t0(&x, bound, &loss, &p) && t0 >= 1e4, "{algorithm:?}: {t0}");
+                let q = SgdParams { t0, ..p.clone() };
+                let mut m = LinearModel::new(4);
+                let order: Vec<usize> = (0..n).collect();
+                for _ in 0..50 {
+                    m.epoch(&x, &y, bound, &order, &loss, &q, &Control::new()).unwrap();
+                }
+                assert!(m.w.iter().all(|v| v.is_finite() && v.abs() < 1e3) && m.bias.is_finite(), "{algorithm:?}: {:?}", m.w);
+            }
+            // (the unbounded t0 = 1000 of the old choice overflows here)
+            let q = SgdParams { t0: 1e3, ..p.clone() };
+            let mut m = LinearModel::new(4);
+            let order: Vec<usize> = (0..n).collect();
+            for _ in 0..50 {
+                m.epoch(&x, &y, &c, &order, &MarginLoss::SquaredHinge, &q, &Control::new()).unwrap();
+            }
+            assert!(!m.w.iter().all(|v| v.is_finite() && v.abs() < 1e3), "{algorithm:?}: t0 = 1000 did not diverge");
+        }
     }
 
     #[test]
