@@ -368,6 +368,7 @@ def main(argv=None):
     repeats = 1 if args.quick and not args.repeats else args.repeats
 
     start = time.perf_counter()
+    commit = _git()  # what was measured, whatever HEAD is when the run ends
     by_pair = {p: [] for p in pairs}
     for name in names:
         t = time.perf_counter()
@@ -377,7 +378,7 @@ def main(argv=None):
         print(f"  ({time.perf_counter() - t:.1f} s)", flush=True)
     results = {p: {"rows": rows, "summary": summarize(rows)} for p, rows in by_pair.items()}
     meta = {"command": "python benches/suite.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "when": time.strftime("%Y-%m-%d %H:%M"), "commit": _git(),
+            "when": time.strftime("%Y-%m-%d %H:%M"), "commit": commit,
             "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
             "seconds": time.perf_counter() - start, "pairs": pairs}
     if args.update and os.path.exists(args.out + ".json"):
