@@ -187,3 +187,20 @@ def test_auto_learning_rate_follows_the_rows_norm():
     assert lm.SimpleMLPClassifier(learning_rate=0.05).fit(X, y).learning_rate_ == 0.05
     with pytest.raises(ValueError, match="learning_rate"):
         lm.SimpleMLPClassifier(learning_rate="fast").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier, lm.TanhMLPClassifier])
+def test_features_far_from_unit_scale_warn(cls):
+    # raw pixel-like values (0-16): the defaults assume standardised features and fail silently
+    # there, so a fit says so; standardised or [0, 1] features do not warn
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 17, size=(300, 20)).astype(float)
+    y = (X[:, 0] > 8).astype(int)
+    with pytest.warns(UserWarning, match="far from unit scale"):
+        cls(max_epochs=2, random_state=0).fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cls(max_epochs=2, random_state=0).fit(X / 16.0, y)
+        cls(max_epochs=2, random_state=0).fit(sp.csr_matrix(X / 16.0), y)

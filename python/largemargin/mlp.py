@@ -6,6 +6,7 @@ margin perceptron), and `TanhMLPClassifier`, the one-hidden-layer tanh MLP of Co
 (MSE, cross-entropy or tanh-output MSE; plain SGD or block-diagonal second-order steps)."""
 
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +27,21 @@ from ._multiclass import fit_one_vs_rest
 # AUTO_FLOOR, as smaller steps lost on the suite's wide sets (benches/results/mlp_defaults.md)
 AUTO_STEP = 0.15
 AUTO_FLOOR = 0.01
+# Above this mean square per feature (typical |x_j| above 5) the initial weights, +-1/sqrt(d),
+# saturate the hidden units and the default steps are far too large: a fit warns.
+UNSCALED_MEAN_SQUARE = 25.0
+
+
+def _warn_if_unscaled(est, X):
+    """Warn when the features are far from unit scale, where the defaults silently fail (raw
+    digits, pixel values 0-16: every one-vs-rest network ends on "the rest")."""
+    squares = float(X.data @ X.data) if sp.issparse(X) else float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+    per_feature = squares / max(1, X.shape[0] * X.shape[1])
+    if per_feature > UNSCALED_MEAN_SQUARE:
+        warnings.warn(f"{type(est).__name__}: the features are far from unit scale (mean square "
+                      f"{per_feature:.4g} per feature); the initial weights and the default step "
+                      "assume standardised features: scale them (e.g. with StandardScaler)",
+                      UserWarning, stacklevel=3)
 
 
 class _MarginMLP(ClassifierMixin, BaseEstimator):
@@ -54,6 +70,7 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(y, return_inverse=True)
         at_least_two(classes)
         rng = check_random_state(self.random_state)
+        _warn_if_unscaled(self, X)
         rate = self._rate(X)
         if len(classes) > 2:
             self.estimators_ = fit_one_vs_rest(self, X, y_idx, len(classes), rng)
@@ -157,7 +174,11 @@ class SimpleMLPClassifier(_MarginMLP):
     hidden_units : int, default 100
     beta : float, default 3.0
         The margin target of the hinge.
-    learning_rate : float, default 0.01
+    learning_rate : float or "auto", default "auto"
+        The step. "auto": 0.15 / (1 + the rows' mean squared norm), at least 0.01 (0.01 on adult
+        and on standardised data; larger on rows of small norm, such as raw ijcnn1's); the rate
+        used is ``learning_rate_``. Chosen on the suite (benches/results/mlp_defaults.md). The
+        features should be of unit scale (standardised): a fit on features far from it warns.
     decay : float, default 0.0
         The step at example t is learning_rate / (1 + decay t).
     average : bool, default True
@@ -181,8 +202,9 @@ class SimpleMLPClassifier(_MarginMLP):
     Attributes
     ----------
     With more than two classes: classes_, estimators_ (one binary model per class, against the
-    rest, with the attributes below) and fit_time_. With two: classes_, hidden_weights_ (hidden_units, n_features), hidden_bias_, bias_, n_epochs_ (epochs
-    run), best_epoch_ (the one kept), loss_curve_ (mean beta-hinge per epoch), train_error_curve_,
+    rest, with the attributes below), n_epochs_ and best_epoch_ (per class), learning_rate_ and
+    fit_time_. With two: classes_, hidden_weights_ (hidden_units, n_features), hidden_bias_,
+    bias_, learning_rate_ (the step used), n_epochs_ (epochs run), best_epoch_ (the one kept), loss_curve_ (mean beta-hinge per epoch), train_error_curve_,
     updates_per_epoch_ (examples inside the margin), validation_error_curve_, margin_ (the
     hidden-space margin 2 beta / sqrt(hidden_units)), fit_time_.
     """
