@@ -4,6 +4,7 @@ optimum, continuation, multiclass, weights, plugin losses, errors."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 import largemargin as lm
@@ -315,3 +316,23 @@ def test_divergence_is_reported_and_the_model_kept(text_like):
     # t0's search steps past candidates that diverge
     auto = lm.LinearSGD(alpha=1e-3, epochs=1, random_state=0).fit(Xtr * 30, ytr)
     assert np.all(np.isfinite(auto.coef_)) and auto.t0_ >= 1e3
+
+
+def test_divergence_names_the_class_and_the_step_and_a_blow_up_warns():
+    # standardised 4-class blobs with a far too large step set by hand: the overflow names the
+    # class whose problem diverged and the t0 used; a run that ends far above the zero model's
+    # objective without overflowing is flagged too (a silent blow-up before)
+    rng = np.random.RandomState(0)
+    X = rng.randn(400, 5)
+    y = np.argmax(X[:, :4], axis=1) + 10
+    with pytest.raises(ValueError, match=r"diverged after \d+ examples on class 1\d against the rest .*t0=10 "):
+        lm.LinearSGD(t0=10, random_state=0).fit(X, y)
+    import warnings
+
+    with pytest.warns(ConvergenceWarning, match="diverging") as caught:
+        m = lm.LinearSGD(algorithm="sgdqn", t0=1.1e4, random_state=0).fit(X, y)
+    assert np.max(m.objective_) > 1.0 and "t0=11000" in str(caught[0].message)
+    # the default (a t0 stable by construction) neither raises nor warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lm.LinearSGD(random_state=0).fit(X, y)

@@ -4,11 +4,14 @@ by its authors (Bordes, Bottou, Gallinari and Chang 2010) and in its 2009 form, 
 Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 
 import math
+import re
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -109,14 +112,32 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         largest = np.max(weights, axis=0) if len(weights) > 1 else weights[0]
         algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], weights[0], largest)
         seed = draw_seed(self.random_state)
-        state, fits, seconds = _native.fit_linear(
-            to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
-            float(t0), rate, int(skip), bool(self.fit_intercept), float(bias_rate), int(epochs), bool(self.shuffle),
-            seed, self.n_jobs, bool(self.verbose), float(self._average_start(X.shape[0])),
-        )
+        try:
+            state, fits, seconds = _native.fit_linear(
+                to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
+                float(t0), rate, int(skip), bool(self.fit_intercept), float(bias_rate), int(epochs), bool(self.shuffle),
+                seed, self.n_jobs, bool(self.verbose), float(self._average_start(X.shape[0])),
+            )
+        except ValueError as e:
+            diverged = re.search(r"SGD diverged on problem (\d+) after (\d+) examples", str(e))
+            if diverged is None:
+                raise
+            p, t = int(diverged.group(1)), int(diverged.group(2))
+            raise ValueError(f"{type(self).__name__} diverged after {t} examples on {_problem_name(classes, targets, p)} "
+                             f"(the weights overflowed) with t0={t0:g} and alpha={alpha:g}: set a larger t0 or "
+                             f"alpha") from None
         self._set_state(state)
         self.classes_ = classes
         self.objective_ = np.array([f[0] for f in fits])
+        loss_name = getattr(self, "loss", None)
+        zero = _ZERO_MODEL_LOSS.get(loss_name) if isinstance(loss_name, str) else None
+        for p, objective in enumerate(self.objective_):
+            # the zero model's objective bounds the optimum's: ending far above it is a blow-up
+            if zero is not None and objective > 2 * zero * float(np.mean(weights[p])):
+                warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at "
+                              f"objective {objective:.4g}, above the zero model's {zero * float(np.mean(weights[p])):.4g}: "
+                              f"it is diverging (t0={t0:g}, alpha={alpha:g}; set a larger t0 or alpha)",
+                              ConvergenceWarning, stacklevel=3)
         self.training_error_ = np.array([f[1] for f in fits])
         self.n_iter_ = getattr(self, "n_iter_", 0) + epochs
         self.t_ = int(state["t"][0])
@@ -140,6 +161,15 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+# Each built-in loss at margin 0: the objective of the zero model, per unit of example weight.
+_ZERO_MODEL_LOSS = {"hinge": 1.0, "squared_hinge": 0.5, "log_loss": float(np.log(2.0)), "modified_huber": 1.0}
+
+
+def _problem_name(classes, targets, p):
+    label = classes[targets[p]]
+    return f"class {getattr(label, 'item', lambda: label)()!r} against the rest" if len(classes) > 2 else "the binary problem"
 
 
 class LinearSGD(_LinearSGDBase):
