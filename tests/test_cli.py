@@ -41,9 +41,11 @@ def test_train_with_lasvm(tmp_path):
 
 def test_train_a_linear_svm_by_sgd():
     # the bundled adult: a linear SVM's error there is about 15%
-    r = run("train", "--solver", "sgdqn", "--epochs", "2")
-    assert r.returncode == 0, r.stderr
-    error = float(r.stdout.split("test error")[1].split("%")[0])
-    assert "primal" in r.stdout and error < 16.5, r.stdout
+    for solver, epochs in (("sgdqn", ["--epochs", "2"]), ("asgd", [])):
+        r = run("train", "--solver", solver, *epochs)
+        assert r.returncode == 0, r.stderr
+        error = float(r.stdout.split("test error")[1].split("%")[0])
+        assert "primal" in r.stdout and error < 16.5, r.stdout
+    assert "passes for 10^6 steps" in r.stdout
     r = run("train", "--solver", "svmsgd2", "--svr")
     assert r.returncode == 2 and "linear classifiers" in r.stderr

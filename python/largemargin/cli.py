@@ -55,7 +55,7 @@ def _train(args):
         raise ValueError(f"-p/--epsilon must be >= 0, got {args.epsilon}")
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
                   cache_size=args.cache_size, n_jobs=args.n_jobs, verbose=args.verbose)
-    if args.solver in ("sgdqn", "svmsgd2"):
+    if args.solver in _LINEAR_SOLVERS:
         return _train_linear(args, name, Xtr, ytr, Xte, yte)
     if args.solver == "lasvm":
         if args.svr or args.probability:
@@ -92,16 +92,21 @@ def _train(args):
     return 0
 
 
+# `largemargin train --solver` choices that train LinearSGD with that algorithm
+_LINEAR_SOLVERS = ("asgd", "sgdqn", "sgdqn2009", "svmsgd2")
+
+
 def _train_linear(args, name, Xtr, ytr, Xte, yte):
-    """A linear SVM by SGD-QN or SVMSGD2 (squared hinge, the papers' loss)."""
+    """A linear SVM by stochastic gradient (squared hinge, the papers' loss)."""
     if args.svr or args.probability or args.model:
         raise ValueError(f"--solver {args.solver} trains linear classifiers: drop --svr, -b and -m "
                          "(pickle the model from Python)")
     alpha = 1e-4 if args.alpha is None else args.alpha
-    model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs or 5, random_state=0,
+    model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs, random_state=0,
                       n_jobs=args.n_jobs, verbose=args.verbose)
+    passes = "passes for 10^6 steps (at least 5)" if args.epochs is None else f"{args.epochs} passes"
     print(f"training {args.solver} (linear, squared hinge) on {name}: {Xtr.shape[0]} examples, alpha={alpha:g}, "
-          f"{model.epochs} passes")
+          f"{passes}")
     model.fit(Xtr, ytr)
     print(f"fit time        {model.fit_time_:.2f} s (t0={model.t0_:g} chosen, skip={model.skip_})")
     print(f"primal          {float(np.sum(model.objective_)):.6g}")
@@ -158,10 +163,13 @@ def build_parser():
                       help="feature indices start at 1")
     t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format, the data's index base)")
     t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
-    t.add_argument("--solver", default="smo", choices=["smo", "lasvm", "sgdqn", "svmsgd2"],
-                   help="smo (batch, LIBSVM's algorithm) or lasvm (online: one pass and a finishing step)")
-    t.add_argument("--epochs", type=int, default=None, help="lasvm: online passes (1); sgdqn, svmsgd2: passes (5)")
-    t.add_argument("--alpha", type=float, default=None, help="sgdqn, svmsgd2: the regularisation lambda (1e-4)")
+    t.add_argument("--solver", default="smo", choices=["smo", "lasvm", *_LINEAR_SOLVERS],
+                   help="smo (batch, LIBSVM's algorithm), lasvm (online: one pass and a finishing step), or a "
+                        "linear SVM by stochastic gradient: asgd (averaged SGD, LinearSGD's default), sgdqn "
+                        "(SGD-QN as corrected in 2010), sgdqn2009 (its first form), svmsgd2")
+    t.add_argument("--epochs", type=int, default=None,
+                   help="lasvm: online passes (1); linear solvers: passes (default: LinearSGD's, enough for 10^6 steps)")
+    t.add_argument("--alpha", type=float, default=None, help="linear solvers: the regularisation lambda (1e-4)")
     t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
     t.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
