@@ -63,6 +63,8 @@ def make(method, gamma, C, cache, n_jobs, random_state=0):
     import largemargin as lm
 
     common = dict(gamma=gamma, cache_size=cache)
+    # the papers train MNIST one-vs-rest: so do the online methods here (LaSVM defaults to pairs)
+    online = dict(multiclass="ovr")
     if method == "smo":
         return lm.SVC(C=C, n_jobs=n_jobs, **common)
     if method == "smo-ovr":
@@ -74,11 +76,11 @@ def make(method, gamma, C, cache, n_jobs, random_state=0):
 
         return SVC(C=C, **common)
     if method == "lasvm-partial10":
-        return Chunked(lm.LaSVM(C=C, random_state=random_state, n_jobs=n_jobs, **common), 10)
+        return Chunked(lm.LaSVM(C=C, random_state=random_state, n_jobs=n_jobs, **online, **common), 10)
     if method.startswith("lasvm"):
         epochs = 2 if "x2" in method else 1
         return lm.LaSVM(C=C, epochs=epochs, finishing="nofinish" not in method, random_state=random_state,
-                        n_jobs=n_jobs, **common)
+                        n_jobs=n_jobs, **online, **common)
     if method == "huller-x1":
         return lm.Huller(random_state=random_state, n_jobs=n_jobs, **common)
     if method == "avgperc-x1":

@@ -1,5 +1,7 @@
 """LaSVM: the online solver against SMO on the same data, its strategies, and plugin strategies."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -48,13 +50,50 @@ def test_every_builtin_strategy_learns(blobs, selection):
     assert las.n_processed_[0] <= len(ytr) + 10  # the 5 + 5 seed examples are processed first
 
 
-def test_multiclass_is_one_vs_rest(digits):
+def test_multiclass_is_one_vs_one_pairs_of_one_engine(digits):
     Xtr, ytr, Xte, yte = digits
     las = lm.LaSVM(C=10, gamma=0.02, random_state=0).fit(Xtr, ytr)
-    assert las.dual_coef_.shape == (10, len(las.support_))
+    assert las.dual_coef_.shape == (45, len(las.support_))
     assert las.decision_function(Xte).shape == (len(Xte), 10)
-    svc = lm.SVC(C=10, gamma=0.02).fit(Xtr, ytr)
-    assert np.mean(las.predict(Xte) == yte) >= np.mean(svc.predict(Xte) == yte) - 0.02
+    # each pair's expansion holds only its two classes' examples
+    sv_class = ytr[las.support_]
+    p = 0
+    for a in range(10):
+        for b in range(a + 1, 10):
+            used = np.flatnonzero(las.dual_coef_[p])
+            assert set(sv_class[used]) <= {a, b}
+            p += 1
+    # a pair's LaSVM solves the pair's binary SVM (positive: the first class), as SVC's pairs
+    ovo = lm.LaSVM(C=10, gamma=0.02, random_state=0, decision_function_shape="ovo").fit(Xtr, ytr)
+    svc = lm.SVC(C=10, gamma=0.02, decision_function_shape="ovo").fit(Xtr, ytr)
+    assert np.all(np.abs(ovo.objective_ - svc.objective_) <= 0.02 * svc.objective_)
+    assert np.mean(np.sign(ovo.decision_function(Xte)) == np.sign(svc.decision_function(Xte))) > 0.98
+    # predictions are the votes of the pair decisions
+    dec = ovo.decision_function(Xte)
+    votes = np.zeros((len(Xte), 10))
+    p = 0
+    for a in range(10):
+        for b in range(a + 1, 10):
+            votes[:, a] += dec[:, p] > 0
+            votes[:, b] += dec[:, p] <= 0
+            p += 1
+    pred = las.predict(Xte)
+    assert np.all(votes[np.arange(len(Xte)), pred] == votes.max(axis=1))
+    assert np.mean(pred == yte) >= np.mean(svc.predict(Xte) == yte) - 0.01
+
+
+def test_multiclass_one_vs_rest_on_request(digits):
+    Xtr, ytr, Xte, yte = digits
+    las = lm.LaSVM(C=10, gamma=0.02, multiclass="ovr", random_state=0).fit(Xtr, ytr)
+    assert las.dual_coef_.shape == (10, len(las.support_))
+    dec = las.decision_function(Xte)
+    assert dec.shape == (len(Xte), 10)
+    np.testing.assert_array_equal(las.predict(Xte), np.argmax(dec, axis=1))
+    assert np.mean(las.predict(Xte) == yte) > 0.9
+    for bad, match in [(dict(multiclass="crammer"), "multiclass"), (dict(decision_function_shape="x"), "decision_function_shape"),
+                       (dict(multiclass="ovr", decision_function_shape="ovo"), "needs multiclass='ovo'")]:
+        with pytest.raises(ValueError, match=match):
+            lm.LaSVM(**bad).fit(Xtr, ytr)
 
 
 class FarthestFirst:
@@ -256,15 +295,22 @@ def test_active_learning_through_an_oracle(blobs):
     every = lm.LaSVM(C=1, gamma=0.5, random_state=0).fit(Xtr, ytr)
     assert np.mean(las.predict(Xte) == yte) >= np.mean(every.predict(Xte) == yte) - 0.03
 
-    # some labels known (NaN for the others), multiclass one-vs-rest: still one question per example
+    # some labels known (NaN for the others), multiclass: still one question per example, and an
+    # answer outside a pair takes the example out of that pair
     y3 = np.where(Xtr[:, 0] > 1, 2, ytr)
     partial = y3.astype(float)
     partial[20:] = np.nan
-    asked.clear()
-    las = lm.LaSVM(C=1, gamma=0.5, selection="active", max_iter=100, random_state=0)
-    las.fit(Xtr, partial, oracle=lambda i: (asked.append(i), y3[i])[1])
-    assert len(asked) == len(set(asked)) and not set(asked) & set(range(20))
-    assert list(las.classes_) == [0, 1, 2] and las.dual_coef_.shape[0] == 3
+    for multiclass in ("ovo", "ovr"):
+        asked.clear()
+        las = lm.LaSVM(C=1, gamma=0.5, selection="active", max_iter=100, multiclass=multiclass, random_state=0)
+        # a slow oracle (it lets the other problems' threads run meanwhile) is still asked once
+        las.fit(Xtr, partial, oracle=lambda i: (time.sleep(2e-4), asked.append(i), y3[i])[2])
+        assert len(asked) == len(set(asked)) and not set(asked) & set(range(20))
+        assert list(las.classes_) == [0, 1, 2] and las.dual_coef_.shape[0] == 3
+        if multiclass == "ovo":
+            for p, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
+                assert set(y3[las.support_[las.dual_coef_[p] != 0]]) <= {a, b}
+        assert np.mean(las.predict(Xte) == np.where(Xte[:, 0] > 1, 2, yte)) > 0.75
 
 
 def test_oracle_failures_leave_the_estimator_as_it_was(blobs):

@@ -1,5 +1,5 @@
-//! Training online kernel classifiers over the shared kernel engine: binary problems (one-vs-rest
-//! for multiclass) solved in parallel, each with its share of the kernel-cache budget, by LaSVM or
+//! Training online kernel classifiers over the shared kernel engine: binary problems (one-vs-one
+//! pairs or one-vs-rest for multiclass) solved in parallel, each with its share of the kernel-cache budget, by LaSVM or
 //! by a baseline (the Huller, the kernel perceptron family).
 
 use rayon::prelude::*;
@@ -76,8 +76,9 @@ pub type StrategyMaker<'s> = dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync 
 /// Makes problem p's oracle, which labels the examples chosen without a label (+1 / -1).
 pub type OracleMaker<'o> = dyn Fn(usize) -> Box<dyn Oracle + 'o> + Sync + 'o;
 
-/// Solves one binary problem per label vector (+1/-1, NaN where unknown) with LaSVM, in parallel.
-/// Examples without a label are labelled by `oracle` when chosen.
+/// Solves one binary problem per label vector (+1/-1, NaN where unknown, 0 where the example is
+/// not part of the problem, as in a one-vs-one pair) with LaSVM, in parallel. Examples without a
+/// label are labelled by `oracle` when chosen; an oracle's 0 takes the example out of the problem.
 #[allow(clippy::too_many_arguments)]
 pub fn train_lasvm(
     x: &Matrix,
@@ -100,29 +101,37 @@ pub fn train_lasvm(
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
     solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget| {
+        // The rows labelled 0 take no part in this problem (a one-vs-one pair's other classes):
+        // the problem is the subset of the others, over the same engine.
+        let members: Vec<usize> = (0..n).filter(|&i| labels[p][i] != 0.0).collect();
+        let m = members.len();
+        let y: Vec<f64> = members.iter().map(|&i| labels[p][i]).collect();
+        let c: Vec<f64> = members.iter().map(|&i| sample_c[i]).collect();
+        // warm starts cover the data's first rows, so their members are the subset's first ones
+        let warm_p: Option<Vec<f64>> = warm.map(|w| members.iter().take_while(|&&i| i < w[p].len()).map(|&i| w[p][i]).collect());
         let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget };
-        let mut svm = LaSvm::new(engine, (0..n).collect(), &labels[p], sample_c, params)?;
+        let mut svm = LaSvm::new(engine, members.clone(), &y, &c, params)?;
         let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
-        let first_new = match warm {
+        let first_new = match &warm_p {
             Some(w) => {
-                svm.warm_start(w[p].len(), &w[p])?;
-                w[p].len()
+                svm.warm_start(w.len(), w)?;
+                w.len()
             }
             None => 0,
         };
-        let mut order: Vec<usize> = (first_new..n).collect();
+        let mut order: Vec<usize> = (first_new..m).collect();
         rng.shuffle(&mut order);
         if warm.is_none() {
             svm.seed(&order)?;
         }
         let mut select = strategy(p);
-        let mut ask = oracle.map(|make| make(p));
+        let mut ask = oracle.map(|make| SubsetOracle { inner: make(p), members: &members });
         let mut left = config.max_iter;
         for _ in 0..config.epochs {
             if left == Some(0) {
                 break;
             }
-            let taken = svm.online_pass(&order, select.as_mut(), &mut rng, ask.as_deref_mut(), left, control)?;
+            let taken = svm.online_pass(&order, select.as_mut(), &mut rng, ask.as_mut().map(|a| a as &mut dyn Oracle), left, control)?;
             left = left.map(|l| l.saturating_sub(taken));
             rng.shuffle(&mut order);
         }
@@ -130,9 +139,21 @@ pub fn train_lasvm(
             svm.finish(config.finishing_selection, config.finishing_shrinking, control)?;
         }
         control.problem_done();
-        let (support, coef) = svm.support().into_iter().unzip();
+        let (support, coef) = svm.support().into_iter().map(|(k, a)| (members[k], a)).unzip();
         Ok(BinaryFit { support, coef, bias: svm.bias(), gap: svm.gap(), objective: svm.objective(), stats: svm.stats.clone() })
     })
+}
+
+/// An oracle asked about a problem's k-th member, answering for the data row it stands for.
+struct SubsetOracle<'m, 'o> {
+    inner: Box<dyn Oracle + 'o>,
+    members: &'m [usize],
+}
+
+impl Oracle for SubsetOracle<'_, '_> {
+    fn label(&mut self, k: usize) -> Result<f64> {
+        self.inner.label(self.members[k])
+    }
 }
 
 /// The online baselines.
@@ -292,6 +313,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A problem whose labels are 0 on some rows (a one-vs-one pair) is the problem on the other
+    /// rows alone: the same solution, support indices in the whole data's numbering.
+    #[test]
+    fn rows_labelled_zero_are_left_out() {
+        let (xs, y) = blobs(600, 4);
+        let x = Matrix::Dense64(DenseView::new(&xs, 600, 2).unwrap());
+        let kept: Vec<usize> = (0..600).filter(|i| i % 3 != 0).collect();
+        let labels: Vec<f64> = (0..600).map(|i| if i % 3 == 0 { 0.0 } else if y[i] == 1 { 1.0 } else { -1.0 }).collect();
+        let sub: Vec<f64> = kept.iter().flat_map(|&i| xs[2 * i..2 * i + 2].to_vec()).collect();
+        let xsub = Matrix::Dense64(DenseView::new(&sub, kept.len(), 2).unwrap());
+        let ysub: Vec<f64> = kept.iter().map(|&i| labels[i]).collect();
+        let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, ..Default::default() };
+        let random: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync) = &|_| Box::new(RandomSelection);
+        let control = Control::new();
+        let whole = train_lasvm(&x, &[labels], &vec![1.0; 600], &config, None, random, None, &control).unwrap();
+        let alone = train_lasvm(&xsub, &[ysub], &vec![1.0; kept.len()], &config, None, random, None, &control).unwrap();
+        let (w, a) = (&whole.problems[0], &alone.problems[0]);
+        assert_eq!(w.support, a.support.iter().map(|&k| kept[k]).collect::<Vec<_>>());
+        assert_eq!(w.coef, a.coef);
+        assert_eq!(w.bias, a.bias);
     }
 
     /// Without finishing, one pass is close; a warm start from its solution over new data keeps

@@ -118,7 +118,7 @@ fn argmin(values: impl Iterator<Item = f64>) -> Choice {
 
 /// Asks for the label of an example chosen without one (active learning).
 pub trait Oracle {
-    /// The label (+1 or -1) of example `e`.
+    /// The label (+1 or -1) of example `e`, or 0 when it is not part of the problem.
     fn label(&mut self, e: usize) -> Result<f64>;
 }
 
@@ -460,8 +460,13 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                     Some(o) => o.label(k)?,
                     None => return Err(Error::InvalidData(format!("example {k} has no label and no oracle was given"))),
                 };
+                if label == 0.0 {
+                    // not part of this problem (a one-vs-one pair's other class): left out
+                    self.set.discard(p);
+                    continue;
+                }
                 if !(label == 1.0 || label == -1.0) {
-                    return Err(Error::InvalidData(format!("the oracle labelled example {k} {label}, not +1 or -1")));
+                    return Err(Error::InvalidData(format!("the oracle labelled example {k} {label}, not +1, -1 or 0")));
                 }
                 self.y[p] = label;
             }
