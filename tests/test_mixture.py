@@ -423,3 +423,11 @@ def test_a_gater_too_wide_to_densify_is_refused_before_allocating(monkeypatch):
     X.sum_duplicates()
     with pytest.raises(ValueError, match=r"596\.0 GiB in dense copies.*TruncatedSVD"):
         lm.MixtureSVC(n_experts=2).fit(X, rng.integers(0, 2, n))
+
+
+def test_n_jobs_none_means_every_core_as_elsewhere():
+    from largemargin._checks import effective_n_jobs
+
+    for n_jobs in (None, -1, 1, 2):
+        assert lm.MixtureSVC(n_jobs=n_jobs)._threads() == effective_n_jobs(n_jobs) == lm.MixtureSVR(n_jobs=n_jobs)._threads()
+    assert effective_n_jobs(None) == (os.cpu_count() or 1)

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native, _ovo
 from . import mixture_experts as mx
 from ._arrays import scale_gamma, variance
-from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed
+from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
 from .svm import _ovr_from_ovo
@@ -124,14 +124,8 @@ class _MixtureBase(BaseEstimator):
             raise
 
     def _threads(self):
-        """n_jobs as a count of threads (None: 1; negative: cores + 1 + n_jobs)."""
-        if self.n_jobs is None:
-            return 1
-        if self.n_jobs < 0:
-            import os
-
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return self.n_jobs
+        """n_jobs as a count of threads, as every estimator reads it (None: every core)."""
+        return effective_n_jobs(self.n_jobs)
 
     def _validate(self, X, y):
         if _is_dask_collection(X):
@@ -469,8 +463,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         current client at its next fit), while an address string is kept: pass an address to
         refit on the same cluster from another process.
     n_jobs : int or None
-        Experts trained at once on the thread backend, and threads computing gates (None: 1;
-        -1: all cores).
+        Experts trained at once on the thread backend, and threads computing gates (None or -1:
+        every core, as the other estimators; the model does not depend on it).
     random_state : int, RandomState or None
         The partition, the gater's initialisation and order, the reassignment order.
     verbose : bool
