@@ -431,3 +431,14 @@ def test_n_jobs_none_means_every_core_as_elsewhere():
     for n_jobs in (None, -1, 1, 2):
         assert lm.MixtureSVC(n_jobs=n_jobs)._threads() == effective_n_jobs(n_jobs) == lm.MixtureSVR(n_jobs=n_jobs)._threads()
     assert effective_n_jobs(None) == (os.cpu_count() or 1)
+
+
+def test_verbose_names_each_pair_and_prints_only_what_was_measured(capsys):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(900, 4))
+    y = np.array(["a", "b", "c"])[np.argmax(X[:, :3], axis=1)]
+    lm.MixtureSVC(n_experts=2, max_iter=2, random_state=0, verbose=True).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split("]")[0] for ln in lines[::2]] == ["[mixture 'a' vs 'b'", "[mixture 'a' vs 'c'", "[mixture 'b' vs 'c'"]
+    assert not any("nan" in ln for ln in lines)
+    assert "moved" in lines[0] and "moved" not in lines[1]  # no reassignment after the last round

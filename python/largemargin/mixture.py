@@ -264,9 +264,14 @@ class _MixtureBase(BaseEstimator):
                                       seconds=time.perf_counter() - t0))
             if self.verbose:
                 h = self.history_[-1]
-                print(f"[mixture] round {h['round']}: {h['seconds']:.1f} s, moved {h['moved']:.4f}, "
-                      f"gater criterion {h['gater_loss']:.4f}, validation {h['validation']:.4f}, #SV {h['n_support']}",
-                      flush=True)
+                # only what this round measured: no reassignment after the last round, no gater
+                # criterion with one expert or local gaters, no validation without a held-out part
+                said = [f"{h['seconds']:.1f} s"]
+                said += [f"{name} {h[key]:.4f}" for name, key in
+                         (("moved", "moved"), ("gater criterion", "gater_loss"), ("validation", "validation"))
+                         if not np.isnan(h[key])]
+                said.append(f"#SV {h['n_support']}")
+                print(f"[mixture{getattr(self, '_pair_label', '')}] round {h['round']}: {', '.join(said)}", flush=True)
             if stop:
                 break
         if best is not None:
@@ -540,7 +545,10 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         fitted = []
         for a, b in _ovo.pairs(k):
             rows = np.flatnonzero((y == self.classes_[a]) | (y == self.classes_[b]))
-            fitted.append(clone(self).set_params(gamma=gamma).fit(X[rows], y[rows]))
+            pair = clone(self).set_params(gamma=gamma)
+            ca, cb = (c.item() if isinstance(c, np.generic) else c for c in (self.classes_[a], self.classes_[b]))
+            pair._pair_label = f" {ca!r} vs {cb!r}"  # names the pair in verbose output
+            fitted.append(pair.fit(X[rows], y[rows]))
         self.pairs_ = fitted
         self.experts_ = [e for m in fitted for e in m.experts_]
         self.n_support_ = np.concatenate([m.n_support_ for m in fitted])
