@@ -90,8 +90,7 @@ def test_multiclass_one_vs_rest_on_request(digits):
     assert dec.shape == (len(Xte), 10)
     np.testing.assert_array_equal(las.predict(Xte), np.argmax(dec, axis=1))
     assert np.mean(las.predict(Xte) == yte) > 0.9
-    for bad, match in [(dict(multiclass="crammer"), "multiclass"), (dict(decision_function_shape="x"), "decision_function_shape"),
-                       (dict(multiclass="ovr", decision_function_shape="ovo"), "needs multiclass='ovo'")]:
+    for bad, match in [(dict(multiclass="crammer"), "multiclass"), (dict(decision_function_shape="x"), "decision_function_shape")]:
         with pytest.raises(ValueError, match=match):
             lm.LaSVM(**bad).fit(Xtr, ytr)
 
@@ -337,3 +336,53 @@ def test_finishing_with_shrinking_reaches_the_same_solution(blobs):
     assert abs(plain.objective_[0] - shrunk.objective_[0]) <= 1e-4 * plain.objective_[0]
     assert plain.gap_[0] <= 1e-4 and shrunk.gap_[0] <= 1e-4
     np.testing.assert_allclose(plain.decision_function(Xte), shrunk.decision_function(Xte), atol=1e-2)
+
+
+def test_multiclass_oracle_keeps_to_the_labelling_budget(digits):
+    Xtr, ytr, Xte, yte = digits
+    for multiclass in ("ovo", "ovr"):
+        las = lm.LaSVM(C=10, gamma=0.02, selection="active", max_iter=60, multiclass=multiclass, random_state=0)
+        las.fit(Xtr, None, oracle=lambda i: ytr[i], classes=np.arange(10))
+        assert len(las.queried_) <= 60, (multiclass, len(las.queried_))
+        assert las.classes_.dtype.kind == "i"  # integer classes stay integers
+        assert np.mean(las.predict(Xte) == yte) > 0.5
+
+
+def test_autoactive_starts_from_no_label_at_all():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(1500, 20, random_state=0)
+    las = lm.LaSVM(C=1, gamma=0.05, selection="autoactive", max_iter=300, random_state=0)
+    las.fit(X[:1000], None, oracle=lambda i: y[i], classes=[0, 1])
+    assert len(las.support_) > 10 and len(las.queried_) > 50
+    assert np.mean(las.predict(X[1000:]) == y[1000:]) > 0.85
+
+
+def test_fitted_layout_is_kept_and_partial_fit_refuses_what_it_cannot_do(digits):
+    Xtr, ytr, Xte, _ = digits
+    las = lm.LaSVM(C=10, gamma=0.02, random_state=0).fit(Xtr, ytr)
+    before = las.predict(Xte)
+    las.set_params(multiclass="ovr")
+    np.testing.assert_array_equal(las.predict(Xte), before)
+    assert las.decision_function(Xte).shape == (len(Xte), 10)
+    with pytest.raises(ValueError, match="partial_fit cannot change it"):
+        las.partial_fit(Xtr[:50], ytr[:50])
+    np.testing.assert_array_equal(las.predict(Xte), before)
+    ovr = lm.LaSVM(C=10, gamma=0.02, multiclass="ovr", random_state=0).fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="needs a model fitted with multiclass='ovo'"):
+        ovr.set_params(decision_function_shape="ovo").decision_function(Xte)
+    # two classes: the shape does not matter, as for SVC
+    two = ytr < 2
+    lm.LaSVM(multiclass="ovr", decision_function_shape="ovo").fit(Xtr[two], ytr[two]).decision_function(Xte)
+    with pytest.raises(ValueError, match="balanced"):
+        lm.LaSVM(class_weight="balanced").partial_fit(Xtr, ytr, classes=np.arange(10))
+
+
+def test_oracle_answer_none_and_stale_queries(blobs):
+    Xtr, ytr, _, _ = blobs
+    with pytest.raises(ValueError, match=r"oracle\(\d+\) returned None"):
+        lm.LaSVM(selection="active", max_iter=10).fit(Xtr, None, oracle=lambda i: None, classes=[0, 1])
+    las = lm.LaSVM(selection="active", max_iter=10).fit(Xtr, None, oracle=lambda i: ytr[i], classes=[0, 1])
+    assert len(las.queried_) == 10
+    las.fit(Xtr, ytr)
+    assert not hasattr(las, "queried_") and not hasattr(las, "queried_labels_")

@@ -103,6 +103,10 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         check_positive_int("epochs", self.epochs)
 
     def _one_vs_one(self):
+        """Whether the problems are one-vs-one pairs: the fitted model's layout once fitted (a
+        later set_params does not change what was fitted), else the parameter."""
+        if hasattr(self, "_fitted_pairs"):
+            return self._fitted_pairs
         return len(self.classes_) > 2 and getattr(self, "multiclass", "ovr") == "ovo"
 
     def _problems(self):
@@ -133,6 +137,9 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
     def _solve(self, X, Xk, y_idx, sample_c, warm, started, finishing=None, oracle=None):
         """The native fit on class positions `y_idx` (-1: not known, for `oracle`)."""
         k = len(self.classes_)
+        if warm is None:
+            self.__dict__.pop("_fitted_pairs", None)  # a new model: the parameter decides
+        pairs_now = self._one_vs_one()
         labels = self._problem_labels(y_idx)
         seed = draw_seed(self.random_state)
         if self._python_kernel is not None:
@@ -154,6 +161,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         ), Xk, started)
         self._sv_class = y_idx[support]
         self._sv_c = np.asarray(sample_c, dtype=np.float64)[support]
+        self._fitted_pairs = pairs_now
         self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
         self.intercept_ = self._intercept_
         self.dual_coef_ = self._public_coef(self._dual_coef_)
@@ -175,9 +183,13 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         dec = self._native_decision(X)
         if len(self.classes_) == 2:
             return dec.ravel()
-        if self._one_vs_one() and getattr(self, "decision_function_shape", "ovr") == "ovr":
-            return _ovr_from_ovo(dec, len(self.classes_))
-        return dec
+        shape = getattr(self, "decision_function_shape", "ovr")
+        if not self._one_vs_one():
+            if shape == "ovo":
+                raise ValueError("decision_function_shape='ovo' needs a model fitted with multiclass='ovo' "
+                                 "(one-vs-rest has no pair decisions)")
+            return dec
+        return _ovr_from_ovo(dec, len(self.classes_)) if shape == "ovr" else dec
 
     def predict(self, X):
         dec = self._native_decision(X)
@@ -201,10 +213,13 @@ class LaSVM(_OnlineClassifier):
     epochs : int, default 1
         Online passes over the data (the thesis' LaSVM x1, x2).
     max_iter : int or None, default None
-        At most this many online iterations (one PROCESS and one REPROCESS each) per call of
-        `fit` or `partial_fit`, over all epochs; None or -1: no limit. With an active strategy it
-        is the labelling budget (see `fit`'s ``oracle``); over a growing budget with the same
-        ``random_state``, the fits follow one trajectory (the thesis' learning curves).
+        At most this many online iterations (one PROCESS and one REPROCESS each) per binary
+        problem and call of `fit` or `partial_fit`, over all epochs, after the 5 + 5 seed
+        examples; None or -1: no limit. With an oracle it is also the labelling budget: at most
+        this many questions in all, in equal shares over the binary problems (see `fit`'s
+        ``oracle``); over a
+        growing budget with the same ``random_state``, the fits follow one trajectory (the
+        thesis' learning curves).
     finishing : bool, default True
         After the passes, run SMO on the expansion set until no tol-violating pair is left
         (in rounds, evicting what can no longer become a support vector after each).
@@ -223,15 +238,20 @@ class LaSVM(_OnlineClassifier):
         Candidates scored per step by the built-in gradient / active strategies.
     multiclass : {"ovo", "ovr"}, default "ovo"
         With more than two classes: ``"ovo"``, one problem per pair of classes on the examples of
-        those two (k(k-1)/2 small problems; predictions by votes, as `SVC`), or ``"ovr"``, one
-        problem per class against all the others (k problems on all the data). One-vs-one was
+        those two (k(k-1)/2 small problems; predictions by votes, equal votes going to the class
+        with the larger summed pair decisions, as scikit-learn's ``OneVsOneClassifier`` and
+        ``SVC(break_ties=True)``), or ``"ovr"``, one problem per class against all the others
+        (k problems on all the data). The fitted layout is kept: changing it later needs `fit`. One-vs-one was
         chosen on the benchmark suite (``benches/suite.py``): one-vs-rest LaSVM lost more than a
         point to `SVC` on vowel, iris, marketing, segment, letter and movement_libras, one-vs-one
         on none of them, and fits faster on letter.
 
-    Fitted attributes as in `SVC` (``support_``, ``support_vectors_``, ``dual_coef_`` with one row
-    per binary problem, in the order of the pairs (0, 1), (0, 2), ..., (1, 2), ... for
-    one-vs-one, ``intercept_`` one per problem, ``n_support_``, ``classes_``), plus ``n_kernel_evals_``,
+    Fitted attributes, named as in `SVC` but laid out per binary problem: ``support_`` (sorted
+    indices; after `partial_fit`, into the previous support vectors followed by the chunk),
+    ``support_vectors_``, ``dual_coef_`` (n_problems, n_SV): one row per binary problem, in the
+    order of the pairs (0, 1), (0, 2), ..., (1, 2), ... for one-vs-one, zero where a support
+    vector is not in that problem's expansion; ``intercept_`` one per problem, ``n_support_``
+    per class, ``classes_``; plus ``n_kernel_evals_`` (by the last call),
     ``objective_`` (dual objective per problem), ``gap_`` (g_max - g_min per problem),
     ``n_processed_`` (PROCESS calls per problem), ``fit_time_``, and after a fit with an oracle
     ``queried_`` (the examples asked, in order) and ``queried_labels_`` (the answers).
@@ -274,8 +294,6 @@ class LaSVM(_OnlineClassifier):
             raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}")
         if self.decision_function_shape not in ("ovo", "ovr"):
             raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
-        if self.decision_function_shape == "ovo" and self.multiclass == "ovr":
-            raise ValueError("decision_function_shape='ovo' needs multiclass='ovo' (one-vs-rest has no pair decisions)")
         selection = self.selection
         if isinstance(selection, str):
             selection = get_registry().resolve("selection_strategy", selection)
@@ -307,12 +325,18 @@ class LaSVM(_OnlineClassifier):
         active learning: ``selection="active"`` asks for the label of the example closest to the
         boundary among ``candidates`` random ones, and ``max_iter`` caps the questions. ``classes``
         lists the classes when the known labels do not show them all. Per-example boxes must be
-        known before the labels, so ``class_weight`` is not taken with an oracle.
+        known before the labels, so ``class_weight`` is not taken with an oracle. With more than
+        two classes the binary problems ask in turn, each within an equal share of ``max_iter``
+        (an answer outside a pair still counts), and the model is then fitted on every label
+        known. The oracle is called from a worker thread, one call at a time.
         """
         if oracle is None:
             if classes is not None:
                 raise ValueError("classes is taken by fit only with an oracle (partial_fit takes it always)")
-            return super().fit(X, y, sample_weight)
+            super().fit(X, y, sample_weight)
+            for stale in ("queried_", "queried_labels_"):
+                self.__dict__.pop(stale, None)  # from an earlier oracle fit
+            return self
         started = time.perf_counter()
         if not callable(oracle):
             raise ValueError(f"oracle must be a callable oracle(i) -> label, got {oracle!r}")
@@ -327,7 +351,11 @@ class LaSVM(_OnlineClassifier):
         X, Xk, _, sample_weight = self._prepare_fit(X, np.zeros(n), sample_weight)
         if len(known):
             check_classification_targets(known)
-        self.classes_ = np.unique(known if classes is None else np.concatenate([np.asarray(classes), known]))
+        if classes is None:
+            self.classes_ = np.unique(known)
+        else:
+            # with no label known yet, the classes keep their own type (integers stay integers)
+            self.classes_ = np.unique(np.concatenate([np.asarray(classes), known]) if len(known) else np.asarray(classes))
         if len(self.classes_) < 2:
             raise ValueError(f"an oracle fit needs at least two classes, from classes or the known labels; "
                              f"got {self.classes_!r}")
@@ -336,14 +364,24 @@ class LaSVM(_OnlineClassifier):
         y_idx[~unknown] = np.searchsorted(self.classes_, known)
         asked = []
         problems = self._problems()
-        # the binary problems run on several threads and may pick the same example at once:
-        # the lock keeps it to one question per example
+        # one question per example, whichever problem picks it first (the lock: problems on
+        # several threads may pick the same example at once)
         asking = threading.Lock()
+        # the budget in equal shares, one per binary problem, the remainder to the first ones
+        budget = None if self.max_iter in (None, -1) else int(self.max_iter)
+        share = None if budget is None else [budget // len(problems) + (p < budget % len(problems))
+                                              for p in range(len(problems))]
+        asked_by = [0] * len(problems)
 
         def native_oracle(problem, i):
             with asking:
                 if y_idx[i] < 0:
+                    if share is not None and asked_by[problem] >= share[problem]:
+                        return float("nan")  # this problem's share is spent: its pass ends
+                    asked_by[problem] += 1
                     label = oracle(int(i))
+                    if label is None or (isinstance(label, numbers.Real) and np.isnan(label)):
+                        raise ValueError(f"oracle({i}) returned {label!r}: it must give the example's class")
                     pos = int(np.searchsorted(self.classes_, label)) if np.ndim(label) == 0 else len(self.classes_)
                     if pos >= len(self.classes_) or self.classes_[pos] != label:
                         raise ValueError(f"oracle({i}) returned {label!r}, which is not one of the classes {self.classes_!r}")
@@ -353,6 +391,14 @@ class LaSVM(_OnlineClassifier):
 
         sample_c = float(self.C) * sample_weight
         self._solve(X, Xk, y_idx, sample_c, None, started, oracle=native_oracle)
+        if len(problems) > 1:
+            # each problem asked its own questions: the model is then trained on every label
+            # known, as a plain fit on those examples
+            rows = np.flatnonzero(y_idx >= 0)
+            raw = X[rows] if hasattr(X, "shape") else [X[i] for i in rows]
+            Xk_known = Xk[np.ix_(rows, rows)] if self._native_kernel == "precomputed" else Xk[rows]
+            self._solve(raw, Xk_known, y_idx[rows], sample_c[rows], None, started)
+            self.support_ = rows[self.support_].astype(np.int32)
         self.queried_ = np.array(asked, dtype=np.intp)
         self.queried_labels_ = self.classes_[y_idx[self.queried_]]
         return self
@@ -363,6 +409,12 @@ class LaSVM(_OnlineClassifier):
         the current support vectors: old data is not revisited. ``classes`` is needed on the
         first call. A fitted or unpickled model continues where it stopped."""
         started = time.perf_counter()
+        if self.class_weight == "balanced":
+            raise ValueError("class_weight='balanced' needs every label at once: it is not supported by partial_fit "
+                             "(give a dict of class weights, or use fit)")
+        if hasattr(self, "_fitted_pairs") and len(self.classes_) > 2 and self._fitted_pairs != (self.multiclass == "ovo"):
+            raise ValueError(f"multiclass={self.multiclass!r} differs from the model being continued "
+                             f"({'ovo' if self._fitted_pairs else 'ovr'}): partial_fit cannot change it, fit anew")
         first, X, Xk, y_idx, weight = _chunk(self, X, y, classes, sample_weight)
         sample_c = float(self.C) * weight
         if first:
@@ -391,11 +443,14 @@ class LaSVM(_OnlineClassifier):
 
     def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):
         max_iter = None if self.max_iter in (None, -1) else int(self.max_iter)
+        # with an oracle, the problems run one after the other: which of them asks an example
+        # first (and so spends its budget on it) must not depend on thread timing
+        n_jobs = 1 if oracle is not None and len(labels) > 1 else self.n_jobs
         return _native.fit_lasvm(
             Xk, labels, sample_c, kernel, gamma, coef0, degree, float(self.tol),
             int(self.epochs) if warm is None else 1, max_iter, bool(self.finishing if finishing is None else finishing),
             bool(self.shrinking), self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm, oracle,
-            self.n_jobs, bool(self.verbose),
+            n_jobs, bool(self.verbose),
         )
 
     def _converged(self, problem):

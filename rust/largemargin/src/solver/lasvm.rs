@@ -118,7 +118,8 @@ fn argmin(values: impl Iterator<Item = f64>) -> Choice {
 
 /// Asks for the label of an example chosen without one (active learning).
 pub trait Oracle {
-    /// The label (+1 or -1) of example `e`, or 0 when it is not part of the problem.
+    /// The label (+1 or -1) of example `e`, 0 when it is not part of the problem, NaN when no
+    /// more questions are taken (the pass ends).
     fn label(&mut self, e: usize) -> Result<f64>;
 }
 
@@ -449,6 +450,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                         }
                         continue;
                     }
+                    // a strategy judging by the margin (autoactive) sees no margin before the
+                    // expansion holds both classes (labels asked from an oracle): go on, at random
+                    Choice::Stop if !self.has_both_classes() => picks[0],
                     Choice::Stop => break,
                 }
             };
@@ -460,6 +464,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                     Some(o) => o.label(k)?,
                     None => return Err(Error::InvalidData(format!("example {k} has no label and no oracle was given"))),
                 };
+                if label.is_nan() {
+                    break; // the oracle takes no more questions (a budget shared by the problems)
+                }
                 if label == 0.0 {
                     // not part of this problem (a one-vs-one pair's other class): left out
                     self.set.discard(p);
@@ -545,6 +552,11 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         out.sort_unstable_by_key(|&(k, _)| k);
         out
     }
+    fn has_both_classes(&self) -> bool {
+        let s = &self.y[..self.set.len()];
+        s.iter().any(|&v| v > 0.0) && s.iter().any(|&v| v < 0.0)
+    }
+
     /// The label now known for a problem index (NaN if never asked).
     pub fn label(&self, k: usize) -> f64 {
         self.y[self.set.position(k)]
