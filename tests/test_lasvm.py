@@ -386,3 +386,16 @@ def test_oracle_answer_none_and_stale_queries(blobs):
     assert len(las.queried_) == 10
     las.fit(Xtr, ytr)
     assert not hasattr(las, "queried_") and not hasattr(las, "queried_labels_")
+
+
+def test_partial_fit_warns_when_a_one_class_chunk_is_lost(blobs):
+    Xtr, ytr, _, _ = blobs
+    las = lm.LaSVM(random_state=0)
+    with pytest.warns(UserWarning, match="nothing was learned"):
+        las.partial_fit(Xtr[ytr == 0][:100], np.zeros(100, int), classes=[0, 1])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        las.partial_fit(Xtr[:200], ytr[:200])
+    assert len(las.support_) > 0

@@ -7,6 +7,7 @@ the subset of its two classes, over one kernel engine), one-vs-rest for the base
 import numbers
 import threading
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -419,13 +420,23 @@ class LaSVM(_OnlineClassifier):
         sample_c = float(self.C) * weight
         if first:
             self._solve(X, Xk, y_idx, sample_c, None, started)
+            self._warn_if_nothing_kept()
             return self
         # the current support vectors first (their coefficients start the expansion), then the chunk
         raw, Xk_all = _after_support(self, X, Xk)
         y_all = np.concatenate([self._sv_class, y_idx])
         c_all = np.concatenate([self._sv_c, sample_c])
         self._solve(raw, Xk_all, y_all, c_all, [row for row in np.asarray(self._dual_coef_)], started)
+        self._warn_if_nothing_kept()
         return self
+
+    def _warn_if_nothing_kept(self):
+        # A chunk of one class cannot start a binary problem, and partial_fit keeps nothing but
+        # support vectors: such a chunk is lost (a stream sorted by class loses most of itself).
+        if len(self.support_) == 0:
+            warnings.warn("LaSVM.partial_fit: no support vector after this chunk (it holds a single class and the "
+                          "model none of the other): nothing was learned from it; shuffle the stream or give chunks "
+                          "with both classes", UserWarning)
 
     @unchanged_on_failure
     def finish(self):
