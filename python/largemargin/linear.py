@@ -219,9 +219,12 @@ class LinearSGD(_LinearSGDBase):
     tol : float or None, default 1e-3
         With epochs=None: after each pass the primal of the model as returned (ASGD's average,
         not its last iterate) is evaluated, one pass over the data without updates; a pass that
-        lowers the best value so far by less than ``tol`` times it counts as no change, and
-        ``n_iter_no_change`` of them in a row end the problem's passes (each one-vs-rest problem
-        stops on its own). None: no evaluations, ``max_iter`` passes.
+        lowers the best value so far by less than ``tol`` times the zero model's primal (the
+        weighted mean loss at margin 0: 1/2 per unit weight for the squared hinge) counts as no
+        change, and ``n_iter_no_change`` of them in a row end the problem's passes (each
+        one-vs-rest problem stops on its own). None: no evaluations, ``max_iter`` passes.
+        The scale is the zero model's, not the objective's own: a separable problem's objective
+        falls towards 0 as 1/passes, and a relative change never met 1e-3 within 1000 passes.
     n_iter_no_change : int, default 5
         Passes without change that stop the fit (as scikit-learn's SGDClassifier).
     max_iter : int, default 1000

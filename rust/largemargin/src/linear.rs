@@ -27,8 +27,10 @@ pub struct LinearConfig {
 
 /// The stopping rule: after each pass the primal of the model as it is returned (ASGD's
 /// average, not the iterate) is evaluated (one pass without updates); a pass that does not
-/// lower the best value so far by more than `tol` times it counts as no change, and
-/// `n_iter_no_change` of them in a row stop that problem.
+/// lower the best value so far by more than `tol` times the zero model's primal counts as no
+/// change, and `n_iter_no_change` of them in a row stop that problem. (The zero model's value,
+/// the weighted mean loss at margin 0, is the problem's scale: relative to the objective itself,
+/// a separable problem, whose objective falls towards 0 as 1/passes, never met tol.)
 #[derive(Clone, Copy, Debug)]
 pub struct Stopping {
     pub tol: f64,
@@ -113,6 +115,14 @@ pub fn train_linear(
             let c = weights(problem);
             let mut order: Vec<usize> = (0..n).collect();
             let (mut best, mut unchanged, mut last) = (f64::INFINITY, 0usize, None);
+            let scale = match &config.stop {
+                Some(_) => {
+                    let mut at_zero = vec![0.0; n];
+                    loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
+                    at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
+                }
+                None => 0.0,
+            };
             for epoch in 0..config.epochs {
                 if config.shuffle {
                     // seeded by the examples seen so far: a continued fit draws new orders
@@ -128,7 +138,7 @@ pub fn train_linear(
                 }
                 if let Some(stop) = &config.stop {
                     let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
-                    unchanged = if value > best - stop.tol * best.abs() { unchanged + 1 } else { 0 };
+                    unchanged = if value > best - stop.tol * scale { unchanged + 1 } else { 0 };
                     best = best.min(value);
                     let converged = unchanged >= stop.n_iter_no_change;
                     last = Some(LinearFit { primal: value, training_error: error, epochs: epoch + 1, converged });
