@@ -115,14 +115,9 @@ pub fn train_linear(
             let c = weights(problem);
             let mut order: Vec<usize> = (0..n).collect();
             let (mut best, mut unchanged, mut last) = (f64::INFINITY, 0usize, None);
-            let scale = match &config.stop {
-                Some(_) => {
-                    let mut at_zero = vec![0.0; n];
-                    loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
-                    at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
-                }
-                None => 0.0,
-            };
+            // the zero model's primal, the rule's scale (after the first pass: a loss's own
+            // errors surface from its first step, as without the rule)
+            let mut scale = None;
             for epoch in 0..config.epochs {
                 if config.shuffle {
                     // seeded by the examples seen so far: a continued fit draws new orders
@@ -138,6 +133,11 @@ pub fn train_linear(
                 }
                 if let Some(stop) = &config.stop {
                     let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
+                    let scale = *scale.get_or_insert_with(|| {
+                        let mut at_zero = vec![0.0; n];
+                        loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
+                        at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
+                    });
                     unchanged = if value > best - stop.tol * scale { unchanged + 1 } else { 0 };
                     best = best.min(value);
                     let converged = unchanged >= stop.n_iter_no_change;
