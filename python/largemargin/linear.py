@@ -216,7 +216,7 @@ class LinearSGD(_LinearSGDBase):
     epochs : int or None, default None
         Passes over the data in `fit`; None: until the objective stops improving (``tol``,
         ``n_iter_no_change``), at most ``max_iter`` passes.
-    tol : float or None, default 1e-3
+    tol : float or None, default 1e-4
         With epochs=None: after each pass the primal of the model as returned (ASGD's average,
         not its last iterate) is evaluated, one pass over the data without updates; a pass that
         lowers the best value so far by less than ``tol`` times the zero model's primal (the
@@ -225,6 +225,11 @@ class LinearSGD(_LinearSGDBase):
         one-vs-rest problem stops on its own). None: no evaluations, ``max_iter`` passes.
         The scale is the zero model's, not the objective's own: a separable problem's objective
         falls towards 0 as 1/passes, and a relative change never met 1e-3 within 1000 passes.
+        The default's origin, on the benchmark suite (47 datasets, ``benches/suite.py``): the
+        previous 10^6 steps (at least 5 passes) were within 1 point of SGDClassifier and of
+        LinearSVC on 91% and 96% of the sets, error ratio against LinearSVC 1.021, at 11.9 times
+        SGDClassifier's fit time (up to 70x); tol 1e-4: 94% and 98%, 1.018, 1.3 times (up to
+        5.6x); tol 1e-3 stopped too early: 91% and 87%, 1.044.
     n_iter_no_change : int, default 5
         Passes without change that stop the fit (as scikit-learn's SGDClassifier).
     max_iter : int, default 1000
@@ -271,7 +276,7 @@ class LinearSGD(_LinearSGDBase):
 
     _auto_epochs = True
 
-    def __init__(self, *, algorithm="asgd", loss="squared_hinge", alpha=1e-4, epochs=None, tol=1e-3,
+    def __init__(self, *, algorithm="asgd", loss="squared_hinge", alpha=1e-4, epochs=None, tol=1e-4,
                  n_iter_no_change=5, max_iter=1000, t0=None, skip=None, average_start=0.0, fit_intercept=True,
                  intercept_rate=1.0, shuffle=True, class_weight=None, random_state=None, n_jobs=None, verbose=False):
         self.algorithm = algorithm
