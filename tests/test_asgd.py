@@ -88,6 +88,16 @@ def test_the_default_is_asgd_multiclass_and_weighted(loss):
     assert recall(weighted) >= recall(est)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(tol=-1.0), "tol must be a nonnegative number or None"),
+    (dict(n_iter_no_change=0), "n_iter_no_change must be a positive integer"),
+    (dict(max_iter=0), "max_iter must be a positive integer"),
+])
+def test_bad_stopping_parameters_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        lm.LinearSGD(**kwargs).fit([[0.0], [1.0]], [0, 1])
+
+
 def test_bad_names_and_starts_are_refused():
     X, y = data(100, 10)
     with pytest.raises(ValueError, match="algorithm must be one of asgd, sgdqn, sgdqn2009"):
@@ -138,7 +148,7 @@ def test_the_default_passes_and_intercept_suit_small_multiclass_sets():
         scale = StandardScaler().fit(Xtr)
         Xtr, Xte = scale.transform(Xtr), scale.transform(Xte)
         ours = lm.LinearSGD(random_state=0).fit(Xtr, ytr)
-        assert ours.n_iter_ == int(np.ceil(1e6 / len(ytr)))
+        assert ours.n_iter_ < ours.max_iter
         theirs = LinearSVC().fit(Xtr, ytr)
         for name, m in (("ours", ours), ("theirs", theirs)):
             errors[name] = errors.get(name, 0) + np.mean(m.predict(Xte) != yte) / 5
@@ -149,4 +159,46 @@ def test_the_default_passes_and_intercept_suit_small_multiclass_sets():
     ours = lm.LinearSGD(random_state=0).fit(X[:400], y[:400])
     theirs = LinearSVC().fit(X[:400], y[:400])
     assert ours.score(X[400:], y[400:]) >= theirs.score(X[400:], y[400:]) - 0.02
-    assert lm.LinearSGD(epochs=None).fit(np.tile(X, (500, 1)), np.tile(y, 500)).n_iter_ == 5
+
+
+def test_the_default_passes_stop_once_the_averaged_objective_stops_improving():
+    """epochs=None stops on the objective of the model it returns, long before the cap on an
+    easy problem, where one more pass would improve it by less than tol; a tol that cannot be met runs to the
+    cap and warns; an integer epochs runs exactly that many passes, tol or not."""
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        early = lm.LinearSGD(random_state=0).fit(X, y)
+    assert 5 < early.n_iter_ < 200 and early.t_ == early.n_iter_ * len(y)
+    five = lm.LinearSGD(epochs=5, random_state=0).fit(X, y)
+    assert early.objective_[0] < 0.9 * five.objective_[0], (early.objective_, five.objective_)
+    stopped = early.objective_[0]
+    early.partial_fit(X, y)
+    # (tol is relative to the zero model's objective: 1/2 for the squared hinge)
+    assert stopped - 2 * early.tol * 0.5 <= early.objective_[0] <= stopped + early.tol * 0.5
+    # the objective reported is the returned model's
+    m = np.where(y == 1, 1, -1) * (X @ early.coef_[0] + early.intercept_[0])
+    direct = 0.5 * early.alpha * early.coef_[0] @ early.coef_[0] + np.mean(0.5 * np.maximum(0, 1 - m) ** 2)
+    assert early.objective_[0] == pytest.approx(direct, rel=1e-5)
+    with pytest.warns(ConvergenceWarning, match="max_iter=20"):
+        capped = lm.LinearSGD(tol=1e-12, max_iter=20, random_state=0).fit(X, y)
+    assert capped.n_iter_ == 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        off = lm.LinearSGD(tol=None, max_iter=13, random_state=0).fit(X, y)
+        fixed = lm.LinearSGD(epochs=13, tol=1e-1, random_state=0).fit(X, y)
+    assert off.n_iter_ == fixed.n_iter_ == 13
+    np.testing.assert_array_equal(off.coef_, fixed.coef_)
+    # one-vs-rest: each problem stops on its own, n_iter_ the longest
+    from sklearn.datasets import load_iris
+
+    Xi, yi = load_iris(return_X_y=True)
+    iris = lm.LinearSGD(random_state=0).fit(StandardScaler().fit_transform(Xi), yi)
+    assert iris.n_iter_ < iris.max_iter

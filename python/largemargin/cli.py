@@ -104,7 +104,7 @@ def _train_linear(args, name, Xtr, ytr, Xte, yte):
     alpha = 1e-4 if args.alpha is None else args.alpha
     model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs, random_state=0,
                       n_jobs=args.n_jobs, verbose=args.verbose)
-    passes = "passes for 10^6 steps (at least 5)" if args.epochs is None else f"{args.epochs} passes"
+    passes = "passes until the objective stops improving" if args.epochs is None else f"{args.epochs} passes"
     print(f"training {args.solver} (linear, squared hinge) on {name}: {Xtr.shape[0]} examples, alpha={alpha:g}, "
           f"{passes}")
     model.fit(Xtr, ytr)
@@ -168,7 +168,7 @@ def build_parser():
                         "linear SVM by stochastic gradient: asgd (averaged SGD, LinearSGD's default), sgdqn "
                         "(SGD-QN as corrected in 2010), sgdqn2009 (its first form), svmsgd2")
     t.add_argument("--epochs", type=int, default=None,
-                   help="lasvm: online passes (1); linear solvers: passes (default: LinearSGD's, enough for 10^6 steps)")
+                   help="lasvm: online passes (1); linear solvers: passes (default: LinearSGD's, until the objective stops improving)")
     t.add_argument("--alpha", type=float, default=None, help="linear solvers: the regularisation lambda (1e-4)")
     t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")

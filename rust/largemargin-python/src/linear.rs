@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use largemargin::linear::{train_linear, LinearConfig, Problem};
+use largemargin::linear::{train_linear, LinearConfig, Problem, Stopping};
 use largemargin::solver::loss::{Loss, MarginLoss};
 use largemargin::solver::sgd::{choose_t0, skip_for, t0_candidates, Algorithm, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -59,21 +59,24 @@ fn params(
     Ok(p)
 }
 
-/// The new state, (primal, training error) per problem, and the seconds of the passes.
-type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64)>, f64);
+/// The new state, (primal, training error, passes run, converged) per problem, and the seconds
+/// of the passes.
+type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64);
 
 /// `epochs` passes of SGD on one binary problem per row of `labels` (+1/-1), in parallel,
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
-/// (positive, negative) class weights of problem p. Returns the new state, per problem
-/// (primal objective, training error), and the seconds the passes took.
+/// (positive, negative) class weights of problem p. With `tol`, each problem stops early once its
+/// objective has not improved by tol (relative) for `n_iter_no_change` passes, `epochs` the cap.
+/// Returns the new state, per problem (primal objective, training error, passes, converged),
+/// and the seconds the passes took.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0))]
+#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
     class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64,
     t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64,
-    n_jobs: Option<i64>, verbose: bool, average_start: f64,
+    n_jobs: Option<i64>, verbose: bool, average_start: f64, tol: Option<f64>, n_iter_no_change: usize,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -81,7 +84,7 @@ pub fn fit_linear<'py>(
     // other, so they run one after another on one thread, which keeps its Python thread state.
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
-    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?, epochs, shuffle, seed };
+    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?, epochs, shuffle, seed, stop: tol.map(|tol| Stopping { tol, n_iter_no_change }) };
     let mut models = linear_models_from_py(state)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -100,7 +103,7 @@ pub fn fit_linear<'py>(
         let mut train = || train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl);
         if python { keeping_thread_state(train) } else { train() }
     })?;
-    Ok((linear_models_to_py(py, &models)?, fits.iter().map(|f| (f.primal, f.training_error)).collect(), seconds))
+    Ok((linear_models_to_py(py, &models)?, fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(), seconds))
 }
 
 /// The thesis' t0: the candidate (powers of ten, 1 to 1e8) whose one pass over a random tenth of

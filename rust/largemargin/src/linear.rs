@@ -1,6 +1,7 @@
 //! Training linear models by SGD over the data's binary problems (one-vs-rest for multiclass),
 //! the problems in parallel: epochs over a per-epoch random order (or the data's order), each
-//! model's optimiser state kept so that training can continue (partial_fit).
+//! model's optimiser state kept so that training can continue (partial_fit), each problem's passes
+//! stopped, if asked, once its objective stops improving.
 
 use rayon::prelude::*;
 
@@ -19,6 +20,33 @@ pub struct LinearConfig {
     /// timed its passes).
     pub shuffle: bool,
     pub seed: u64,
+    /// Stop each problem's passes early once its objective stops improving (`epochs` the cap);
+    /// None: always `epochs` passes.
+    pub stop: Option<Stopping>,
+}
+
+/// The stopping rule: after each pass the primal of the model as it is returned (ASGD's
+/// average, not the iterate) is evaluated (one pass without updates); a pass that does not
+/// lower the best value so far by more than `tol` times the zero model's primal counts as no
+/// change, and `n_iter_no_change` of them in a row stop that problem. (The zero model's value,
+/// the weighted mean loss at margin 0, is the problem's scale: relative to the objective itself,
+/// a separable problem, whose objective falls towards 0 as 1/passes, never met tol.)
+#[derive(Clone, Copy, Debug)]
+pub struct Stopping {
+    pub tol: f64,
+    pub n_iter_no_change: usize,
+}
+
+impl Stopping {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.tol.is_finite() && self.tol >= 0.0) {
+            return Err(Error::InvalidParameter("tol must be a nonnegative number".into()));
+        }
+        if self.n_iter_no_change == 0 {
+            return Err(Error::InvalidParameter("n_iter_no_change must be positive".into()));
+        }
+        Ok(())
+    }
 }
 
 /// One binary problem: labels +1/-1, and the weight of each class (class_weight) by which
@@ -34,11 +62,16 @@ pub struct Problem<'a> {
 pub struct LinearFit {
     pub primal: f64,
     pub training_error: f64,
+    /// The passes run.
+    pub epochs: usize,
+    /// The stopping rule was met (false without one, or when the cap came first).
+    pub converged: bool,
 }
 
-/// `epochs` passes of SGD for each problem, continuing each model from its state; then the
-/// primal objective and training error of each. Returns those and the seconds the passes took
-/// (the evaluation pass excluded).
+/// `epochs` passes of SGD for each problem (fewer where `config.stop` stops it), continuing each
+/// model from its state; then the primal objective and training error of each. Returns those and
+/// the seconds the passes took (the stopping rule's evaluations included, the final evaluation
+/// pass excluded).
 pub fn train_linear(
     x: &Matrix,
     problems: &[Problem],
@@ -59,6 +92,9 @@ pub fn train_linear(
         return Err(Error::InvalidData(format!("labels of problem {p} are not +1 or -1")));
     }
     config.params.validate()?;
+    if let Some(stop) = &config.stop {
+        stop.validate()?;
+    }
     x.check_finite()?;
     // (made again for the evaluation: holding every problem's weights at once would take n x problems)
     let weights = |problem: &Problem| -> Vec<f64> {
@@ -70,14 +106,19 @@ pub fn train_linear(
             .collect()
     };
     let started = std::time::Instant::now();
-    models
+    // per problem: passes run, and the last evaluation when the stopping rule made one
+    let runs: Vec<(usize, Option<LinearFit>)> = models
         .par_iter_mut()
         .zip(problems.par_iter())
         .enumerate()
-        .try_for_each(|(k, (model, problem))| {
+        .map(|(k, (model, problem))| {
             let c = weights(problem);
             let mut order: Vec<usize> = (0..n).collect();
-            for _ in 0..config.epochs {
+            let (mut best, mut unchanged, mut last) = (f64::INFINITY, 0usize, None);
+            // the zero model's primal, the rule's scale (after the first pass: a loss's own
+            // errors surface from its first step, as without the rule)
+            let mut scale = None;
+            for epoch in 0..config.epochs {
                 if config.shuffle {
                     // seeded by the examples seen so far: a continued fit draws new orders
                     Rng::new(config.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
@@ -90,17 +131,36 @@ pub fn train_linear(
                         model.t
                     )));
                 }
+                if let Some(stop) = &config.stop {
+                    let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
+                    let scale = *scale.get_or_insert_with(|| {
+                        let mut at_zero = vec![0.0; n];
+                        loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
+                        at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
+                    });
+                    unchanged = if value > best - stop.tol * scale { unchanged + 1 } else { 0 };
+                    best = best.min(value);
+                    let converged = unchanged >= stop.n_iter_no_change;
+                    last = Some(LinearFit { primal: value, training_error: error, epochs: epoch + 1, converged });
+                    if converged {
+                        break;
+                    }
+                }
             }
             control.problem_done();
-            Ok::<(), Error>(())
-        })?;
+            Ok::<_, Error>((last.as_ref().map_or(config.epochs, |f| f.epochs), last))
+        })
+        .collect::<Result<_>>()?;
     let seconds = started.elapsed().as_secs_f64();
     let fits = models
         .par_iter()
         .zip(problems.par_iter())
-        .map(|(model, problem)| {
-            let (primal, training_error) = primal(model, x, problem.y, &weights(problem), loss, config.params.lambda);
-            LinearFit { primal, training_error }
+        .zip(runs)
+        .map(|((model, problem), (epochs, last))| {
+            last.unwrap_or_else(|| {
+                let (primal, training_error) = primal(model, x, problem.y, &weights(problem), loss, config.params.lambda);
+                LinearFit { primal, training_error, epochs, converged: false }
+            })
         })
         .collect();
     Ok((fits, seconds))
@@ -130,6 +190,7 @@ mod tests {
             epochs: 3,
             shuffle: true,
             seed: 7,
+            stop: None,
         };
         let fit = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -152,5 +213,44 @@ mod tests {
         let bad = [Problem { y: &[0.5; 600], positive_weight: 1.0, negative_weight: 1.0 }];
         let err = train_linear(&x, &bad, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &config, &Control::new());
         assert!(err.unwrap_err().to_string().contains("+1 or -1"));
+    }
+
+    /// The stopping rule ends an easy problem's passes well before the cap, its last objective
+    /// the one returned; with tol 0 and a long patience it runs to the cap, not converged; and
+    /// without a rule every problem runs all the passes.
+    #[test]
+    fn passes_stop_once_the_objective_stops_improving() {
+        let n = 400;
+        let mut rng = Rng::new(3);
+        let xs: Vec<f64> = (0..n * 2).map(|_| rng.below(2000) as f64 / 1000.0 - 1.0).collect();
+        let x = Matrix::Dense64(DenseView::new(&xs, n, 2).unwrap());
+        let y: Vec<f64> = (0..n).map(|i| if xs[2 * i] + 0.3 * xs[2 * i + 1] > 0.0 { 1.0 } else { -1.0 }).collect();
+        let problems = [Problem { y: &y, positive_weight: 1.0, negative_weight: 1.0 }];
+        let fit = |stop: Option<Stopping>| {
+            let config = LinearConfig {
+                params: SgdParams { algorithm: Algorithm::Asgd, lambda: 1e-3, t0: 1e3, fit_bias: true, bias_rate: 1.0, ..Default::default() },
+                epochs: 500,
+                shuffle: true,
+                seed: 1,
+                stop,
+            };
+            let mut models = vec![LinearModel::new(2)];
+            let fits = train_linear(&x, &problems, &vec![1.0; n], &mut models, &MarginLoss::SquaredHinge, &config, &Control::new()).unwrap().0;
+            (models.remove(0), fits[0].clone())
+        };
+        let (model, early) = fit(Some(Stopping { tol: 1e-3, n_iter_no_change: 5 }));
+        assert!(early.converged && early.epochs < 100, "{early:?}");
+        assert_eq!(model.t, (early.epochs * n) as f64);
+        let (direct, _) = primal(&model, &x, &y, &vec![1.0; n], &MarginLoss::SquaredHinge, 1e-3);
+        assert_eq!(direct, early.primal);
+        let (_, capped) = fit(Some(Stopping { tol: 0.0, n_iter_no_change: 501 }));
+        assert!(!capped.converged && capped.epochs == 500, "{capped:?}");
+        let (_, all) = fit(None);
+        assert!(!all.converged && all.epochs == 500, "{all:?}");
+        // and the stopped model's objective is near the one of all 500 passes (2.2% above it here)
+        assert!(early.primal <= all.primal * 1.05, "{} against {}", early.primal, all.primal);
+        let bad = LinearConfig { params: SgdParams::default(), epochs: 1, shuffle: false, seed: 0, stop: Some(Stopping { tol: -1.0, n_iter_no_change: 1 }) };
+        let err = train_linear(&x, &problems, &vec![1.0; n], &mut [LinearModel::new(2)], &MarginLoss::Hinge, &bad, &Control::new());
+        assert!(err.unwrap_err().to_string().contains("tol"));
     }
 }
