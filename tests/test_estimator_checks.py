@@ -12,15 +12,6 @@ SAME_AS_SKLEARN = {
     "check_sample_weight_equivalence_on_sparse_data": "sample_weight is not equivalent to removing/repeating samples.",
 }
 
-# Class weights of 1000 against 1e-4 on 50 unscaled examples: the thesis' steps 1/(alpha (t + t0))
-# must start tiny not to diverge (t0 of 1e9 and more), and 5 epochs of 50 examples then barely move
-# the model. (scikit-learn's SGDClassifier passes with its own step heuristics and 1000 epochs.)
-SGD_SCHEDULE = {
-    "check_class_weight_classifiers": "extreme class weights on tiny unscaled data: the 1/(alpha (t + t0)) steps "
-    "that do not diverge barely move the model in 5 epochs",
-}
-
-
 # Candidate label sets: a 2-D y of one column is n bags of one candidate each, a valid input.
 BAGS = {"check_supervised_y_2d": "a (n, 1) y is n candidate sets of one label, not a column to ravel with a warning"}
 
@@ -28,7 +19,6 @@ BAGS = {"check_supervised_y_2d": "a (n, 1) y is n candidate sets of one label, n
 def expected_failures(est):
     return {
         **SAME_AS_SKLEARN,
-        **(SGD_SCHEDULE if isinstance(est, lm.LinearSGD) else {}),
         **(BAGS if isinstance(est, lm.AmbiguousLaRankClassifier) else {}),
     }
 
