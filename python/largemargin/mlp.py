@@ -54,6 +54,8 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         check_positive_int("n_iter_no_change", self.n_iter_no_change)
         if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
             check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive or 'auto'")
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise ValueError(f"refit must be True or False, got {self.refit!r}")
         if self.early_stopping:
             check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
 
@@ -102,16 +104,20 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
             Xt, yt, Xv, yv = to_native(X[train]), signed[train], to_native(X[val]), np.ascontiguousarray(signed[val])
         else:
             Xt, yt, Xv, yv = to_native(X), signed, None, None
-        fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed), rate)
+        fit = self._native_fit(Xt, np.ascontiguousarray(yt), Xv, yv, int(seed), rate, int(self.max_epochs))
+        selection = fit
+        if val is not None and self.refit:
+            # the held-out rows chose the epoch count; the model is then trained on every row
+            fit = self._native_fit(to_native(X), signed, None, None, int(seed), rate, selection["best_epoch"])
         self.hidden_weights_ = fit["v"]
         self.hidden_bias_ = fit["d"]
         self.bias_ = float(fit["b"])
-        self.n_epochs_ = int(fit["epochs"])
-        self.best_epoch_ = int(fit["best_epoch"])
-        self.loss_curve_ = fit["train_loss"]
-        self.train_error_curve_ = fit["train_error"]
-        self.updates_per_epoch_ = fit["updates"]
-        self.validation_error_curve_ = fit["validation_error"]
+        self.n_epochs_ = int(selection["epochs"])
+        self.best_epoch_ = int(selection["best_epoch"])
+        self.loss_curve_ = selection["train_loss"]
+        self.train_error_curve_ = selection["train_error"]
+        self.updates_per_epoch_ = selection["updates"]
+        self.validation_error_curve_ = selection["validation_error"]
         self._fitted(fit)
 
     def _validation_rows(self, y_idx, rng):
@@ -210,8 +216,8 @@ class SimpleMLPClassifier(_MarginMLP):
     """
 
     def __init__(self, *, hidden_units=100, beta=3.0, learning_rate="auto", decay=0.0, average=True, init_scale=1.0,
-                 max_epochs=200, early_stopping=True, validation_fraction=0.2, n_iter_no_change=20, random_state=None,
-                 n_jobs=None):
+                 max_epochs=200, early_stopping=True, validation_fraction=0.2, n_iter_no_change=20, refit=True,
+                 random_state=None, n_jobs=None):
         self.hidden_units = hidden_units
         self.beta = beta
         self.learning_rate = learning_rate
@@ -222,6 +228,7 @@ class SimpleMLPClassifier(_MarginMLP):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.refit = refit
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -233,10 +240,10 @@ class SimpleMLPClassifier(_MarginMLP):
         if not isinstance(self.average, (bool, np.bool_)):
             raise ValueError(f"average must be True or False, got {self.average!r}")
 
-    def _native_fit(self, X, y, Xv, yv, seed, rate):
+    def _native_fit(self, X, y, Xv, yv, seed, rate, epochs):
         return _native.fit_simple_mlp(
             X, y, Xv, yv, int(self.hidden_units), float(self.beta), rate, float(self.decay),
-            int(self.max_epochs), int(self.n_iter_no_change), seed, None, self.n_jobs, bool(self.average), float(self.init_scale),
+            epochs, int(self.n_iter_no_change), seed, None, self.n_jobs, bool(self.average), float(self.init_scale),
         )
 
     def _fitted(self, fit):
@@ -267,22 +274,23 @@ class NilssonMLPClassifier(_MarginMLP):
     """
 
     def __init__(self, *, hidden_units=200, learning_rate=0.01, max_epochs=200, early_stopping=True,
-                 validation_fraction=0.2, n_iter_no_change=20, random_state=None, n_jobs=None):
+                 validation_fraction=0.2, n_iter_no_change=20, refit=True, random_state=None, n_jobs=None):
         self.hidden_units = hidden_units
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.refit = refit
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _check_params(self):
         self._check_common()
 
-    def _native_fit(self, X, y, Xv, yv, seed, rate):
+    def _native_fit(self, X, y, Xv, yv, seed, rate, epochs):
         return _native.fit_nilsson(X, y, Xv, yv, int(self.hidden_units), rate,
-                                   int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
+                                   epochs, int(self.n_iter_no_change), seed, self.n_jobs)
 
     def _fitted(self, fit):
         self.output_weights_ = fit["w"]
@@ -322,7 +330,7 @@ class TanhMLPClassifier(_MarginMLP):
 
     def __init__(self, *, hidden_units=100, criterion="cross_entropy", optimizer="sgd", learning_rate=0.03,
                  damping=0.1, curvature_sample=5000, max_epochs=200, early_stopping=True, validation_fraction=0.2,
-                 n_iter_no_change=20, random_state=None, n_jobs=None):
+                 n_iter_no_change=20, refit=True, random_state=None, n_jobs=None):
         self.hidden_units = hidden_units
         self.criterion = criterion
         self.optimizer = optimizer
@@ -333,6 +341,7 @@ class TanhMLPClassifier(_MarginMLP):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.refit = refit
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -345,10 +354,10 @@ class TanhMLPClassifier(_MarginMLP):
         check_real("damping", self.damping, lambda v: v > 0, "positive")
         check_positive_int("curvature_sample", self.curvature_sample)
 
-    def _native_fit(self, X, y, Xv, yv, seed, rate):
+    def _native_fit(self, X, y, Xv, yv, seed, rate, epochs):
         return _native.fit_network(X, y, Xv, yv, int(self.hidden_units), self.criterion, self.optimizer,
                                    rate, float(self.damping), int(self.curvature_sample),
-                                   int(self.max_epochs), int(self.n_iter_no_change), seed, self.n_jobs)
+                                   epochs, int(self.n_iter_no_change), seed, self.n_jobs)
 
     def _fitted(self, fit):
         self.output_weights_ = fit["w"]
