@@ -55,8 +55,9 @@ def test_averaged_weights_are_published_and_scored():
     X, y = xor_data(3000, 0)
     Xte, yte = xor_data(1000, 1)
     kw = dict(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=30, random_state=0)
-    last = lm.SimpleMLPClassifier(average=False, **kw).fit(X, y)
-    avg = lm.SimpleMLPClassifier(average=True, **kw).fit(X, y)
+    # without the refit on every row the published model is the one the held-out rows scored
+    last = lm.SimpleMLPClassifier(average=False, refit=False, **kw).fit(X, y)
+    avg = lm.SimpleMLPClassifier(average=True, refit=False, **kw).fit(X, y)
     assert np.mean(avg.predict(Xte) == yte) > 0.9
     # same seed, same split and order: only the published weights differ
     assert not np.array_equal(avg.hidden_weights_, last.hidden_weights_)
@@ -68,6 +69,24 @@ def test_averaged_weights_are_published_and_scored():
     for m in (last, avg):
         held_out = np.mean(m.predict(X[val]) != y[val])
         assert m.validation_error_curve_[m.best_epoch_ - 1] == pytest.approx(held_out)
+
+
+@pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier, lm.TanhMLPClassifier])
+def test_refit_trains_on_every_row_for_the_chosen_epochs(cls):
+    # the held-out rows only choose the epoch count: the published model is, bit for bit, the one
+    # trained without a hold-out on all rows for best_epoch_ epochs (same seed, so same
+    # initial weights and epoch orders)
+    X, y = xor_data(600, 11)
+    m = cls(hidden_units=12, max_epochs=40, n_iter_no_change=5, random_state=3).fit(X, y)
+    assert 1 <= m.best_epoch_ <= m.n_epochs_ and len(m.validation_error_curve_) == m.n_epochs_
+    alone = cls(hidden_units=12, max_epochs=m.best_epoch_, early_stopping=False, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(m.hidden_weights_, alone.hidden_weights_)
+    np.testing.assert_array_equal(m.decision_function(X), alone.decision_function(X))
+    # without the refit the model is the one of the held-out run: trained on fewer rows
+    held = cls(hidden_units=12, max_epochs=40, n_iter_no_change=5, refit=False, random_state=3).fit(X, y)
+    assert held.best_epoch_ == m.best_epoch_
+    np.testing.assert_array_equal(held.validation_error_curve_, m.validation_error_curve_)
+    assert not np.array_equal(held.decision_function(X), m.decision_function(X))
 
 
 def test_init_scale_sets_the_initial_weights():
@@ -83,7 +102,7 @@ def test_init_scale_sets_the_initial_weights():
 @pytest.mark.parametrize("kw, match", [
     (dict(hidden_units=0), "hidden_units"), (dict(beta=0), "beta"), (dict(learning_rate=-1), "learning_rate"),
     (dict(validation_fraction=1.0), "validation_fraction"), (dict(decay=-0.1), "decay"),
-    (dict(init_scale=0.0), "init_scale"), (dict(average="yes"), "average"),
+    (dict(init_scale=0.0), "init_scale"), (dict(average="yes"), "average"), (dict(refit="no"), "refit"),
 ])
 def test_bad_parameters(kw, match):
     X, y = xor_data(100, 0)
