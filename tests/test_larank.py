@@ -190,12 +190,13 @@ def test_bad_input_leaves_the_fitted_model(digits):
 
 
 def test_default_passes_depend_on_the_set_size():
-    # one pass on 10,000 examples and more, up to three below (until 10,000 examples are seen);
-    # partial_fit makes one pass per chunk; an explicit epochs is kept
+    # passes until 10,000 examples are seen, two to three (at least two: one is unstable on the
+    # suite's large sets); partial_fit makes one pass per chunk; an explicit epochs is kept
     rng = np.random.RandomState(0)
-    X = rng.randn(10_000, 4)
+    X = rng.randn(12_000, 4)
     y = np.argmax(X[:, :3], axis=1)
-    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X, y).n_iter_ == 1
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X, y).n_iter_ == 2
+    assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:10_000], y[:10_000]).n_iter_ == 2
     assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:3000], y[:3000]).n_iter_ == 3
     assert lm.LaRankClassifier(kernel="linear", random_state=0).fit(X[:6000], y[:6000]).n_iter_ == 2
     assert lm.LaRankClassifier(kernel="linear", epochs=1, random_state=0).fit(X[:500], y[:500]).n_iter_ == 1
