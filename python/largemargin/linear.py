@@ -147,6 +147,13 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                               f"objective {objective:.4g}, above the zero model's {zero * float(np.mean(weights[p])):.4g}: "
                               f"it is diverging (t0={t0:g}, alpha={alpha:g}; set a larger t0 or alpha)",
                               ConvergenceWarning, stacklevel=3)
+            elif zero is not None and objective >= 0.999 * zero * float(np.mean(weights[p])):
+                # steps too small to move (a safe t0 set by one feature far larger than the
+                # others): the stopping rule would read "no change" as converged
+                warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at the zero "
+                              f"model's objective ({objective:.4g}): the model barely moved (t0={t0:g}, alpha={alpha:g}); "
+                              f"if some features are far larger than others, standardise them (e.g. StandardScaler)",
+                              ConvergenceWarning, stacklevel=3)
         self.training_error_ = np.array([f[1] for f in fits])
         # the passes run (the most of any one-vs-rest problem's, as scikit-learn's SGDClassifier)
         self.n_iter_ = getattr(self, "n_iter_", 0) + max(f[2] for f in fits)
