@@ -218,3 +218,16 @@ def test_a_fit_stuck_at_the_zero_model_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         lm.LinearSGD(random_state=0).fit(X, y)
+
+
+def test_verbose_reports_each_problem(capsys):
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    m = lm.LinearSGD(verbose=True, random_state=0).fit(X, y)
+    out = capsys.readouterr().out.splitlines()
+    assert [ln.split(":")[0] for ln in out[:3]] == [f"[LinearSGD] class {c} against the rest" for c in range(3)]
+    assert "s in the passes" in out[3] and len(out) == 4
+    assert "stopped by max_iter" not in "\n".join(out) and f"{m.n_iter_} passes" in "\n".join(out)

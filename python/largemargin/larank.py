@@ -16,7 +16,7 @@ from ._guard import unchanged_on_failure
 from .online import _after_support, _chunk, _labelled
 
 # A fit with the default epochs makes passes until it has seen this many examples, up to three
-# (and at least `_min_passes`): three below 3,334 (chosen on benches/suite.py).
+# (and at least `_min_passes`): with two at least, three below 5,000 rows (chosen on benches/suite.py).
 _SMALL_SET_EXAMPLES = 10_000
 from .svm import _BaseSVM
 

@@ -161,6 +161,11 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.t_ = int(state["t"][0])
         self.fit_time_ = seconds  # the passes alone (the objective's evaluation pass excluded)
         self.call_time_ = time.perf_counter() - started
+        if self.verbose:
+            for p, f in enumerate(fits):
+                print(f"[{type(self).__name__}] {_problem_name(classes, targets, p)}: {f[2]} passes, objective "
+                      f"{f[0]:.6g}, training error {f[1]:.4g}{', stopped by max_iter' if tol is not None and not f[3] else ''}", flush=True)
+            print(f"[{type(self).__name__}] {self.fit_time_:.3f} s in the passes, {self.call_time_:.3f} s in all", flush=True)
         return self
 
     def _average_start(self, n):
