@@ -106,7 +106,7 @@ def problem(family):
         return (lm.TanhMLPClassifier(hidden_units=500, optimizer="block_newton", learning_rate=0.001,
                                      max_epochs=10_000, early_stopping=False), *dense(60_000, 50))
     if family == "mlp_nilsson":
-        return lm.NilssonMLPClassifier(hidden_units=500, max_epochs=10_000, early_stopping=False), *dense(60_000, 50)
+        return lm.NilssonMLPClassifier(hidden_units=501, max_epochs=10_000, early_stopping=False), *dense(60_000, 50)
     if family == "mixture":
         from largemargin.datasets import make_forest_like
 

@@ -1,5 +1,5 @@
 """The margin MLPs: the simple MLP (Collobert and Bengio's Algorithm 2) and the Nilsson
-Phi-machine learn what a linear model cannot, early stopping keeps the best validation epoch, the
+MLP (a committee of sign units) learn what a linear model cannot, early stopping keeps the best validation epoch, the
 curves are consistent, dense and sparse input give the same model, and bad input is named."""
 
 import numpy as np
@@ -77,13 +77,13 @@ def test_refit_trains_on_every_row_for_the_chosen_epochs(cls):
     # trained without a hold-out on all rows for best_epoch_ epochs (same seed, so same
     # initial weights and epoch orders)
     X, y = xor_data(600, 11)
-    m = cls(hidden_units=12, max_epochs=40, n_iter_no_change=5, random_state=3).fit(X, y)
+    m = cls(hidden_units=13, max_epochs=40, n_iter_no_change=5, random_state=3).fit(X, y)
     assert 1 <= m.best_epoch_ <= m.n_epochs_ and len(m.validation_error_curve_) == m.n_epochs_
-    alone = cls(hidden_units=12, max_epochs=m.best_epoch_, early_stopping=False, random_state=3).fit(X, y)
+    alone = cls(hidden_units=13, max_epochs=m.best_epoch_, early_stopping=False, random_state=3).fit(X, y)
     np.testing.assert_array_equal(m.hidden_weights_, alone.hidden_weights_)
     np.testing.assert_array_equal(m.decision_function(X), alone.decision_function(X))
     # without the refit the model is the one of the held-out run: trained on fewer rows
-    held = cls(hidden_units=12, max_epochs=40, n_iter_no_change=5, refit=False, random_state=3).fit(X, y)
+    held = cls(hidden_units=13, max_epochs=40, n_iter_no_change=5, refit=False, random_state=3).fit(X, y)
     assert held.best_epoch_ == m.best_epoch_
     np.testing.assert_array_equal(held.validation_error_curve_, m.validation_error_curve_)
     assert not np.array_equal(held.decision_function(X), m.decision_function(X))
@@ -117,19 +117,31 @@ def test_nan_is_named():
         lm.SimpleMLPClassifier().fit(X, np.arange(90) % 2)
 
 
-def test_nilsson_phi_machine():
+def test_nilsson_committee_of_sign_units():
     X, y = xor_data(3000, 5)
     Xte, yte = xor_data(1000, 6)
-    m = lm.NilssonMLPClassifier(hidden_units=200, learning_rate=0.05, max_epochs=80, random_state=0).fit(X, y)
-    assert np.mean(m.predict(Xte) == yte) > 0.9
+    kw = dict(hidden_units=21, learning_rate=1.0, random_state=0)
+    m = lm.NilssonMLPClassifier(**kw).fit(X, y)
+    assert np.mean(m.predict(Xte) == yte) > 0.9  # no single sign unit does better than chance
     assert m.best_epoch_ == int(np.argmin(m.validation_error_curve_)) + 1
-    # f = b + w . tanh(V x + d), the hidden layer the seeded random one
-    phi = np.tanh(Xte[:20] @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_)
-    np.testing.assert_allclose(m.decision_function(Xte[:20]), m.bias_ + phi @ m.output_weights_, rtol=1e-4, atol=1e-4)
-    assert m.margin_ == pytest.approx(2 / np.linalg.norm(m.output_weights_))
-    again = lm.NilssonMLPClassifier(hidden_units=200, learning_rate=0.05, max_epochs=80, random_state=0).fit(X, y)
+    assert m.bias_ == 0.0
+    # the decision is the vote sum_n sign(z_n), an odd integer, plus sum z / (2 sum |z|)
+    z = Xte[:50] @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_
+    vote = np.where(z > 0, 1.0, -1.0).sum(1)
+    f = m.decision_function(Xte[:50])
+    np.testing.assert_allclose(f, vote + 0.5 * z.sum(1) / np.abs(z).sum(1), rtol=1e-4, atol=1e-4)
+    assert np.all(np.round(f - 0.5 * z.sum(1) / np.abs(z).sum(1)) % 2 == 1)
+    np.testing.assert_array_equal(m.predict(Xte[:50]), m.classes_[(vote > 0).astype(int)])
+    # the loss is the mean number of units an example needed to move: at least the error rate
+    assert np.all(np.asarray(m.loss_curve_) >= np.asarray(m.train_error_curve_) - 1e-12)
+    again = lm.NilssonMLPClassifier(**kw).fit(X, y)
     np.testing.assert_array_equal(again.hidden_weights_, m.hidden_weights_)
-    np.testing.assert_array_equal(again.output_weights_, m.output_weights_)
+
+
+def test_nilsson_needs_an_odd_committee():
+    X, y = xor_data(100, 0)
+    with pytest.raises(ValueError, match="odd"):
+        lm.NilssonMLPClassifier(hidden_units=100).fit(X, y)
 
 
 @pytest.mark.parametrize("criterion", ["cross_entropy", "mse", "tanh_mse"])

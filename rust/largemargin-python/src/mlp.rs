@@ -1,5 +1,5 @@
 //! Entry points of the margin MLPs: training (with the per-epoch curves) and decisions of the
-//! simple MLP and the Nilsson Phi-machine.
+//! simple MLP, the Nilsson MLP and the tanh network.
 
 use largemargin::control::Control;
 use largemargin::data::Matrix;
@@ -108,34 +108,29 @@ pub fn simple_mlp_decision<'py>(
     decision_on(py, x, n_jobs, |x| model.decision(x))
 }
 
-/// Trains the Nilsson Phi-machine on labels +-1: the random tanh layer, then the output layer by
-/// the margin perceptron. Returns the layer, the output weights `w` and `b`, and the curves.
+/// Trains the Nilsson MLP (a committee of sign units, Algorithm 8.3) on labels +-1; with a
+/// validation set, early stopping. Returns the kept layer (`b` is 0: no output bias) and the curves.
 #[pyfunction]
-#[pyo3(signature = (x, y, x_val, y_val, hidden, learning_rate, max_epochs, patience, seed, n_jobs))]
+#[pyo3(signature = (x, y, x_val, y_val, *, hidden, learning_rate, max_epochs, patience, seed, init_scale, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_nilsson<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, learning_rate: f64, max_epochs: usize, patience: usize,
-    seed: u64, n_jobs: Option<i64>,
+    seed: u64, init_scale: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = NilssonParams { hidden, learning_rate, max_epochs, patience, seed };
+    let params = NilssonParams { hidden, learning_rate, max_epochs, patience, seed, init_scale };
     let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| train_nilsson(x, y, validation, &params, ctl))?;
-    let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
-    let out = fit_dict(py, fit, layer, b)?;
-    out.set_item("w", PyArray1::from_vec(py, w))?;
-    Ok(out)
+    let layer = fit.model.layer.clone();
+    fit_dict(py, fit, layer, 0.0)
 }
 
-/// f(x) = b + sum_i w_i tanh(v_i . x + d_i) for every row.
+/// The committee's vote sum_i sign(v_i . x + d_i) for every row, plus the tie-break term in
+/// [-1/2, 1/2] (see `NilssonMlp::decision`).
 #[pyfunction]
 pub fn nilsson_decision<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64, n_jobs: Option<i64>,
+    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let layer = layer_from(layer)?;
-    if w.len() != layer.hidden {
-        return Err(PyValueError::new_err("the output weights do not fit the hidden layer"));
-    }
-    let model = NilssonMlp { layer, w: w.as_array().to_vec(), b };
+    let model = NilssonMlp { layer: layer_from(layer)? };
     decision_on(py, x, n_jobs, |x| model.decision(x))
 }
 

@@ -1,7 +1,7 @@
 //! Multi-layer perceptrons of the margin family: `simple` is Collobert and Bengio's very simple
 //! MLP (hard-tanh hidden units summed without output weights, trained by SGD on a beta-hinge,
-//! early stopping as the margin control), `nilsson` the Phi-machine (a fixed random tanh layer, the
-//! output trained by the margin perceptron), `network` the thesis' one-hidden-layer tanh MLP (MSE,
+//! early stopping as the margin control), `nilsson` the Nilsson MLP (a committee of sign units,
+//! the fewest wrong units closest to a mistake moved), `network` the thesis' one-hidden-layer tanh MLP (MSE,
 //! cross-entropy or tanh-output MSE; plain SGD or block-diagonal second-order steps); `hidden`
 //! holds their shared hidden layer and epoch driver.
 
