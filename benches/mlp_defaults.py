@@ -1,4 +1,5 @@
-"""Choosing the margin MLPs' and MarginPerceptron's defaults on many datasets, not one.
+"""Choosing the margin MLPs' and MarginPerceptron's defaults on many datasets, not one (the
+Nilsson MLP's: benches/nilsson_defaults.py).
 
 Every candidate setting of an estimator is fit on every dataset next to its scikit-learn
 counterpart with ITS defaults (`MLPClassifier()` for the MLPs, `Perceptron()` for
@@ -17,7 +18,7 @@ Fits are cached in the output JSON; a rerun fits only what is missing (--with FI
 results, e.g. the counterparts', without writing them; --report-only fits nothing). --acceptance
 SEEDS instead compares SimpleMLPClassifier() with SVC() and MLPClassifier() on adult and ijcnn1.
 
-    python benches/mlp_defaults.py [--estimators simple,nilsson,tanh,perceptron] [--candidates NAME,...]
+    python benches/mlp_defaults.py [--estimators simple,tanh,perceptron] [--candidates NAME,...]
                                    [--datasets all|keel|NAME,...] [--max-splits K] [--no-counterparts]
                                    [--out benches/results/mlp_defaults.json] [--report-only]
 """
@@ -62,14 +63,6 @@ CANDIDATES = {
         "h100b3avg-lr1e-3": dict(hidden_units=100, beta=3.0, average=True, learning_rate=0.001, n_iter_no_change=10,
                                  max_epochs=200),
     },
-    "nilsson": {
-        "old": dict(validation_fraction=0.1, n_iter_no_change=5, max_epochs=50),
-        "default": {},
-        "p20-e200": dict(n_iter_no_change=20, max_epochs=200),
-        "h500-p20-e200": dict(hidden_units=500, n_iter_no_change=20, max_epochs=200),
-        "vf2-p20-e200": dict(validation_fraction=0.2, n_iter_no_change=20, max_epochs=200),
-        "h500-lr003-p20-e200": dict(hidden_units=500, learning_rate=0.003, n_iter_no_change=20, max_epochs=200),
-    },
     "tanh": {
         "old": dict(learning_rate=0.01, validation_fraction=0.1, n_iter_no_change=5, max_epochs=50),
         "default": {},
@@ -85,7 +78,7 @@ CANDIDATES = {
         "lr1": dict(learning_rate=1.0),
     },
 }
-CLASSES = {"simple": "SimpleMLPClassifier", "nilsson": "NilssonMLPClassifier", "tanh": "TanhMLPClassifier",
+CLASSES = {"simple": "SimpleMLPClassifier", "tanh": "TanhMLPClassifier",
            "perceptron": "MarginPerceptron"}
 
 
@@ -240,7 +233,7 @@ def acceptance(seeds, out_md, names=("adult", "ijcnn1")):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--estimators", default="simple,nilsson,tanh,perceptron")
+    ap.add_argument("--estimators", default="simple,tanh,perceptron")
     ap.add_argument("--candidates", default=None, help="comma-separated candidate names (default: all)")
     ap.add_argument("--datasets", default="all", help="all, keel, or comma-separated names")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "mlp_defaults.json"))

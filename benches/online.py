@@ -310,8 +310,10 @@ def save(path, payload):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     payload.update(date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
                    cpus=os.cpu_count())
-    with open(path, "w") as f:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
         json.dump(payload, f, indent=1)
+    os.replace(tmp, path)  # a reader never sees half a file, an interrupted run keeps the old one
 
 
 def main():

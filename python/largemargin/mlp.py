@@ -305,13 +305,15 @@ class NilssonMLPClassifier(_MarginMLP):
     n_jobs : int or None
         Threads for prediction.
 
-    The defaults (11 units, step 1.0, patience 50) were chosen among 14 settings (N from 7 to
-    501, steps from 0.001 to 10, patience 20 or 50, hold-out 0.3 or 0.5) against scikit-learn's
-    `MLPClassifier()` on the suite's 42 sets other than its five largest: geometric mean error
-    ratio 1.78, against 2.15 for 101 units at step 0.03 and 1.91 for 31 units at step 0.3; no
-    setting comes within 1 point of `MLPClassifier` on more than 12% of the sets. Without a
-    margin the committee memorises its training rows (ring: 3% training error, 20% test error),
-    as the thesis's Table 8.2 leads one to expect; `SimpleMLPClassifier` is the one to use.
+    The defaults (11 units, step 1.0, patience 50) were chosen against scikit-learn's
+    `MLPClassifier()`: 18 settings (7 to 501 units, steps 0.001 to 10, patience 20 or 50, hold-out
+    0.3 or 0.5) screened on 3 to 13 of the suite's small and mid-size sets, then the three best on
+    the 42 sets other than its five largest (benches/nilsson_defaults.py,
+    benches/results/nilsson_defaults.md): geometric mean error ratio 1.78, against 1.91 for 31
+    units at step 0.3 and 2.15 for 101 units at step 0.03; none is within 1 point of
+    `MLPClassifier` on more than 12% of the sets. Without a margin the committee memorises its
+    training rows (ring: 3% training error, 20% test error), as the thesis's Table 8.2 leads one
+    to expect; `SimpleMLPClassifier` is the one to use.
 
     Attributes
     ----------
