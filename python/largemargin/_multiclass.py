@@ -1,11 +1,11 @@
-"""One-vs-rest for estimators whose model is binary: one clone per class, fitted on a thread each."""
-
-from concurrent.futures import ThreadPoolExecutor
+"""One-vs-rest for estimators whose model is binary: one clone per class, fitted on a thread each
+(stoppable with Ctrl-C)."""
 
 import numpy as np
 from sklearn.base import clone
 
 from ._checks import draw_seed, effective_n_jobs
+from ._threads import parallel
 
 
 def fit_one_vs_rest(est, X, y_idx, n_classes, rng):
@@ -18,7 +18,5 @@ def fit_one_vs_rest(est, X, y_idx, n_classes, rng):
         member = clone(est).set_params(n_jobs=1, random_state=seeds[c])
         return member.fit(X, np.where(y_idx == c, 1, -1))
 
-    workers = min(n_classes, effective_n_jobs(est.n_jobs))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, range(n_classes)))
+    return parallel(one, range(n_classes), min(n_classes, effective_n_jobs(est.n_jobs)))
 

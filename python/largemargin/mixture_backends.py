@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from . import _native
 from . import mixture_experts as mx
+from ._threads import parallel
 
 
 class ThreadBackend:
@@ -29,10 +30,10 @@ class ThreadBackend:
         def one(idx):
             return mx.train_expert(factory, params, self.X[idx], self.y[idx], task, calibrate)
 
-        return mx.parallel(one, parts, self.workers)
+        return parallel(one, parts, self.workers)
 
     def per_part(self, fn, parts, *args):
-        return mx.parallel(lambda idx: fn(self.X[idx], *args), parts, self.workers)
+        return parallel(lambda idx: fn(self.X[idx], *args), parts, self.workers)
 
     def map_blocks(self, fn, *args, with_y=False):
         return [fn(self.X, self.y, *args) if with_y else fn(self.X, *args)]

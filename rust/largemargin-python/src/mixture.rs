@@ -15,9 +15,9 @@ use pyo3::types::PyDict;
 
 use crate::{matrix_array, run_fit};
 
-/// A stop for the native runs a mixture starts on its worker threads. Python delivers Ctrl-C to
-/// the main thread only, so a run on another thread never sees it: the mixture's fit, interrupted
-/// in the main thread, requests this stop, and every run started on a thread inside `with stop:`
+/// A stop for the native runs a fit starts on its worker threads (a mixture's experts, one-vs-rest
+/// members, an MLP's committees). Python delivers Ctrl-C to the main thread only, so a run on
+/// another thread never sees it: the fit, interrupted in the main thread, requests this stop, and every run started on a thread inside `with stop:`
 /// notices it within its waiting loop's poll (`stop_requested`) and ends with KeyboardInterrupt.
 #[pyclass(module = "largemargin._native")]
 #[derive(Default)]

@@ -118,10 +118,10 @@ where
                 }
                 Python::attach(|py| {
                     if interrupted.is_none() {
-                        // Ctrl-C reaches the main thread only; a mixture stops its other threads' runs
+                        // Ctrl-C reaches the main thread only; a fit on several threads stops the others' runs
                         let stop = py.check_signals().err().or_else(|| {
                             crate::mixture::stop_requested()
-                                .then(|| PyKeyboardInterrupt::new_err("fit interrupted: the mixture's fit was stopped"))
+                                .then(|| PyKeyboardInterrupt::new_err("fit interrupted: the fit that started this run was stopped"))
                         });
                         if let Some(e) = stop {
                             control.request_stop();
