@@ -2,6 +2,8 @@
 MLP (a committee of sign units) learn what a linear model cannot, early stopping keeps the best validation epoch, the
 curves are consistent, dense and sparse input give the same model, and bad input is named."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -20,7 +22,8 @@ def xor_data(n, seed):
 def test_learns_xor_and_keeps_the_best_epoch():
     X, y = xor_data(3000, 0)
     Xte, yte = xor_data(1000, 1)
-    m = lm.SimpleMLPClassifier(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=60, random_state=0).fit(X, y)
+    m = lm.SimpleMLPClassifier(hidden_units=20, n_committees=1, beta=2.0, learning_rate=0.05, max_epochs=60,
+                               random_state=0).fit(X, y)
     assert np.mean(m.predict(Xte) == yte) > 0.9  # a linear model is at chance here
     np.testing.assert_array_equal(m.classes_, ["diff", "same"])
     assert len(m.loss_curve_) == len(m.train_error_curve_) == len(m.updates_per_epoch_) == len(m.validation_error_curve_)
@@ -36,7 +39,8 @@ def test_learns_xor_and_keeps_the_best_epoch():
 
 def test_without_early_stopping_runs_every_epoch_until_no_update():
     X, y = xor_data(500, 2)
-    m = lm.SimpleMLPClassifier(hidden_units=10, early_stopping=False, max_epochs=7, random_state=1).fit(X, y)
+    m = lm.SimpleMLPClassifier(hidden_units=10, n_committees=1, early_stopping=False, max_epochs=7,
+                               random_state=1).fit(X, y)
     assert m.n_epochs_ == 7 or m.updates_per_epoch_[-1] == 0
     assert len(m.validation_error_curve_) == 0 and m.best_epoch_ == m.n_epochs_
 
@@ -54,7 +58,7 @@ def test_dense_and_sparse_agree_and_seeded():
 def test_averaged_weights_are_published_and_scored():
     X, y = xor_data(3000, 0)
     Xte, yte = xor_data(1000, 1)
-    kw = dict(hidden_units=20, beta=2.0, learning_rate=0.05, max_epochs=30, random_state=0)
+    kw = dict(hidden_units=20, n_committees=1, beta=2.0, learning_rate=0.05, max_epochs=30, random_state=0)
     # without the refit on every row the published model is the one the held-out rows scored
     last = lm.SimpleMLPClassifier(average=False, refit=False, **kw).fit(X, y)
     avg = lm.SimpleMLPClassifier(average=True, refit=False, **kw).fit(X, y)
@@ -77,6 +81,8 @@ def test_refit_trains_on_every_row_for_the_chosen_epochs(cls):
     # trained without a hold-out on all rows for best_epoch_ epochs (same seed, so same
     # initial weights and epoch orders)
     X, y = xor_data(600, 11)
+    if cls is lm.SimpleMLPClassifier:
+        cls = functools.partial(cls, n_committees=1)
     m = cls(hidden_units=13, max_epochs=40, n_iter_no_change=5, random_state=3).fit(X, y)
     assert 1 <= m.best_epoch_ <= m.n_epochs_ and len(m.validation_error_curve_) == m.n_epochs_
     alone = cls(hidden_units=13, max_epochs=m.best_epoch_, early_stopping=False, random_state=3).fit(X, y)
@@ -235,3 +241,29 @@ def test_features_far_from_unit_scale_warn(cls):
         warnings.simplefilter("error")
         cls(max_epochs=2, random_state=0).fit(X / 16.0, y)
         cls(max_epochs=2, random_state=0).fit(sp.csr_matrix(X / 16.0), y)
+
+
+def test_committees_trained_apart_are_one_committee():
+    # n_committees=3 is one simple MLP of 3 x hidden_units units (the parts' units side by side,
+    # their biases summed); the first part is bit for bit the single-committee fit of the same
+    # random_state (the parts draw their seeds and hold-outs in order), whatever the threads
+    X, y = xor_data(600, 12)
+    Xte, yte = xor_data(1000, 13)
+    kw = dict(hidden_units=8, max_epochs=30, n_iter_no_change=5)
+    m = lm.SimpleMLPClassifier(n_committees=3, random_state=5, n_jobs=2, **kw).fit(X, y)
+    assert m.hidden_weights_.shape == (24, 2) and m.hidden_bias_.shape == (24,)
+    assert m.best_epoch_.shape == m.n_epochs_.shape == (3,) and len(m.validation_error_curve_) == 3
+    for curve, epochs, best in zip(m.validation_error_curve_, m.n_epochs_, m.best_epoch_):
+        assert len(curve) == epochs and best == int(np.argmin(curve)) + 1
+    z = X @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_
+    np.testing.assert_allclose(m.decision_function(X), m.bias_ + np.clip(z, -1, 1).sum(1), rtol=1e-5, atol=1e-5)
+    one = lm.SimpleMLPClassifier(n_committees=1, random_state=5, **kw).fit(X, y)
+    np.testing.assert_array_equal(one.hidden_weights_, m.hidden_weights_[:8])
+    np.testing.assert_array_equal(one.hidden_bias_, m.hidden_bias_[:8])
+    assert not np.array_equal(m.hidden_weights_[:8], m.hidden_weights_[8:16])  # parts differ
+    same = lm.SimpleMLPClassifier(n_committees=3, random_state=5, n_jobs=1, **kw).fit(X, y)
+    np.testing.assert_array_equal(same.hidden_weights_, m.hidden_weights_)
+    assert same.bias_ == m.bias_
+    assert np.mean(m.predict(Xte) == yte) > 0.9
+    with pytest.raises(ValueError, match="n_committees"):
+        lm.SimpleMLPClassifier(n_committees=0).fit(X, y)
