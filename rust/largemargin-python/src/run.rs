@@ -4,7 +4,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use largemargin::{Control, Error};
@@ -13,30 +13,57 @@ use pyo3::prelude::*;
 
 use crate::convert::to_py;
 
-/// Thread pools kept for reuse: a few, the least recently used dropped (its threads end once the
-/// fits running on it finish), so that fits with many different `n_jobs` do not pile up threads.
+/// Idle thread pools kept for reuse: a few, the least recently used dropped (its threads end),
+/// so that fits with many different `n_jobs` do not pile up threads.
 const KEPT_POOLS: usize = 3;
 
-fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
-    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(at) = pools.iter().position(|(n, _)| *n == threads) {
-        let entry = pools.remove(at);
-        let p = entry.1.clone();
-        pools.push(entry); // most recently used last
-        return Ok(p);
+fn idle_pools() -> std::sync::MutexGuard<'static, Vec<(usize, rayon::ThreadPool)>> {
+    static POOLS: OnceLock<Mutex<Vec<(usize, rayon::ThreadPool)>>> = OnceLock::new();
+    POOLS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A pool of `threads` threads held by one fit: taken from the idle ones, or started, and put back
+/// when the fit ends. Fits running at once from several Python threads (one-vs-rest members, a
+/// mixture's experts, an MLP's committees) each hold their own, rather than queueing on a shared
+/// one (two fits of n_jobs=1 on one pool of one thread would run one after the other).
+struct HeldPool {
+    threads: usize,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl std::ops::Deref for HeldPool {
+    type Target = rayon::ThreadPool;
+    fn deref(&self) -> &rayon::ThreadPool {
+        self.pool.as_ref().expect("a held pool is only given back on drop")
     }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("largemargin-{i}"))
-        .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?;
-    let p = Arc::new(p);
-    pools.push((threads, p.clone()));
-    if pools.len() > KEPT_POOLS {
-        pools.remove(0);
+}
+
+impl Drop for HeldPool {
+    fn drop(&mut self) {
+        if let Some(p) = self.pool.take() {
+            let mut pools = idle_pools();
+            pools.push((self.threads, p)); // most recently used last
+            if pools.len() > KEPT_POOLS {
+                pools.remove(0);
+            }
+        }
     }
-    Ok(p)
+}
+
+fn pool(threads: usize) -> PyResult<HeldPool> {
+    let idle = {
+        let mut pools = idle_pools();
+        pools.iter().rposition(|(n, _)| *n == threads).map(|at| pools.remove(at).1)
+    };
+    let p = match idle {
+        Some(p) => p,
+        None => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("largemargin-{i}"))
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))?,
+    };
+    Ok(HeldPool { threads, pool: Some(p) })
 }
 
 /// Threads for an `n_jobs` value: None or -1 -> all cores, -k -> all but k - 1; at most four per
