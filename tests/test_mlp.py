@@ -267,3 +267,18 @@ def test_committees_trained_apart_are_one_committee():
     assert np.mean(m.predict(Xte) == yte) > 0.9
     with pytest.raises(ValueError, match="n_committees"):
         lm.SimpleMLPClassifier(n_committees=0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier])
+def test_unscaled_multiclass_warns_once_at_the_callers_line(cls):
+    import warnings
+
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 17, size=(200, 10)).astype(float)
+    y = np.arange(200) % 4
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cls(max_epochs=2, random_state=0).fit(X, y)
+    scale = [w for w in caught if "far from unit scale" in str(w.message)]
+    assert len(scale) == 1, [str(w.message) for w in caught]
+    assert scale[0].filename == __file__

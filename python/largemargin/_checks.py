@@ -40,3 +40,17 @@ def effective_n_jobs(value):
     if value is None:
         return cores
     return max(1, cores + 1 + value) if value < 0 else value
+
+
+def caller_stacklevel():
+    """The `stacklevel` that makes a warning issued by the function calling this one point at the
+    first frame outside the package: the user's line, however many of the package's frames
+    (wrappers, one-vs-rest members) lie between."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -16,7 +16,11 @@ def fit_one_vs_rest(est, X, y_idx, n_classes, rng):
 
     def one(c):
         member = clone(est).set_params(n_jobs=1, random_state=seeds[c])
-        return member.fit(X, np.where(y_idx == c, 1, -1))
+        member._one_vs_rest_member = True  # checks of the whole X were made once, by est.fit
+        try:
+            return member.fit(X, np.where(y_idx == c, 1, -1))
+        finally:
+            del member._one_vs_rest_member
 
     return parallel(one, range(n_classes), min(n_classes, effective_n_jobs(est.n_jobs)))
 

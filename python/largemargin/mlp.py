@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from ._arrays import to_native
-from ._checks import check_positive_int, check_real, draw_seed, effective_n_jobs
+from ._checks import caller_stacklevel, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import at_least_two, unchanged_on_failure
 from ._multiclass import fit_one_vs_rest
 from ._threads import parallel
@@ -37,14 +37,17 @@ UNSCALED_MEAN_SQUARE = 25.0
 
 def _warn_if_unscaled(est, X):
     """Warn when the features are far from unit scale, where the defaults silently fail (raw
-    digits, pixel values 0-16: every one-vs-rest network ends on "the rest")."""
+    digits, pixel values 0-16: every one-vs-rest network ends on "the rest"). Once per fit: the
+    one-vs-rest members, fitted on the same rows, do not warn again."""
+    if getattr(est, "_one_vs_rest_member", False):
+        return
     squares = float(X.data @ X.data) if sp.issparse(X) else float(np.einsum("ij,ij->", X, X, dtype=np.float64))
     per_feature = squares / max(1, X.shape[0] * X.shape[1])
     if per_feature > UNSCALED_MEAN_SQUARE:
         warnings.warn(f"{type(est).__name__}: the features are far from unit scale (mean square "
                       f"{per_feature:.4g} per feature); the initial weights and the default step "
                       "assume standardised features: scale them (e.g. with StandardScaler)",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=caller_stacklevel())
 
 
 class _MarginMLP(ClassifierMixin, BaseEstimator):
@@ -264,16 +267,27 @@ class SimpleMLPClassifier(_MarginMLP):
     random_state : int, RandomState or None
         The initial weights, the epochs' order, the split.
     n_jobs : int or None
-        Threads for prediction.
+        Threads: for the committees' fits (one each), the one-vs-rest problems (one each) and
+        prediction. The model does not depend on it.
 
     Attributes
     ----------
     With more than two classes: classes_, estimators_ (one binary model per class, against the
-    rest, with the attributes below), n_epochs_ and best_epoch_ (per class), learning_rate_ and
-    fit_time_. With two: classes_, hidden_weights_ (hidden_units, n_features), hidden_bias_,
-    bias_, learning_rate_ (the step used), n_epochs_ (epochs run), best_epoch_ (the one kept), loss_curve_ (mean beta-hinge per epoch), train_error_curve_,
-    updates_per_epoch_ (examples inside the margin), validation_error_curve_, margin_ (the
-    hidden-space margin 2 beta / sqrt(hidden_units)), fit_time_.
+    rest, with the attributes below), n_epochs_ and best_epoch_ (per class: shape (n_classes,),
+    or (n_classes, n_committees) with more than one committee), learning_rate_ and fit_time_.
+    With two: classes_, hidden_weights_ (n_committees * hidden_units, n_features; committee k's
+    units are rows k * hidden_units to (k + 1) * hidden_units), hidden_bias_, bias_ (the summed
+    biases), learning_rate_ (the step used), margin_ (the hidden-space margin of the whole
+    committee, 2 beta sqrt(n_committees) / sqrt(hidden_units): n_committees * beta over
+    sqrt(n_committees * hidden_units) units), fit_time_, and per committee: n_epochs_ (epochs
+    run), best_epoch_ (the one kept), loss_curve_ (mean beta-hinge per epoch),
+    train_error_curve_, updates_per_epoch_ (examples inside the margin) and
+    validation_error_curve_. With n_committees=1 these are an int and an array each; with more,
+    n_epochs_ and best_epoch_ are arrays of n_committees ints and the curves lists of
+    n_committees arrays (of different lengths).
+
+    An epoch in which no example is inside the margin ends the fit, whatever max_epochs: nothing
+    is left to move.
     """
 
     def __init__(self, *, hidden_units=100, n_committees=5, beta=3.0, learning_rate="auto", decay=0.0, average=True,
@@ -310,7 +324,7 @@ class SimpleMLPClassifier(_MarginMLP):
         )
 
     def _fitted(self, fit):
-        self.margin_ = 2.0 * float(self.beta) / np.sqrt(self.hidden_units)
+        self.margin_ = 2.0 * float(self.beta) * np.sqrt(self.n_committees) / np.sqrt(self.hidden_units)
 
     def _native_decision(self, X):
         return _native.simple_mlp_decision(X, self._layer(), float(self.bias_), self.n_jobs)
@@ -351,7 +365,7 @@ class NilssonMLPClassifier(_MarginMLP):
         ``best_epoch_`` epochs and publish that model.
     random_state : int, RandomState or None
     n_jobs : int or None
-        Threads for prediction.
+        Threads: for the one-vs-rest problems (one each) and prediction.
 
     The defaults (11 units, step 1.0, patience 50) were chosen against scikit-learn's
     `MLPClassifier()`: 18 settings (7 to 501 units, steps 0.001 to 10, patience 20 or 50, hold-out
@@ -369,7 +383,8 @@ class NilssonMLPClassifier(_MarginMLP):
     bias_ (always 0: the committee has no output bias), learning_rate_, n_epochs_, best_epoch_,
     loss_curve_ (the mean number of units an example needed to move, (1 - y f)_+ / 2),
     train_error_curve_, updates_per_epoch_ (misclassified examples), validation_error_curve_,
-    fit_time_; with more than two classes, estimators_ (one committee per class).
+    fit_time_; with more than two classes, estimators_ (one committee per class). An epoch
+    without a mistake ends the fit, whatever max_epochs.
 
     ``decision_function`` returns the vote f(x), an odd integer, plus sum_n z_n / (2 sum_n |z_n|)
     (z_n the units' pre-activations): a term of at most 1/2 that keeps the vote's sign and breaks
