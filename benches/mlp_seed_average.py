@@ -23,7 +23,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import suite  # noqa: E402
 
-LARGE = {"adult", "ijcnn1", "letter", "letter-bundled", "mnist5k"}
 OURS = {"simple": "SimpleMLPClassifier", "tanh": "TanhMLPClassifier"}
 
 
@@ -110,7 +109,7 @@ def main(argv=None):
     if not keys or any(k not in OURS for k in keys):
         ap.error(f"--estimators: choose from {', '.join(OURS)}")
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    names = [n for n in suite.keel_names() + list(suite.BUNDLED) if n not in LARGE]
+    names = [n for n in suite.keel_names() + list(suite.BUNDLED) if n not in suite.LARGEST]
     if args.datasets:
         names = [d.strip() for d in args.datasets.split(",") if d.strip()]
     prefix = os.path.splitext(args.out)[0]

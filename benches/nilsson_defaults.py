@@ -20,7 +20,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import suite  # noqa: E402
 
-LARGE = {"adult", "ijcnn1", "letter", "letter-bundled", "mnist5k"}
 # the three best of 18 settings screened on 3 to 13 small and mid-size suite sets (units 7 to 501,
 # steps 0.001 to 10, patience 20 or 50, hold-out 0.3 or 0.5, init_scale 1 or 10)
 CANDIDATES = {
@@ -41,7 +40,7 @@ def main(argv=None):
     cands = {k: eval(v, {"dict": dict}) for k, v in (a.split("=", 1) for a in args.candidates)} or CANDIDATES
     with open(os.path.join(HERE, "results", "suite.json")) as f:
         stored = {r["dataset"]: r for r in json.load(f)["results"]["mlp-simple"]["rows"]}
-    names = args.datasets.split(",") if args.datasets else [n for n in stored if n not in LARGE]
+    names = args.datasets.split(",") if args.datasets else [n for n in stored if n not in suite.LARGEST]
     scores = {c: [] for c in cands}
     rows = []
     for name in names:

@@ -155,12 +155,9 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
     @staticmethod
     def _joined(fits):
         """Committees trained apart, as one: their units side by side and their biases summed, so
-        that the decision is the sum of theirs (for output weights, those side by side too)."""
-        joined = {"v": np.vstack([f["v"] for f in fits]), "d": np.concatenate([f["d"] for f in fits]),
-                  "b": float(sum(f["b"] for f in fits))}
-        if "w" in fits[0]:
-            joined["w"] = np.concatenate([f["w"] for f in fits])
-        return joined
+        that the decision is the sum of theirs."""
+        return {"v": np.vstack([f["v"] for f in fits]), "d": np.concatenate([f["d"] for f in fits]),
+                "b": float(sum(f["b"] for f in fits))}
 
     def _validation_rows(self, y_idx, rng):
         """A stratified held-out subset, or None when a class is too small to spare any."""

@@ -131,8 +131,8 @@ pub fn train_nilsson(
     if !(params.learning_rate > 0.0 && params.learning_rate.is_finite()) {
         return Err(Error::InvalidParameter("the learning rate must be positive".into()));
     }
-    x.check_finite()?;
     let model = NilssonMlp::new(x.cols(), params.hidden, params.init_scale, params.seed)?;
+    model.layer.check_input(x)?;
     train_epochs(model, x.rows(), validation, params.max_epochs, params.patience, params.seed, control,
                  |m, order, ctl| m.epoch(x, y, order, params.learning_rate, ctl), |m, xv| m.decision(xv))
 }
