@@ -1,6 +1,6 @@
 //! largemargin-cli: train, predict and evaluate kernel SVMs on LIBSVM-format files, natively.
 //!
-//!   largemargin-cli train [options] TRAIN_FILE MODEL_FILE
+//!   largemargin-cli train \[options\] TRAIN_FILE MODEL_FILE
 //!   largemargin-cli predict TEST_FILE MODEL_FILE OUTPUT_FILE
 //!   largemargin-cli eval TEST_FILE MODEL_FILE
 //!
@@ -134,8 +134,20 @@ fn flag(opt: &str, v: &str) -> Result<bool, String> {
 
 fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
     let mut a = TrainArgs {
-        svr: false, kernel: 2, degree: 3, gamma: None, coef0: 0.0, c: 1.0, epsilon: 0.1, cache_mb: 200.0,
-        tol: 1e-3, shrinking: true, probability: false, threads: None, base: IndexBase::Auto, quiet: false,
+        svr: false,
+        kernel: 2,
+        degree: 3,
+        gamma: None,
+        coef0: 0.0,
+        c: 1.0,
+        epsilon: 0.1,
+        cache_mb: 200.0,
+        tol: 1e-3,
+        shrinking: true,
+        probability: false,
+        threads: None,
+        base: IndexBase::Auto,
+        quiet: false,
     };
     let mut files = Vec::new();
     let mut it = args.iter();
@@ -228,12 +240,15 @@ fn train(args: &[String]) -> Result<(), String> {
         probability: a.probability,
         ..Default::default()
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(a.threads.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(a.threads.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     let control = Control::new();
     let started = Instant::now();
     let sample_c = vec![a.c; data.labels.len()];
     let (model, iterations, objective, evals) = if a.svr {
-        let fit = pool.install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control)).map_err(|e| e.to_string())?;
+        let fit = pool
+            .install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control))
+            .map_err(|e| e.to_string())?;
         (LibsvmModel::from_svr(&fit, &x, kernel), fit.n_iter, fit.objective, fit.kernel_evals)
     } else {
         let mut labels: Vec<i64> = Vec::new();
@@ -250,7 +265,9 @@ fn train(args: &[String]) -> Result<(), String> {
         classes.sort_unstable();
         classes.dedup();
         let y: Vec<usize> = labels.iter().map(|l| classes.binary_search(l).unwrap_or(0)).collect();
-        let fit = pool.install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control)).map_err(|e| e.to_string())?;
+        let fit = pool
+            .install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control))
+            .map_err(|e| e.to_string())?;
         (
             LibsvmModel::from_svc(&fit, &x, kernel, classes),
             fit.n_iter.iter().sum(),

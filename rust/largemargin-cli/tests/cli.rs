@@ -121,7 +121,8 @@ fn a_full_disk_is_an_error_and_a_failed_save_keeps_the_old_file() {
     let dir = std::env::temp_dir().join(format!("lm-cli-full-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("d.txt");
-    let rows: String = (0..300).map(|i| format!("{} 1:{} 2:{}\n", if i % 3 == 0 { 1 } else { -1 }, i % 17, i % 5)).collect();
+    let rows: String =
+        (0..300).map(|i| format!("{} 1:{} 2:{}\n", if i % 3 == 0 { 1 } else { -1 }, i % 17, i % 5)).collect();
     std::fs::write(&data, rows).unwrap();
     let out = bin().args(["train", "-q"]).arg(&data).arg("/dev/full").output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use largemargin::kernel::ExternalKernel;
 use largemargin::solver::lasvm::{Choice, Oracle, SelectionStrategy};
 use largemargin::solver::loss::Loss;
-use largemargin::Error;
 use largemargin::Control;
+use largemargin::Error;
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -240,11 +240,8 @@ impl PyLoss {
     fn fail(&self, py: Python<'_>, what: String, value: Option<Bound<'_, PyAny>>, cause: Option<PyErr>) {
         self.failed.store(true, Ordering::Relaxed);
         let cause = cause.map(|e| e.into_value(py).into_any());
-        let error = self
-            .checked
-            .bind(py)
-            .call_method1("error", (what, value, cause))
-            .map_or_else(|e| e, PyErr::from_value);
+        let error =
+            self.checked.bind(py).call_method1("error", (what, value, cause)).map_or_else(|e| e, PyErr::from_value);
         self.failure.record(error);
     }
 }

@@ -3,35 +3,19 @@
 
 use largemargin::multiclass::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
 use largemargin::solver::ambiguous::Bags;
-use largemargin::solver::larank::{Clock, LaRankParams, LaRankStats, Method, Schedule};
+use largemargin::solver::larank::{LaRankParams, LaRankStats, Method};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{kernel_from_py, to_py, PyMatrix};
+use crate::convert::{self, kernel_from_py, to_py, PyMatrix};
 use crate::{cache_bytes, index_vec, matrix_array, run_fit, usize_array};
-
-fn method(name: &str, schedule: &str, reprocess: usize) -> PyResult<Method> {
-    let schedule = match schedule {
-        "adaptive" => Schedule::Adaptive,
-        "fixed" => Schedule::Fixed { reprocess },
-        other => return Err(PyValueError::new_err(format!("schedule must be 'adaptive' or 'fixed', got '{other}'"))),
-    };
-    Ok(match name {
-        "larank" => Method::LaRank(schedule),
-        "mira" => Method::LaRank(Schedule::Fixed { reprocess: 0 }),
-        "perceptron" => Method::Perceptron { averaged: false },
-        "averaged_perceptron" => Method::Perceptron { averaged: true },
-        "ambigsvm" => Method::PairwisePA,
-        other => return Err(PyValueError::new_err(format!("unknown LaRank method '{other}'"))),
-    })
-}
 
 /// Fits a multiclass model on class indices `y` (0..n_classes). `warm`: the class coefficients
 /// (rows x n_classes) of the first rows of `x`, which start in the model. Returns a dict.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, warm, seed, n_jobs, verbose))]
+#[pyo3(signature = (x, y, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, warm, seed, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_larank<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
@@ -39,12 +23,14 @@ pub fn fit_larank<'py>(
     method_name: &str, schedule: &str, reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize, until_gap: bool,
     cache_size: f64, warm: Option<PyReadonlyArray2<'py, f64>>, seed: u64, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let clock = match clock {
-        "cost" => Clock::Cost,
-        "wall" => Clock::Wall,
-        other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
+    let clock = convert::clock(clock)?;
+    let params = LaRankParams {
+        c,
+        tol,
+        method: convert::larank_method(method_name, schedule, reprocess)?,
+        clock,
+        cache_bytes: cache_bytes(cache_size)?,
     };
-    let params = LaRankParams { c, tol, method: method(method_name, schedule, reprocess)?, clock, cache_bytes: cache_bytes(cache_size)? };
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let config = LaRankConfig { kernel: spec, params, epochs, until_gap, seed };
     let xm = PyMatrix::extract(x)?;
@@ -65,20 +51,17 @@ pub fn fit_larank<'py>(
 /// `bag_labels[bag_offsets[e]..bag_offsets[e + 1]]`. Returns the dict of `fit_larank`, plus
 /// "support_label": the candidate each support pattern was trained on.
 #[pyfunction]
-#[pyo3(signature = (x, bag_offsets, bag_labels, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, seed, n_jobs, verbose))]
+#[pyo3(signature = (x, bag_offsets, bag_labels, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, seed, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_ambiguous<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, bag_offsets: PyReadonlyArray1<'py, i64>, bag_labels: PyReadonlyArray1<'py, i64>,
-    n_classes: usize, sample_weight: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64,
-    degree: i64, method_name: &str, schedule: &str, reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize,
-    until_gap: bool, cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
+    py: Python<'py>, x: &Bound<'py, PyAny>, bag_offsets: PyReadonlyArray1<'py, i64>,
+    bag_labels: PyReadonlyArray1<'py, i64>, n_classes: usize, sample_weight: PyReadonlyArray1<'py, f64>,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, method_name: &str, schedule: &str,
+    reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize, until_gap: bool, cache_size: f64, seed: u64,
+    n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let clock = match clock {
-        "cost" => Clock::Cost,
-        "wall" => Clock::Wall,
-        other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
-    };
-    let method = method(method_name, schedule, reprocess)?;
+    let clock = convert::clock(clock)?;
+    let method = convert::larank_method(method_name, schedule, reprocess)?;
     if matches!(method, Method::Perceptron { .. }) {
         return Err(PyValueError::new_err(format!("method '{method_name}' cannot learn from candidate label sets")));
     }

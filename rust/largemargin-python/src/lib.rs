@@ -16,24 +16,19 @@ use largemargin::atomic_file::write_atomically;
 use largemargin::data::CsrMatrix;
 use largemargin::libsvm_format::{IndexBase, LibsvmData, LibsvmParser};
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::{Control, Error, KernelEngine, KernelSpec};
+use largemargin::online::{train_baseline, train_lasvm, LaSvmConfig, OnlineFit, OracleMaker};
 use largemargin::predict::Expansion;
 use largemargin::probability::{couple, sigmoid_predict};
-use largemargin::solver::isda::Bias;
-use largemargin::solver::smo::Selection;
-use largemargin::online::{train_baseline, train_lasvm, Baseline, LaSvmConfig, OnlineFit, OracleMaker};
-use largemargin::solver::perceptron::PerceptronRule;
-use largemargin::solver::lasvm::{
-    ActiveSelection, AutoActiveSelection, GradientSelection, Oracle, RandomSelection, SelectionStrategy,
-};
+use largemargin::solver::lasvm::{Oracle, SelectionStrategy};
 use largemargin::svm::{train_svc, train_svr, DualSolver, SvmParams};
+use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use adapters::{Failure, PyKernel, PyOracle, PyStrategy};
-use convert::{kernel_from_py, kernel_spec, PyMatrix};
+use convert::{kernel_from_py, kernel_spec, PyMatrix, StrategyMaker};
 use run::{guarded, run_detached, run_detached_with, run_guarded, threads_for};
 
 pub(crate) fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
@@ -55,10 +50,7 @@ pub(crate) fn cache_bytes(cache_size: f64) -> PyResult<usize> {
 /// Runs a fit detached from the GIL; an exception raised by a Python kernel during the run is
 /// what the caller gets, whatever the solver made of it.
 pub(crate) fn run_fit<T: Send>(
-    py: Python<'_>,
-    n_jobs: Option<i64>,
-    progress: Option<&str>,
-    external: Option<Arc<PyKernel>>,
+    py: Python<'_>, n_jobs: Option<i64>, progress: Option<&str>, external: Option<Arc<PyKernel>>,
     work: impl FnOnce(&Control) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
     run_fit_watching(py, n_jobs, progress, external.map(|k| k.failure.clone()).into_iter().collect(), work)
@@ -66,10 +58,7 @@ pub(crate) fn run_fit<T: Send>(
 
 /// `run_fit` for any set of adapters' failure slots.
 pub(crate) fn run_fit_watching<T: Send>(
-    py: Python<'_>,
-    n_jobs: Option<i64>,
-    progress: Option<&str>,
-    failures: Vec<Arc<Failure>>,
+    py: Python<'_>, n_jobs: Option<i64>, progress: Option<&str>, failures: Vec<Arc<Failure>>,
     work: impl FnOnce(&Control) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
     let control = Arc::new(Control::new());
@@ -83,34 +72,12 @@ pub(crate) fn run_fit_watching<T: Send>(
     outcome
 }
 
-/// The dual solver from its Python spelling: solver "smo" or "isda", the latter's bias method
-/// ("none", "penalty" with `k`, "secant") and over-relaxation factor.
-fn dual_solver(solver: &str, bias: &str, k: f64, over_relaxation: f64) -> PyResult<DualSolver> {
-    match solver {
-        "smo" => Ok(DualSolver::Smo),
-        "isda" => {
-            let bias = match bias {
-                "none" => Bias::None,
-                "penalty" => Bias::Penalty(k),
-                "secant" => Bias::Secant,
-                b => return Err(PyValueError::new_err(format!("isda_bias must be 'secant', 'penalty' or 'none', got '{b}'"))),
-            };
-            Ok(DualSolver::Isda { bias, over_relaxation })
-        }
-        s => Err(PyValueError::new_err(format!("solver must be 'smo' or 'isda', got '{s}'"))),
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn params(
     kernel: KernelSpec, tol: f64, shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64,
     selection: &str, solver: DualSolver,
 ) -> PyResult<SvmParams> {
-    let selection = match selection {
-        "second_order" => Selection::SecondOrder,
-        "first_order" => Selection::FirstOrder,
-        s => return Err(PyValueError::new_err(format!("selection must be 'second_order' or 'first_order', got '{s}'"))),
-    };
+    let selection = convert::smo_selection(selection)?;
     Ok(SvmParams {
         kernel,
         tol,
@@ -133,7 +100,7 @@ pub(crate) fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 
 /// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
 #[pyfunction]
-#[pyo3(signature = (x, y, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
+#[pyo3(signature = (x, y, *, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
@@ -142,15 +109,14 @@ fn fit_svc<'py>(
     n_jobs: Option<i64>, verbose: bool, solver: &str, isda_bias: &str, isda_k: f64, over_relaxation: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let solver = dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
+    let solver = convert::dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
     let p = params(spec, tol, shrinking, cache_size, max_iter, probability, seed, selection, solver)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let yv = index_vec(&y)?;
     let c = sample_c.as_slice()?;
-    let fit = run_fit(py, n_jobs, verbose.then_some("SVC fit"), external, |ctl| {
-        train_svc(&xv, &yv, n_classes, c, &p, ctl)
-    })?;
+    let fit =
+        run_fit(py, n_jobs, verbose.then_some("SVC fit"), external, |ctl| train_svc(&xv, &yv, n_classes, c, &p, ctl))?;
     let d = PyDict::new(py);
     let nsv = fit.support.len();
     d.set_item("support", usize_array(py, &fit.support))?;
@@ -168,7 +134,7 @@ fn fit_svc<'py>(
 
 /// epsilon-SVR.
 #[pyfunction]
-#[pyo3(signature = (x, y, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
+#[pyo3(signature = (x, y, *, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.0))]
 #[allow(clippy::too_many_arguments)]
 fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
@@ -177,14 +143,13 @@ fn fit_svr<'py>(
     isda_k: f64, over_relaxation: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let solver = dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
+    let solver = convert::dual_solver(solver, isda_bias, isda_k, over_relaxation)?;
     let p = params(spec, tol, shrinking, cache_size, max_iter, false, 0, selection, solver)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);
-    let fit = run_fit(py, n_jobs, verbose.then_some("SVR fit"), external, |ctl| {
-        train_svr(&xv, yv, c, epsilon, &p, ctl)
-    })?;
+    let fit =
+        run_fit(py, n_jobs, verbose.then_some("SVR fit"), external, |ctl| train_svr(&xv, yv, c, epsilon, &p, ctl))?;
     let d = PyDict::new(py);
     let nsv = fit.support.len();
     d.set_item("support", usize_array(py, &fit.support))?;
@@ -197,28 +162,12 @@ fn fit_svr<'py>(
     Ok(d)
 }
 
-/// A strategy maker owned by the binding (the core takes it by reference).
-type StrategyMaker = Box<largemargin::online::StrategyMaker<'static>>;
-
-/// A built-in selection strategy by name.
-fn builtin_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
-    Ok(match name {
-        "random" => Box::new(|_| Box::new(RandomSelection) as Box<dyn SelectionStrategy>),
-        "gradient" => Box::new(move |_| Box::new(GradientSelection { candidates }) as Box<dyn SelectionStrategy>),
-        "active" => Box::new(move |_| Box::new(ActiveSelection { candidates }) as Box<dyn SelectionStrategy>),
-        "autoactive" => Box::new(move |_| {
-            Box::new(AutoActiveSelection { candidates: 2 * candidates, wanted: 5 }) as Box<dyn SelectionStrategy>
-        }),
-        other => return Err(PyValueError::new_err(format!("unknown built-in selection strategy '{other}'"))),
-    })
-}
-
 /// LaSVM on one binary problem per row of `labels` (+1/-1), in parallel. `warm` (optional) holds,
 /// per problem, the coefficients of the data's first rows, which start as the expansion set.
 /// `max_iter` bounds the online iterations over all epochs; `oracle(problem, index) -> +1/-1`
 /// labels the examples chosen whose label is NaN.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, shrinking, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
+#[pyo3(signature = (x, labels, *, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, shrinking, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_lasvm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
@@ -241,7 +190,7 @@ fn fit_lasvm<'py>(
     // A built-in strategy by name, or one Python strategy object per problem.
     let mut failures: Vec<Arc<Failure>> = external.iter().map(|k| k.failure.clone()).collect();
     let strategy: StrategyMaker = if let Ok(name) = selection.extract::<String>() {
-        builtin_strategy(&name, candidates.max(1))?
+        convert::selection_strategy(&name, candidates.max(1))?
     } else {
         let failure = Arc::new(Failure::default());
         failures.push(failure.clone());
@@ -294,21 +243,14 @@ fn online_fit_to_py<'py>(py: Python<'py>, fit: &OnlineFit) -> PyResult<Bound<'py
 /// The online baselines on one binary problem per row of `labels`: "huller", "perceptron",
 /// "averaged", "pa" (with `c`) or "budget" (with `beta`, `budget`).
 #[pyfunction]
-#[pyo3(signature = (x, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, epochs, cache_size, seed, n_jobs, verbose))]
+#[pyo3(signature = (x, labels, *, kernel, gamma, coef0, degree, algorithm, c, beta, budget, epochs, cache_size, seed, n_jobs, verbose))]
 #[allow(clippy::too_many_arguments)]
 fn fit_online_baseline<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, kernel: &Bound<'py, PyAny>,
-    gamma: f64, coef0: f64, degree: i64, algorithm: &str, c: f64, beta: f64, budget: usize, epochs: usize,
-    cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64,
+    coef0: f64, degree: i64, algorithm: &str, c: f64, beta: f64, budget: usize, epochs: usize, cache_size: f64,
+    seed: u64, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let baseline = match algorithm {
-        "huller" => Baseline::Huller,
-        "perceptron" => Baseline::Perceptron(PerceptronRule::Perceptron),
-        "averaged" => Baseline::Perceptron(PerceptronRule::Averaged),
-        "pa" => Baseline::Perceptron(PerceptronRule::PassiveAggressive { c }),
-        "budget" => Baseline::Perceptron(PerceptronRule::Budget { beta, size: budget }),
-        other => return Err(PyValueError::new_err(format!("unknown online algorithm '{other}'"))),
-    };
+    let baseline = convert::online_baseline(algorithm, c, beta, budget)?;
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -322,7 +264,7 @@ fn fit_online_baseline<'py>(
 
 /// Decision values (m x outputs) of a kernel expansion; `n_support` empty for one output.
 #[pyfunction]
-#[pyo3(signature = (x, sv, sv_columns, n_support, coef, intercept, kernel, gamma, coef0, degree, n_jobs))]
+#[pyo3(signature = (x, *, sv, sv_columns, n_support, coef, intercept, kernel, gamma, coef0, degree, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 fn decision_function<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, sv: &Bound<'py, PyAny>, sv_columns: PyReadonlyArray1<'py, i64>,
@@ -348,11 +290,11 @@ fn decision_function<'py>(
 
 /// The kernel matrix K(a_i, b_j), m x n, of a built-in or composed kernel.
 #[pyfunction]
-#[pyo3(signature = (a, b, kernel, gamma, coef0, degree, n_jobs))]
+#[pyo3(signature = (a, b, *, kernel, gamma, coef0, degree, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 fn kernel_matrix<'py>(
-    py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, kernel: &Bound<'py, PyAny>, gamma: f64,
-    coef0: f64, degree: i64, n_jobs: Option<i64>,
+    py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64,
+    degree: i64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     if external.is_some() || spec.is_precomputed() {
@@ -361,11 +303,7 @@ fn kernel_matrix<'py>(
     let (am, bm) = (PyMatrix::extract(a)?, PyMatrix::extract(b)?);
     let (av, bv) = (am.view()?, bm.view()?);
     if av.cols() != bv.cols() {
-        return Err(PyValueError::new_err(format!(
-            "the two matrices have {} and {} features",
-            av.cols(),
-            bv.cols()
-        )));
+        return Err(PyValueError::new_err(format!("the two matrices have {} and {} features", av.cols(), bv.cols())));
     }
     let (m, n) = (av.rows(), bv.rows());
     let k = run_detached(py, threads_for(n_jobs)?, None, |_| {
@@ -378,6 +316,7 @@ fn kernel_matrix<'py>(
 
 /// Class probabilities from one-vs-one decision values (LIBSVM sign: > 0 favours the first class).
 #[pyfunction]
+#[pyo3(signature = (dec, *, prob_a, prob_b, n_classes))]
 fn pairwise_probability<'py>(
     py: Python<'py>, dec: PyReadonlyArray2<'py, f64>, prob_a: PyReadonlyArray1<'py, f64>,
     prob_b: PyReadonlyArray1<'py, f64>, n_classes: usize,
@@ -491,7 +430,7 @@ impl LibsvmReader {
 /// 1). `sv` is the support-vector matrix (ignored for precomputed kernels, where `sv_indices`
 /// name the training examples).
 #[pyfunction]
-#[pyo3(signature = (path, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices, zero_based))]
+#[pyo3(signature = (path, *, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices, zero_based))]
 #[allow(clippy::too_many_arguments)]
 fn write_libsvm_model<'py>(
     py: Python<'py>, path: &str, svm_type: &str, kernel: &str, gamma: f64, coef0: f64, degree: i64,
@@ -502,11 +441,7 @@ fn write_libsvm_model<'py>(
     let spec = kernel_spec(kernel, if gamma > 0.0 { gamma } else { 1.0 }, coef0, degree)?;
     let svm = PyMatrix::extract(sv)?;
     let view = svm.view()?;
-    let svm_type = match svm_type {
-        "c_svc" => SvmType::CSvc,
-        "epsilon_svr" => SvmType::EpsilonSvr,
-        t => return Err(PyValueError::new_err(format!("cannot write svm_type {t}"))),
-    };
+    let svm_type = convert::svm_type(svm_type)?;
     let precomputed = spec == KernelSpec::Precomputed;
     let all: Vec<usize> = (0..view.rows()).collect();
     let model = LibsvmModel {
@@ -535,6 +470,7 @@ fn write_file_atomically(py: Python<'_>, path: &str, data: &Bound<'_, PyBytes>) 
 /// Reads a LIBSVM model file into a dict of arrays, feature index i becoming column
 /// i - (0 if `zero_based` else 1).
 #[pyfunction]
+#[pyo3(signature = (path, *, zero_based))]
 fn read_libsvm_model<'py>(py: Python<'py>, path: &str, zero_based: bool) -> PyResult<Bound<'py, PyDict>> {
     let base = index_base(Some(zero_based));
     let m = run_guarded(py, || LibsvmModel::load(std::path::Path::new(path), base))?;

@@ -4,36 +4,22 @@
 use std::sync::Arc;
 
 use largemargin::linear::{train_linear, LinearConfig, Problem, Stopping};
-use largemargin::solver::loss::{Loss, MarginLoss};
-use largemargin::solver::sgd::{choose_t0, skip_for, t0_candidates, Algorithm, SgdParams};
+use largemargin::solver::loss::Loss;
+use largemargin::solver::sgd::{choose_t0, skip_for, t0_candidates, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::adapters::{keeping_thread_state, Failure, PyLoss};
-use crate::convert::{linear_models_from_py, linear_models_to_py, PyMatrix};
+use crate::convert::{self, linear_models_from_py, linear_models_to_py, PyMatrix};
 use crate::run_fit_watching;
-
-fn algorithm(name: &str) -> PyResult<Algorithm> {
-    Ok(match name {
-        "sgd" => Algorithm::Sgd,
-        "svmsgd2" => Algorithm::SvmSgd2,
-        "sgdqn" => Algorithm::SgdQn,
-        "sgdqn2009" => Algorithm::SgdQn2009,
-        "asgd" => Algorithm::Asgd,
-        "margin_perceptron" => Algorithm::MarginPerceptron,
-        other => return Err(PyValueError::new_err(format!("unknown SGD algorithm '{other}'"))),
-    })
-}
 
 /// A built-in loss by name, or a Python loss (`largemargin.plugins.checked.CheckedLoss`; its
 /// failures go to `failures`).
 fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> PyResult<Box<dyn Loss>> {
     if let Ok(name) = loss.extract::<String>() {
-        return MarginLoss::from_name(&name)
-            .map(|l| Box::new(l) as Box<dyn Loss>)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown built-in loss '{name}'")));
+        return convert::margin_loss(&name).map(|l| Box::new(l) as Box<dyn Loss>);
     }
     let failure = Arc::new(Failure::default());
     failures.push(failure.clone());
@@ -46,7 +32,7 @@ fn params(
     average_start: f64,
 ) -> PyResult<SgdParams> {
     let p = SgdParams {
-        algorithm: algorithm(algorithm_name)?,
+        algorithm: convert::sgd_algorithm(algorithm_name)?,
         lambda: alpha,
         t0,
         rate,
@@ -55,7 +41,7 @@ fn params(
         bias_rate,
         average_start,
     };
-    p.validate().map_err(crate::convert::to_py)?;
+    p.validate().map_err(convert::to_py)?;
     Ok(p)
 }
 
@@ -70,13 +56,14 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
 /// and the seconds the passes took.
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5))]
+#[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
-    class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64,
-    t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64,
-    n_jobs: Option<i64>, verbose: bool, average_start: f64, tol: Option<f64>, n_iter_no_change: usize,
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
+    sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,
+    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool,
+    bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>, verbose: bool, average_start: f64,
+    tol: Option<f64>, n_iter_no_change: usize,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -84,7 +71,13 @@ pub fn fit_linear<'py>(
     // other, so they run one after another on one thread, which keeps its Python thread state.
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
-    let config = LinearConfig { params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?, epochs, shuffle, seed, stop: tol.map(|tol| Stopping { tol, n_iter_no_change }) };
+    let config = LinearConfig {
+        params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?,
+        epochs,
+        shuffle,
+        seed,
+        stop: tol.map(|tol| Stopping { tol, n_iter_no_change }),
+    };
     let mut models = linear_models_from_py(state)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -101,21 +94,29 @@ pub fn fit_linear<'py>(
     let loss = loss.as_ref();
     let (fits, seconds) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
         let mut train = || train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl);
-        if python { keeping_thread_state(train) } else { train() }
+        if python {
+            keeping_thread_state(train)
+        } else {
+            train()
+        }
     })?;
-    Ok((linear_models_to_py(py, &models)?, fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(), seconds))
+    Ok((
+        linear_models_to_py(py, &models)?,
+        fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(),
+        seconds,
+    ))
 }
 
 /// The thesis' t0: the candidate (powers of ten, 1 to 1e8) whose one pass over a random tenth of
 /// the data ends at the lowest primal there, for one binary problem; no candidate below the
 /// stable t0 of the weights `bound_weight` (each example's largest over all the problems).
 #[pyfunction]
-#[pyo3(signature = (x, labels, sample_weight, bound_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
+#[pyo3(signature = (x, labels, *, sample_weight, bound_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_linear_t0<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray1<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
-    bound_weight: PyReadonlyArray1<'py, f64>, algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, skip: u64,
-    fit_bias: bool, bias_rate: f64, seed: u64,
+    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray1<'py, f64>,
+    sample_weight: PyReadonlyArray1<'py, f64>, bound_weight: PyReadonlyArray1<'py, f64>, algorithm: &str,
+    loss: &Bound<'py, PyAny>, alpha: f64, skip: u64, fit_bias: bool, bias_rate: f64, seed: u64,
 ) -> PyResult<f64> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -131,7 +132,11 @@ pub fn choose_linear_t0<'py>(
     let python = !failures.is_empty();
     run_fit_watching(py, Some(1), None, failures, |ctl| {
         let choose = || choose_t0(&xv, y, c, bound, loss, &p, &t0_candidates(), seed, ctl);
-        if python { keeping_thread_state(choose) } else { choose() }
+        if python {
+            keeping_thread_state(choose)
+        } else {
+            choose()
+        }
     })
 }
 

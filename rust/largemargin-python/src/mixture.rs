@@ -6,13 +6,14 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule, GaterTask};
+use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule};
 use largemargin::probability::fit_sigmoid;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::convert;
 use crate::{matrix_array, run_fit};
 
 /// A stop for the native runs a fit starts on its worker threads (a mixture's experts, one-vs-rest
@@ -80,18 +81,22 @@ fn rows(a: &PyReadonlyArray2<'_, f64>) -> PyResult<(Vec<f64>, usize, usize)> {
 
 /// The expert of every example under the capacity cap; `order` is the order examples are taken in.
 #[pyfunction]
+#[pyo3(signature = (preference, *, cap, order))]
 pub fn assign_experts<'py>(
     py: Python<'py>, preference: PyReadonlyArray2<'py, f64>, cap: usize, order: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let (pref, n, k) = rows(&preference)?;
-    let order: Vec<usize> = order.as_array().iter()
+    let order: Vec<usize> = order
+        .as_array()
+        .iter()
         .map(|&i| usize::try_from(i).map_err(|_| PyValueError::new_err("the order holds a negative index")))
         .collect::<PyResult<_>>()?;
     let expert = run_fit(py, Some(1), None, None, |_| assign_capped(&pref, n, k, cap, &order))?;
     Ok(PyArray1::from_vec(py, expert.into_iter().map(|e| e as i64).collect()))
 }
 
-type GaterWeights<'py> = (PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>, PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>);
+type GaterWeights<'py> =
+    (PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>, PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>);
 
 fn gater_from(w: GaterWeights<'_>) -> PyResult<Gater> {
     let (w1, b1, w2, b2) = w;
@@ -117,7 +122,7 @@ fn gater_dict<'py>(py: Python<'py>, g: Gater, losses: Vec<f64>) -> PyResult<Boun
 /// (n, m) naming each entry's expert; from `warm` weights when given, otherwise from a seeded start
 /// with `hidden` units and `experts` outputs.
 #[pyfunction]
-#[pyo3(signature = (x, outputs, candidates, y, task, experts, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
+#[pyo3(signature = (x, outputs, candidates, y, *, task, experts, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_gater<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, outputs: PyReadonlyArray2<'py, f64>,
@@ -125,11 +130,7 @@ pub fn fit_gater<'py>(
     hidden: usize, epochs: usize, learning_rate: f64, decay: f64, seed: u64, warm: Option<GaterWeights<'py>>,
     n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let task = match task {
-        "classification" => GaterTask::Classification,
-        "regression" => GaterTask::Regression,
-        other => return Err(PyValueError::new_err(format!("unknown gater task '{other}'"))),
-    };
+    let task = convert::gater_task(task)?;
     let (xv, _, d) = rows(&x)?;
     let (fv, _, width) = rows(&outputs)?;
     let cand: Option<Vec<usize>> = match &candidates {
@@ -138,15 +139,18 @@ pub fn fit_gater<'py>(
             if c.shape() != outputs.shape() {
                 return Err(PyValueError::new_err("candidates must have the shape of the outputs"));
             }
-            Some(c.as_array().iter()
-                .map(|&i| usize::try_from(i).map_err(|_| PyValueError::new_err("a candidate expert is negative")))
-                .collect::<PyResult<_>>()?)
+            Some(
+                c.as_array()
+                    .iter()
+                    .map(|&i| usize::try_from(i).map_err(|_| PyValueError::new_err("a candidate expert is negative")))
+                    .collect::<PyResult<_>>()?,
+            )
         }
     };
     let yv = y.as_array().to_vec();
     let mut gater = match warm {
         Some(w) => gater_from(w)?,
-        None => Gater::new(d, hidden, experts, seed).map_err(crate::convert::to_py)?,
+        None => Gater::new(d, hidden, experts, seed).map_err(convert::to_py)?,
     };
     let schedule = GaterSchedule { epochs, learning_rate, decay, seed };
     let out = ExpertOutputs { values: &fv, experts: cand.as_deref(), width };
@@ -156,6 +160,7 @@ pub fn fit_gater<'py>(
 
 /// g_k(x) for every row: (n, experts).
 #[pyfunction]
+#[pyo3(signature = (x, *, weights, n_jobs))]
 pub fn gater_gates<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, weights: GaterWeights<'py>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -168,11 +173,11 @@ pub fn gater_gates<'py>(
 
 /// EM for a diagonal Gaussian mixture: a dict of weights, means, variances.
 #[pyfunction]
-#[pyo3(signature = (x, components, iterations, tol, variance_floor, seed, n_jobs))]
+#[pyo3(signature = (x, *, components, iterations, tol, variance_floor, seed, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_gmm<'py>(
-    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, components: usize, iterations: usize, tol: f64, variance_floor: f64,
-    seed: u64, n_jobs: Option<i64>,
+    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, components: usize, iterations: usize, tol: f64,
+    variance_floor: f64, seed: u64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (xv, _, d) = rows(&x)?;
     let gmm = run_fit(py, n_jobs, None, None, |ctl| {
@@ -188,9 +193,10 @@ pub fn fit_gmm<'py>(
 
 /// log P(x) under a diagonal Gaussian mixture, per row.
 #[pyfunction]
+#[pyo3(signature = (x, *, weights, means, variances, n_jobs))]
 pub fn gmm_log_density<'py>(
-    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, weights: PyReadonlyArray1<'py, f64>, means: PyReadonlyArray2<'py, f64>,
-    variances: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>,
+    py: Python<'py>, x: PyReadonlyArray2<'py, f64>, weights: PyReadonlyArray1<'py, f64>,
+    means: PyReadonlyArray2<'py, f64>, variances: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let (xv, _, _) = rows(&x)?;
     let (means, _, dims) = rows(&means)?;

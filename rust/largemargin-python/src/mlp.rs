@@ -5,15 +5,15 @@ use largemargin::control::Control;
 use largemargin::data::Matrix;
 use largemargin::error::Error;
 use largemargin::mlp::{
-    train_network, train_nilsson, train_simple_mlp, Criterion, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
-    NilssonParams, Optimizer, SimpleMlp, SimpleMlpParams,
+    train_network, train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
+    NilssonParams, SimpleMlp, SimpleMlpParams,
 };
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::PyMatrix;
+use crate::convert::{self, PyMatrix};
 use crate::run_fit;
 
 /// (v (hidden x inputs, float32), d)
@@ -23,7 +23,7 @@ fn layer_from(l: Layer<'_>) -> PyResult<HiddenLayer> {
     let (v, d) = l;
     let shape = v.shape();
     let weights: Vec<f32> = v.as_array().iter().copied().collect();
-    HiddenLayer::from_unit_major(shape[0], shape[1], &weights, d.as_array().to_vec()).map_err(crate::convert::to_py)
+    HiddenLayer::from_unit_major(shape[0], shape[1], &weights, d.as_array().to_vec()).map_err(convert::to_py)
 }
 
 /// The kept layer and the curves of an epoch fit, as a dict.
@@ -81,17 +81,17 @@ fn decision_on<'py>(
 /// Trains a simple MLP on labels +-1 (from `warm` weights when given); with a validation set,
 /// early stopping. Returns the kept weights and the per-epoch curves.
 #[pyfunction]
-#[pyo3(signature = (x, y, x_val, y_val, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs,
-                    average=false, init_scale=1.0))]
+#[pyo3(signature = (x, y, x_val, y_val, *, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs, average=false, init_scale=1.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_simple_mlp<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
-    max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>,
-    average: bool, init_scale: f64,
+    max_epochs: usize, patience: usize, seed: u64, warm: Option<(Layer<'py>, f64)>, n_jobs: Option<i64>, average: bool,
+    init_scale: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let warm = warm.map(|(l, b)| layer_from(l).map(|layer| SimpleMlp { layer, b })).transpose()?;
-    let params = SimpleMlpParams { hidden, beta, learning_rate, decay, max_epochs, patience, seed, average, init_scale };
+    let params =
+        SimpleMlpParams { hidden, beta, learning_rate, decay, max_epochs, patience, seed, average, init_scale };
     let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
         train_simple_mlp(x, y, validation, &params, warm, ctl)
     })?;
@@ -101,6 +101,7 @@ pub fn fit_simple_mlp<'py>(
 
 /// f(x) = b + sum_i hardtanh(v_i . x + d_i) for every row.
 #[pyfunction]
+#[pyo3(signature = (x, *, layer, b, n_jobs))]
 pub fn simple_mlp_decision<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, b: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
@@ -119,7 +120,9 @@ pub fn fit_nilsson<'py>(
     seed: u64, init_scale: f64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = NilssonParams { hidden, learning_rate, max_epochs, patience, seed, init_scale };
-    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| train_nilsson(x, y, validation, &params, ctl))?;
+    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
+        train_nilsson(x, y, validation, &params, ctl)
+    })?;
     let layer = fit.model.layer.clone();
     fit_dict(py, fit, layer, 0.0)
 }
@@ -127,6 +130,7 @@ pub fn fit_nilsson<'py>(
 /// The committee's vote sum_i sign(v_i . x + d_i) for every row, plus the tie-break term in
 /// [-1/2, 1/2] (see `NilssonMlp::decision`).
 #[pyfunction]
+#[pyo3(signature = (x, *, layer, n_jobs))]
 pub fn nilsson_decision<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
@@ -137,26 +141,19 @@ pub fn nilsson_decision<'py>(
 /// Trains the one-hidden-layer tanh MLP on labels +-1 with `criterion` ("mse", "cross_entropy",
 /// "tanh_mse") and `optimizer` ("sgd", or "block_newton" with `damping` and `sample`).
 #[pyfunction]
-#[pyo3(signature = (x, y, x_val, y_val, hidden, criterion, optimizer, learning_rate, damping, sample, max_epochs, patience, seed, n_jobs))]
+#[pyo3(signature = (x, y, x_val, y_val, *, hidden, criterion, optimizer, learning_rate, damping, sample, max_epochs, patience, seed, n_jobs))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_network<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: &str, optimizer: &str, learning_rate: f64,
     damping: f64, sample: usize, max_epochs: usize, patience: usize, seed: u64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let criterion = match criterion {
-        "mse" => Criterion::Mse,
-        "cross_entropy" => Criterion::CrossEntropy,
-        "tanh_mse" => Criterion::TanhMse,
-        c => return Err(PyValueError::new_err(format!("criterion must be 'cross_entropy', 'mse' or 'tanh_mse', got '{c}'"))),
-    };
-    let optimizer = match optimizer {
-        "sgd" => Optimizer::Sgd,
-        "block_newton" => Optimizer::BlockNewton { damping, sample },
-        o => return Err(PyValueError::new_err(format!("optimizer must be 'sgd' or 'block_newton', got '{o}'"))),
-    };
+    let criterion = convert::criterion(criterion)?;
+    let optimizer = convert::optimizer(optimizer, damping, sample)?;
     let params = NetworkParams { hidden, criterion, optimizer, learning_rate, max_epochs, patience, seed };
-    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| train_network(x, y, validation, &params, ctl))?;
+    let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
+        train_network(x, y, validation, &params, ctl)
+    })?;
     let (layer, w, b) = (fit.model.layer.clone(), fit.model.w.clone(), fit.model.b);
     let out = fit_dict(py, fit, layer, b)?;
     out.set_item("w", PyArray1::from_vec(py, w))?;
@@ -165,8 +162,10 @@ pub fn fit_network<'py>(
 
 /// f(x) = b + sum_n w_n tanh(v_n . x + d_n) for every row.
 #[pyfunction]
+#[pyo3(signature = (x, *, layer, w, b, n_jobs))]
 pub fn network_decision<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64, n_jobs: Option<i64>,
+    py: Python<'py>, x: &Bound<'py, PyAny>, layer: Layer<'py>, w: PyReadonlyArray1<'py, f64>, b: f64,
+    n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let model = Network { layer: layer_from(layer)?, w: w.as_array().to_vec(), b };
     decision_on(py, x, n_jobs, |x| model.decision(x))

@@ -113,11 +113,7 @@ where
 
 /// `run_detached` with a control the caller also hands to others (adapters that stop the run).
 pub fn run_detached_with<T, F>(
-    py: Python<'_>,
-    threads: usize,
-    progress: Option<&str>,
-    control: &Control,
-    work: F,
+    py: Python<'_>, threads: usize, progress: Option<&str>, control: &Control, work: F,
 ) -> PyResult<T>
 where
     T: Send,
@@ -147,8 +143,11 @@ where
                     if interrupted.is_none() {
                         // Ctrl-C reaches the main thread only; a fit on several threads stops the others' runs
                         let stop = py.check_signals().err().or_else(|| {
-                            crate::mixture::stop_requested()
-                                .then(|| PyKeyboardInterrupt::new_err("fit interrupted: the fit that started this run was stopped"))
+                            crate::mixture::stop_requested().then(|| {
+                                PyKeyboardInterrupt::new_err(
+                                    "fit interrupted: the fit that started this run was stopped",
+                                )
+                            })
                         });
                         if let Some(e) = stop {
                             control.request_stop();

@@ -3,23 +3,15 @@
 
 use largemargin::data::CsrView;
 use largemargin::sequence::{train_sequence, SeqConfig};
-use largemargin::solver::sequence::{Inference, SeqMethod, SeqModel, SeqParams, Sequences};
+use largemargin::sequence::{SeqModel, SeqParams, Sequences};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::to_py;
+use crate::convert::{self, to_py};
 use crate::larank::set_stats;
 use crate::{index_vec, matrix_array, run_fit};
-
-fn inference(name: &str) -> PyResult<Inference> {
-    match name {
-        "greedy" => Ok(Inference::Greedy),
-        "exact" => Ok(Inference::Exact),
-        other => Err(PyValueError::new_err(format!("inference must be 'greedy' or 'exact', got '{other}'"))),
-    }
-}
 
 fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
     seq_ptr
@@ -32,22 +24,16 @@ fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 /// Fits a sequence model on tokens in CSR form (`indptr`, `indices`, `data`, `n_features`
 /// columns), grouped by `seq_ptr`, with label indices `y` (0..n_labels). Returns a dict.
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, data, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, until_gap, seed, verbose))]
+#[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, until_gap, seed, verbose))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
-    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: &str, inference_name: &str, order: usize, c: f64,
-    tol: f64, reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
+    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: &str, inference_name: &str, order: usize, c: f64, tol: f64,
+    reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let method = match method {
-        "larank" => SeqMethod::LaRank { reprocess },
-        "pa" => SeqMethod::LaRank { reprocess: 0 },
-        "perceptron" => SeqMethod::Perceptron { averaged: false },
-        "averaged_perceptron" => SeqMethod::Perceptron { averaged: true },
-        other => return Err(PyValueError::new_err(format!("unknown sequence method '{other}'"))),
-    };
-    let params = SeqParams { c, tol, method, inference: inference(inference_name)?, order };
+    let method = convert::sequence_method(method, reprocess)?;
+    let params = SeqParams { c, tol, method, inference: convert::inference(inference_name)?, order };
     let config = SeqConfig { params, epochs, until_gap, seed };
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
@@ -72,18 +58,24 @@ pub fn fit_sequence<'py>(
 /// Decodes every sequence with a fitted model (`emission`: n_features x n_labels,
 /// `transition`: order x (n_labels + 1) x n_labels flattened, START last). Returns label indices.
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, data, n_features, seq_ptr, emission, transition, order, inference_name))]
+#[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, emission, transition, order, inference_name))]
 #[allow(clippy::too_many_arguments)]
 pub fn predict_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
     emission: PyReadonlyArray2<'py, f64>, transition: PyReadonlyArray1<'py, f64>, order: usize, inference_name: &str,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let inf = inference(inference_name)?;
+    let inf = convert::inference(inference_name)?;
     let shape = emission.shape();
     let (features, labels) = (shape[0], shape[1]);
-    let model = SeqModel::from_parts(labels, features, order, emission.as_array().iter().copied().collect(), transition.as_slice()?.to_vec())
-        .map_err(to_py)?;
+    let model = SeqModel::from_parts(
+        labels,
+        features,
+        order,
+        emission.as_array().iter().copied().collect(),
+        transition.as_slice()?.to_vec(),
+    )
+    .map_err(to_py)?;
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
     let sp = offsets(&seq_ptr)?;

@@ -74,7 +74,8 @@ fn main() {
         let m = xt.rows();
         let wrong = (0..m)
             .filter(|&r| {
-                let f: f64 = support.iter().enumerate().map(|(s, &(_, a))| a * k[r * support.len() + s]).sum::<f64>() + svm.bias();
+                let f: f64 = support.iter().enumerate().map(|(s, &(_, a))| a * k[r * support.len() + s]).sum::<f64>()
+                    + svm.bias();
                 (f > 0.0) != (test.labels[r] > 0.0)
             })
             .count();

@@ -69,10 +69,7 @@ fn create_temporary(target: &Path) -> io::Result<(PathBuf, File)> {
 }
 
 fn fill_and_replace(
-    file: File,
-    tmp_path: &Path,
-    target: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+    file: File, tmp_path: &Path, target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
     let mut w = BufWriter::with_capacity(1 << 16, file);
     write(&mut w)?;

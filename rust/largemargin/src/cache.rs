@@ -76,15 +76,27 @@ impl KernelCache {
     }
     fn unlink(&mut self, i: usize) {
         let (p, n) = (self.prev[i], self.next[i]);
-        if p != NIL { self.next[p] = n } else { self.head = n }
-        if n != NIL { self.prev[n] = p } else { self.tail = p }
+        if p != NIL {
+            self.next[p] = n
+        } else {
+            self.head = n
+        }
+        if n != NIL {
+            self.prev[n] = p
+        } else {
+            self.tail = p
+        }
         self.prev[i] = NIL;
         self.next[i] = NIL;
     }
     fn push_front(&mut self, i: usize) {
         self.prev[i] = NIL;
         self.next[i] = self.head;
-        if self.head != NIL { self.prev[self.head] = i } else { self.tail = i }
+        if self.head != NIL {
+            self.prev[self.head] = i
+        } else {
+            self.tail = i
+        }
         self.head = i;
     }
     /// Frees row i (also for a row its solver will not ask for again, or only much later:
@@ -109,7 +121,11 @@ impl KernelCache {
         if have < len {
             let cap = self.rows[i].capacity();
             if len > cap {
-                let target = if self.full_rows { self.rows.len().max(len) } else { (len + len / 4).min(self.rows.len()).max(len) };
+                let target = if self.full_rows {
+                    self.rows.len().max(len)
+                } else {
+                    (len + len / 4).min(self.rows.len()).max(len)
+                };
                 while self.used + (target - cap) > self.budget && self.tail != NIL {
                     let victim = self.tail;
                     self.forget(victim);
@@ -151,11 +167,19 @@ impl KernelCache {
         }
         let (i, j) = if i < j { (i, j) } else { (j, i) };
         let (li, lj) = (self.linked(i), self.linked(j));
-        if li { self.unlink(i) }
-        if lj { self.unlink(j) }
+        if li {
+            self.unlink(i)
+        }
+        if lj {
+            self.unlink(j)
+        }
         self.rows.swap(i, j);
-        if li { self.push_front(j) }
-        if lj { self.push_front(i) }
+        if li {
+            self.push_front(j)
+        }
+        if lj {
+            self.push_front(i)
+        }
         if i >= self.longest {
             return; // no row holds entry i or j (an expansion set growing by one at its end)
         }

@@ -208,7 +208,12 @@ impl<'a> Matrix<'a> {
                 Err(_) => 0.0,
             }
         }
-        assert!(i < self.rows() && j < self.cols(), "entry ({i}, {j}) outside a {} x {} matrix", self.rows(), self.cols());
+        assert!(
+            i < self.rows() && j < self.cols(),
+            "entry ({i}, {j}) outside a {} x {} matrix",
+            self.rows(),
+            self.cols()
+        );
         match self {
             Matrix::Dense32(m) => m.row(i)[j] as f64,
             Matrix::Dense64(m) => m.row(i)[j],

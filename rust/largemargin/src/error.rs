@@ -10,14 +10,20 @@ pub enum Error {
     /// Data that cannot be used (NaN, shape mismatch, empty, one class, ...).
     InvalidData(String),
     /// A malformed line in a LIBSVM/svmlight file or model file.
-    Parse { line: usize, message: String },
+    Parse {
+        line: usize,
+        message: String,
+    },
     /// The caller asked the computation to stop (Ctrl-C).
     Interrupted,
     Io(String),
     /// A kernel computed outside the engine (a plugin) failed or returned unusable values.
     Kernel(String),
     /// An error in reading or writing the named file.
-    File { path: String, error: Box<Error> },
+    File {
+        path: String,
+        error: Box<Error>,
+    },
 }
 
 impl Error {

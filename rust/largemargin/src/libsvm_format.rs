@@ -162,7 +162,8 @@ impl LibsvmParser {
         if let (1, Some(line)) = (shift, self.zero_line) {
             return Err(Error::Parse {
                 line,
-                message: "feature index 0 in a file read as one-based (indices start at 1); read it as zero-based".into(),
+                message: "feature index 0 in a file read as one-based (indices start at 1); read it as zero-based"
+                    .into(),
             });
         }
         let mut x = std::mem::take(&mut self.rows);
@@ -183,19 +184,23 @@ impl LibsvmParser {
         }
         let mut tokens = text.split_ascii_whitespace();
         let label_tok = tokens.next().unwrap_or("");
-        let label: f64 = label_tok.parse().map_err(|_| err(format!("label '{}' is not a number", excerpt(label_tok))))?;
+        let label: f64 =
+            label_tok.parse().map_err(|_| err(format!("label '{}' is not a number", excerpt(label_tok))))?;
         if !label.is_finite() {
             return Err(err(format!("label '{}' is not finite", excerpt(label_tok))));
         }
         let mut entries: Vec<(usize, f64)> = Vec::new();
         let mut prev: i64 = -1;
         for tok in tokens {
-            let (idx, val) = tok.split_once(':').ok_or_else(|| err(format!("'{}' is not index:value", excerpt(tok))))?;
+            let (idx, val) =
+                tok.split_once(':').ok_or_else(|| err(format!("'{}' is not index:value", excerpt(tok))))?;
             if idx == "qid" {
                 continue;
             }
             let j: i64 = idx.parse().map_err(|_| err(format!("feature index '{}' is not an integer", excerpt(idx))))?;
-            let v: f64 = val.parse().map_err(|_| err(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
+            let v: f64 = val
+                .parse()
+                .map_err(|_| err(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
             if !(0..=MAX_INDEX).contains(&j) {
                 return Err(err(format!("feature index {j} is out of range (0 to {MAX_INDEX})")));
             }

@@ -73,13 +73,8 @@ pub struct LinearFit {
 /// the seconds the passes took (the stopping rule's evaluations included, the final evaluation
 /// pass excluded).
 pub fn train_linear(
-    x: &Matrix,
-    problems: &[Problem],
-    sample_weight: &[f64],
-    models: &mut [LinearModel],
-    loss: &dyn Loss,
-    config: &LinearConfig,
-    control: &Control,
+    x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
+    config: &LinearConfig, control: &Control,
 ) -> Result<(Vec<LinearFit>, f64)> {
     let n = x.rows();
     if n == 0 {
@@ -158,7 +153,8 @@ pub fn train_linear(
         .zip(runs)
         .map(|((model, problem), (epochs, last))| {
             last.unwrap_or_else(|| {
-                let (primal, training_error) = primal(model, x, problem.y, &weights(problem), loss, config.params.lambda);
+                let (primal, training_error) =
+                    primal(model, x, problem.y, &weights(problem), loss, config.params.lambda);
                 LinearFit { primal, training_error, epochs, converged: false }
             })
         })
@@ -186,7 +182,14 @@ mod tests {
             Problem { y: &y2, positive_weight: 5.0, negative_weight: 1.0 },
         ];
         let config = LinearConfig {
-            params: SgdParams { algorithm: Algorithm::SgdQn2009, lambda: 1e-3, t0: 1e2, skip: 16, fit_bias: true, ..Default::default() },
+            params: SgdParams {
+                algorithm: Algorithm::SgdQn2009,
+                lambda: 1e-3,
+                t0: 1e2,
+                skip: 16,
+                fit_bias: true,
+                ..Default::default()
+            },
             epochs: 3,
             shuffle: true,
             seed: 7,
@@ -228,14 +231,31 @@ mod tests {
         let problems = [Problem { y: &y, positive_weight: 1.0, negative_weight: 1.0 }];
         let fit = |stop: Option<Stopping>| {
             let config = LinearConfig {
-                params: SgdParams { algorithm: Algorithm::Asgd, lambda: 1e-3, t0: 1e3, fit_bias: true, bias_rate: 1.0, ..Default::default() },
+                params: SgdParams {
+                    algorithm: Algorithm::Asgd,
+                    lambda: 1e-3,
+                    t0: 1e3,
+                    fit_bias: true,
+                    bias_rate: 1.0,
+                    ..Default::default()
+                },
                 epochs: 500,
                 shuffle: true,
                 seed: 1,
                 stop,
             };
             let mut models = vec![LinearModel::new(2)];
-            let fits = train_linear(&x, &problems, &vec![1.0; n], &mut models, &MarginLoss::SquaredHinge, &config, &Control::new()).unwrap().0;
+            let fits = train_linear(
+                &x,
+                &problems,
+                &vec![1.0; n],
+                &mut models,
+                &MarginLoss::SquaredHinge,
+                &config,
+                &Control::new(),
+            )
+            .unwrap()
+            .0;
             (models.remove(0), fits[0].clone())
         };
         let (model, early) = fit(Some(Stopping { tol: 1e-3, n_iter_no_change: 5 }));
@@ -249,8 +269,22 @@ mod tests {
         assert!(!all.converged && all.epochs == 500, "{all:?}");
         // and the stopped model's objective is near the one of all 500 passes (2.2% above it here)
         assert!(early.primal <= all.primal * 1.05, "{} against {}", early.primal, all.primal);
-        let bad = LinearConfig { params: SgdParams::default(), epochs: 1, shuffle: false, seed: 0, stop: Some(Stopping { tol: -1.0, n_iter_no_change: 1 }) };
-        let err = train_linear(&x, &problems, &vec![1.0; n], &mut [LinearModel::new(2)], &MarginLoss::Hinge, &bad, &Control::new());
+        let bad = LinearConfig {
+            params: SgdParams::default(),
+            epochs: 1,
+            shuffle: false,
+            seed: 0,
+            stop: Some(Stopping { tol: -1.0, n_iter_no_change: 1 }),
+        };
+        let err = train_linear(
+            &x,
+            &problems,
+            &vec![1.0; n],
+            &mut [LinearModel::new(2)],
+            &MarginLoss::Hinge,
+            &bad,
+            &Control::new(),
+        );
         assert!(err.unwrap_err().to_string().contains("tol"));
     }
 }

@@ -21,7 +21,7 @@ pub struct LaRankConfig {
     pub seed: u64,
 }
 
-/// A fitted multiclass expansion: S_y(x) = sum_k coef[k * classes + y] K(x, x_support[k]).
+/// A fitted multiclass expansion: `S_y(x) = sum_k coef[k * classes + y] K(x, x_support[k])`.
 #[derive(Clone, Debug, Default)]
 pub struct LaRankFit {
     pub support: Vec<usize>,
@@ -43,12 +43,7 @@ pub struct LaRankFit {
 /// class coefficients of the data's first rows (row-major), which start in the model; the epochs
 /// then visit the other rows only when `warm` is given.
 pub fn train_larank(
-    x: &Matrix,
-    label: &[usize],
-    weight: &[f64],
-    classes: usize,
-    config: &LaRankConfig,
-    warm: Option<&[f64]>,
+    x: &Matrix, label: &[usize], weight: &[f64], classes: usize, config: &LaRankConfig, warm: Option<&[f64]>,
     control: &Control,
 ) -> Result<LaRankFit> {
     train(x, label, None, weight, classes, config, warm, control)
@@ -58,12 +53,7 @@ pub fn train_larank(
 /// each pattern's positive label is its best-scoring candidate (see `solver::ambiguous`). `warm`
 /// as in `train_larank`; a warm row's positive label is its class with a positive coefficient.
 pub fn train_ambiguous(
-    x: &Matrix,
-    bags: &Bags,
-    weight: &[f64],
-    classes: usize,
-    config: &LaRankConfig,
-    warm: Option<&[f64]>,
+    x: &Matrix, bags: &Bags, weight: &[f64], classes: usize, config: &LaRankConfig, warm: Option<&[f64]>,
     control: &Control,
 ) -> Result<LaRankFit> {
     if bags.examples() != x.rows() {
@@ -75,14 +65,8 @@ pub fn train_ambiguous(
 
 #[allow(clippy::too_many_arguments)]
 fn train(
-    x: &Matrix,
-    label: &[usize],
-    bags: Option<&Bags>,
-    weight: &[f64],
-    classes: usize,
-    config: &LaRankConfig,
-    warm: Option<&[f64]>,
-    control: &Control,
+    x: &Matrix, label: &[usize], bags: Option<&Bags>, weight: &[f64], classes: usize, config: &LaRankConfig,
+    warm: Option<&[f64]>, control: &Control,
 ) -> Result<LaRankFit> {
     let n = x.rows();
     if n == 0 {

@@ -50,7 +50,7 @@ impl Default for LaSvmConfig {
     }
 }
 
-/// One binary problem's solution: f(x) = sum_k coef[k] K(x, x_support[k]) + bias.
+/// One binary problem's solution: `f(x) = sum_k coef[k] K(x, x_support[k]) + bias`.
 #[derive(Clone, Debug, Default)]
 pub struct BinaryFit {
     pub support: Vec<usize>,
@@ -81,14 +81,8 @@ pub type OracleMaker<'o> = dyn Fn(usize) -> Box<dyn Oracle + 'o> + Sync + 'o;
 /// label are labelled by `oracle` when chosen; an oracle's 0 takes the example out of the problem.
 #[allow(clippy::too_many_arguments)]
 pub fn train_lasvm(
-    x: &Matrix,
-    labels: &[Vec<f64>],
-    sample_c: &[f64],
-    config: &LaSvmConfig,
-    warm: Option<&[WarmStart]>,
-    strategy: &StrategyMaker,
-    oracle: Option<&OracleMaker>,
-    control: &Control,
+    x: &Matrix, labels: &[Vec<f64>], sample_c: &[f64], config: &LaSvmConfig, warm: Option<&[WarmStart]>,
+    strategy: &StrategyMaker, oracle: Option<&OracleMaker>, control: &Control,
 ) -> Result<OnlineFit> {
     let n = x.rows();
     if sample_c.len() != n || labels.iter().any(|l| l.len() != n) {
@@ -108,7 +102,8 @@ pub fn train_lasvm(
         let y: Vec<f64> = members.iter().map(|&i| labels[p][i]).collect();
         let c: Vec<f64> = members.iter().map(|&i| sample_c[i]).collect();
         // warm starts cover the data's first rows, so their members are the subset's first ones
-        let warm_p: Option<Vec<f64>> = warm.map(|w| members.iter().take_while(|&&i| i < w[p].len()).map(|&i| w[p][i]).collect());
+        let warm_p: Option<Vec<f64>> =
+            warm.map(|w| members.iter().take_while(|&&i| i < w[p].len()).map(|&i| w[p][i]).collect());
         let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget };
         let mut svm = LaSvm::new(engine, members.clone(), &y, &c, params)?;
         let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
@@ -131,7 +126,14 @@ pub fn train_lasvm(
             if left == Some(0) {
                 break;
             }
-            let taken = svm.online_pass(&order, select.as_mut(), &mut rng, ask.as_mut().map(|a| a as &mut dyn Oracle), left, control)?;
+            let taken = svm.online_pass(
+                &order,
+                select.as_mut(),
+                &mut rng,
+                ask.as_mut().map(|a| a as &mut dyn Oracle),
+                left,
+                control,
+            )?;
             left = left.map(|l| l.saturating_sub(taken));
             rng.shuffle(&mut order);
         }
@@ -140,7 +142,14 @@ pub fn train_lasvm(
         }
         control.problem_done();
         let (support, coef) = svm.support().into_iter().map(|(k, a)| (members[k], a)).unzip();
-        Ok(BinaryFit { support, coef, bias: svm.bias(), gap: svm.gap(), objective: svm.objective(), stats: svm.stats.clone() })
+        Ok(BinaryFit {
+            support,
+            coef,
+            bias: svm.bias(),
+            gap: svm.gap(),
+            objective: svm.objective(),
+            stats: svm.stats.clone(),
+        })
     })
 }
 
@@ -167,14 +176,8 @@ pub enum Baseline {
 /// Solves one binary problem per label vector (+1/-1) with a baseline, `epochs` random-order
 /// passes each, in parallel.
 pub fn train_baseline(
-    x: &Matrix,
-    labels: &[Vec<f64>],
-    kernel: &KernelSpec,
-    baseline: Baseline,
-    epochs: usize,
-    cache_bytes: usize,
-    seed: u64,
-    control: &Control,
+    x: &Matrix, labels: &[Vec<f64>], kernel: &KernelSpec, baseline: Baseline, epochs: usize, cache_bytes: usize,
+    seed: u64, control: &Control,
 ) -> Result<OnlineFit> {
     let n = x.rows();
     if labels.iter().any(|l| l.len() != n) {
@@ -217,10 +220,7 @@ pub fn train_baseline(
 /// The harness every online trainer shares: one engine over the data, the cache budget split
 /// between the problems solved at once, problems in parallel, an external kernel's failure first.
 fn solve_problems(
-    x: &Matrix,
-    problems: usize,
-    kernel: &KernelSpec,
-    cache_bytes: usize,
+    x: &Matrix, problems: usize, kernel: &KernelSpec, cache_bytes: usize,
     solve: impl Fn(&KernelEngine, usize, usize) -> Result<BinaryFit> + Sync,
 ) -> Result<OnlineFit> {
     if x.rows() == 0 {
@@ -270,7 +270,9 @@ mod tests {
         let kernel = KernelSpec::Rbf { gamma: 0.5 };
         let c = vec![10.0; 600];
         let control = Control::new();
-        let smo = train_svc(&x, &y, 2, &c, &SvmParams { kernel: kernel.clone(), tol: 1e-4, ..Default::default() }, &control).unwrap();
+        let smo =
+            train_svc(&x, &y, 2, &c, &SvmParams { kernel: kernel.clone(), tol: 1e-4, ..Default::default() }, &control)
+                .unwrap();
         let labels = vec![y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect::<Vec<f64>>()];
         let one = LaSvmConfig { kernel: kernel.clone(), tol: 1e-4, ..Default::default() };
         let config = LaSvmConfig { epochs: 4, ..one.clone() };
@@ -322,7 +324,17 @@ mod tests {
         let (xs, y) = blobs(600, 4);
         let x = Matrix::Dense64(DenseView::new(&xs, 600, 2).unwrap());
         let kept: Vec<usize> = (0..600).filter(|i| i % 3 != 0).collect();
-        let labels: Vec<f64> = (0..600).map(|i| if i % 3 == 0 { 0.0 } else if y[i] == 1 { 1.0 } else { -1.0 }).collect();
+        let labels: Vec<f64> = (0..600)
+            .map(|i| {
+                if i % 3 == 0 {
+                    0.0
+                } else if y[i] == 1 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
         let sub: Vec<f64> = kept.iter().flat_map(|&i| xs[2 * i..2 * i + 2].to_vec()).collect();
         let xsub = Matrix::Dense64(DenseView::new(&sub, kept.len(), 2).unwrap());
         let ysub: Vec<f64> = kept.iter().map(|&i| labels[i]).collect();
@@ -348,15 +360,26 @@ mod tests {
         let control = Control::new();
         let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, finishing: false, ..Default::default() };
         let random: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync) = &|_| Box::new(RandomSelection);
-        let full = train_lasvm(&x, &[labels.clone()], &c, &LaSvmConfig { finishing: true, ..config.clone() }, None, random, None, &control).unwrap();
-        let one = train_lasvm(&x, &[labels.clone()], &c, &config, None, random, None, &control).unwrap();
+        let full = train_lasvm(
+            &x,
+            std::slice::from_ref(&labels),
+            &c,
+            &LaSvmConfig { finishing: true, ..config.clone() },
+            None,
+            random,
+            None,
+            &control,
+        )
+        .unwrap();
+        let one = train_lasvm(&x, std::slice::from_ref(&labels), &c, &config, None, random, None, &control).unwrap();
         let (o1, of) = (one.problems[0].objective, full.problems[0].objective);
         assert!(o1 <= of + 1e-9 && o1 > 0.97 * of, "one pass {o1} vs finished {of}");
 
         // first half, then the second half warm-started from the first's support vectors
         let half = 400;
         let xh = Matrix::Dense64(DenseView::new(&xs[..2 * half], half, 2).unwrap());
-        let first = train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &config, None, random, None, &control).unwrap();
+        let first =
+            train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &config, None, random, None, &control).unwrap();
         let sv = &first.problems[0].support;
         let mut rows: Vec<usize> = sv.clone();
         rows.extend(half..800);
@@ -364,7 +387,8 @@ mod tests {
         let y2: Vec<f64> = rows.iter().map(|&r| labels[r]).collect();
         let x2 = Matrix::Dense64(DenseView::new(&xs2, rows.len(), 2).unwrap());
         let warm = vec![first.problems[0].coef.clone()];
-        let cont = train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &config, Some(&warm), random, None, &control).unwrap();
+        let cont =
+            train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &config, Some(&warm), random, None, &control).unwrap();
         let oc = cont.problems[0].objective;
         assert!(oc > 0.95 * of && oc <= of + 1e-9, "continued {oc} vs one-shot finished {of}");
         assert!(cont.problems[0].stats.processed <= 400, "only the new rows are visited");
@@ -393,17 +417,29 @@ mod tests {
             }
         }
         let calls = AtomicUsize::new(0);
-        let make = |_: usize| Box::new(Asked { truth: &truth, calls: &calls, seen: vec![false; 600] }) as Box<dyn Oracle>;
+        let make =
+            |_: usize| Box::new(Asked { truth: &truth, calls: &calls, seen: vec![false; 600] }) as Box<dyn Oracle>;
         let active: &StrategyMaker = &|_| Box::new(ActiveSelection { candidates: 20 });
         let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, max_iter: Some(80), ..Default::default() };
         let unknown = vec![vec![f64::NAN; 600]];
-        let fit = train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, Some(&make), &Control::new()).unwrap();
+        let fit =
+            train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, Some(&make), &Control::new()).unwrap();
         assert_eq!(calls.load(Ordering::Relaxed), 80, "one question per step");
         let p = &fit.problems[0];
         let errors = |p: &BinaryFit| (0..600).filter(|&i| truth[i] * decision(&x, &config.kernel, p, i) <= 0.0).count();
         // all 600 labels, one pass
         let random: &StrategyMaker = &|_| Box::new(RandomSelection);
-        let full = train_lasvm(&x, std::slice::from_ref(&truth), &vec![1.0; 600], &LaSvmConfig { max_iter: None, ..config.clone() }, None, random, None, &Control::new()).unwrap();
+        let full = train_lasvm(
+            &x,
+            std::slice::from_ref(&truth),
+            &vec![1.0; 600],
+            &LaSvmConfig { max_iter: None, ..config.clone() },
+            None,
+            random,
+            None,
+            &Control::new(),
+        )
+        .unwrap();
         let (e80, e600) = (errors(p), errors(&full.problems[0]));
         assert!(e80 <= e600 + 15, "{e80} training errors from 80 labels, {e600} from all");
         // without an oracle, an unlabelled example chosen is an error
@@ -432,12 +468,24 @@ mod tests {
         let kernel = KernelSpec::Rbf { gamma: 0.2 };
         let control = Control::new();
         let classes: Vec<usize> = y.iter().map(|&v| (v > 0.0) as usize).collect();
-        let smo = train_svc(&x, &classes, 2, &vec![1e6; 400], &SvmParams { kernel: kernel.clone(), tol: 1e-6, ..Default::default() }, &control).unwrap();
-        let fit = train_baseline(&x, &[y.clone()], &kernel, Baseline::Huller, 20, 1 << 24, 1, &control).unwrap();
+        let smo = train_svc(
+            &x,
+            &classes,
+            2,
+            &vec![1e6; 400],
+            &SvmParams { kernel: kernel.clone(), tol: 1e-6, ..Default::default() },
+            &control,
+        )
+        .unwrap();
+        let fit =
+            train_baseline(&x, std::slice::from_ref(&y), &kernel, Baseline::Huller, 20, 1 << 24, 1, &control).unwrap();
         let h = &fit.problems[0];
         // SMO's decision (LIBSVM sign: positive means class index 0, here y = -1)
         let engine = KernelEngine::new(x, kernel.clone()).unwrap();
-        let smo_f = |i: usize| -(smo.support.iter().zip(&smo.dual_coef).map(|(&s, &a)| a * engine.eval(i, s)).sum::<f64>() + smo.intercept[0]);
+        let smo_f = |i: usize| {
+            -(smo.support.iter().zip(&smo.dual_coef).map(|(&s, &a)| a * engine.eval(i, s)).sum::<f64>()
+                + smo.intercept[0])
+        };
         let (mut fs, mut hs) = (Vec::new(), Vec::new());
         for i in 0..400 {
             fs.push(smo_f(i));
@@ -461,7 +509,17 @@ mod tests {
             PerceptronRule::PassiveAggressive { c: 1.0 },
             PerceptronRule::Budget { beta: 0.0, size: 20 },
         ] {
-            let fit = train_baseline(&x, &[y.clone()], &kernel, Baseline::Perceptron(rule), 3, 1 << 24, 2, &control).unwrap();
+            let fit = train_baseline(
+                &x,
+                std::slice::from_ref(&y),
+                &kernel,
+                Baseline::Perceptron(rule),
+                3,
+                1 << 24,
+                2,
+                &control,
+            )
+            .unwrap();
             let p = &fit.problems[0];
             let errors = (0..400).filter(|&i| y[i] * decision(&x, &kernel, p, i) <= 0.0).count();
             assert!(errors <= 4, "{rule:?}: {errors} training errors");

@@ -38,7 +38,11 @@ impl Expansion<'_> {
     }
     pub fn n_outputs(&self) -> usize {
         let k = self.n_classes();
-        if self.one_vs_one() { k * (k - 1) / 2 } else { self.intercept.len().max(1) }
+        if self.one_vs_one() {
+            k * (k - 1) / 2
+        } else {
+            self.intercept.len().max(1)
+        }
     }
 
     fn check(&self, x: &Matrix) -> Result<()> {
@@ -122,9 +126,7 @@ impl Expansion<'_> {
                         let (ra, rb) = (starts[a]..starts[a + 1], starts[b]..starts[b + 1]);
                         let ca = &self.coef[(b - 1) * nsv..b * nsv];
                         let cb = &self.coef[a * nsv..(a + 1) * nsv];
-                        orow[p] = dot(&ca[ra.clone()], &kv[ra])
-                            + dot(&cb[rb.clone()], &kv[rb])
-                            + self.intercept[p];
+                        orow[p] = dot(&ca[ra.clone()], &kv[ra]) + dot(&cb[rb.clone()], &kv[rb]) + self.intercept[p];
                         p += 1;
                     }
                 }

@@ -14,7 +14,11 @@ pub fn fit_sigmoid(dec: &[f64], positive: &[bool]) -> (f64, f64) {
             .zip(&target)
             .map(|(&f, &t)| {
                 let z = f * a + b;
-                if z >= 0.0 { t * z + (-z).exp().ln_1p() } else { (t - 1.0) * z + z.exp().ln_1p() }
+                if z >= 0.0 {
+                    t * z + (-z).exp().ln_1p()
+                } else {
+                    (t - 1.0) * z + z.exp().ln_1p()
+                }
             })
             .sum()
     };

@@ -62,7 +62,13 @@ impl SvmParams {
         match self.solver {
             DualSolver::Smo => smo::solve(q, p, lo, hi, &vec![0.0; p.len()], &self.smo(), control),
             DualSolver::Isda { bias, over_relaxation } => {
-                let params = IsdaParams { tol: self.tol, over_relaxation, bias, max_iter: self.max_iter, shrinking: self.shrinking };
+                let params = IsdaParams {
+                    tol: self.tol,
+                    over_relaxation,
+                    bias,
+                    max_iter: self.max_iter,
+                    shrinking: self.shrinking,
+                };
                 isda::solve(q, p, lo, hi, &params, control)
             }
         }
@@ -128,12 +134,7 @@ fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
 
 /// The binary problem "pos against neg" on the examples given, with per-example C.
 fn solve_binary(
-    engine: &KernelEngine,
-    pos: &[usize],
-    neg: &[usize],
-    sample_c: &[f64],
-    params: &SvmParams,
-    cache_bytes: usize,
+    engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams, cache_bytes: usize,
     control: &Control,
 ) -> Result<(Vec<usize>, SmoSolution)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
@@ -148,14 +149,8 @@ fn solve_binary(
 
 /// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
 fn pair_sigmoid(
-    engine: &KernelEngine,
-    pos: &[usize],
-    neg: &[usize],
-    sample_c: &[f64],
-    params: &SvmParams,
-    cache_bytes: usize,
-    control: &Control,
-    seed: u64,
+    engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams, cache_bytes: usize,
+    control: &Control, seed: u64,
 ) -> Result<(f64, f64)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let m = examples.len();
@@ -170,7 +165,11 @@ fn pair_sigmoid(
         let train = order[..start].iter().chain(&order[end..]);
         let (mut tp, mut tn) = (Vec::new(), Vec::new());
         for &t in train {
-            if positive[t] { tp.push(examples[t]) } else { tn.push(examples[t]) }
+            if positive[t] {
+                tp.push(examples[t])
+            } else {
+                tn.push(examples[t])
+            }
         }
         if tp.is_empty() || tn.is_empty() {
             let v = if tn.is_empty() && !tp.is_empty() { 1.0 } else { -1.0 };
@@ -199,12 +198,7 @@ fn share_of_cache(total: usize, problems: usize) -> usize {
 /// C-SVC, one-vs-one. `y` holds class indices 0..n_classes; `sample_c` is C times the example's
 /// weight (class_weight and sample_weight folded in).
 pub fn train_svc(
-    x: &Matrix,
-    y: &[usize],
-    n_classes: usize,
-    sample_c: &[f64],
-    params: &SvmParams,
-    control: &Control,
+    x: &Matrix, y: &[usize], n_classes: usize, sample_c: &[f64], params: &SvmParams, control: &Control,
 ) -> Result<SvcFit> {
     params.validate()?;
     check_inputs(x, y.len(), sample_c)?;
@@ -219,12 +213,13 @@ pub fn train_svc(
         return Err(Error::InvalidData("classification needs at least two classes with examples".into()));
     }
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
-    let pairs: Vec<(usize, usize)> =
-        (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
+    // a pair's (support, solution) and its Platt sigmoid (A, B)
+    type PairFit = ((Vec<usize>, SmoSolution), (f64, f64));
+    let pairs: Vec<(usize, usize)> = (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
     // The engine's internal copies count against the cache budget: memory stays within
     // data + cache_bytes + O(n).
     let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
-    let solved: Vec<Result<((Vec<usize>, SmoSolution), (f64, f64))>> = pairs
+    let solved: Vec<Result<PairFit>> = pairs
         .par_iter()
         .enumerate()
         .map(|(p, &(a, b))| {
@@ -288,12 +283,7 @@ pub fn train_svc(
 /// epsilon-SVR as the 2L-variable signed problem: alpha+ in [0, C_i] with linear term y_i - eps,
 /// alpha- in [-C_i, 0] with linear term y_i + eps; the two are selected independently.
 pub fn train_svr(
-    x: &Matrix,
-    y: &[f64],
-    sample_c: &[f64],
-    epsilon: f64,
-    params: &SvmParams,
-    control: &Control,
+    x: &Matrix, y: &[f64], sample_c: &[f64], epsilon: f64, params: &SvmParams, control: &Control,
 ) -> Result<SvrFit> {
     params.validate()?;
     check_inputs(x, y.len(), sample_c)?;

@@ -1,13 +1,48 @@
 //! The solvers' inner loops over a kernel row (float32 entries), built for AVX2+FMA when the
 //! processor has them: the crate itself targets baseline x86-64, where these loops run two lanes
-//! instead of four.
+//! instead of four. Every CPU-feature check of the crate goes through this module, and every
+//! function built twice is defined by `avx2_fma!`.
 
-/// `up -= lambda * row`, `down += lambda * row` (a step moving weight between two classes or
-/// two variables: both gradient columns change by the step's kernel row). The columns are
-/// float32 like the row: the pass is bound by memory traffic, which this nearly halves.
-pub fn transfer(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
-    #[inline(always)]
-    fn body(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
+/// Defines a function whose body is compiled twice, for baseline x86-64 and with AVX2+FMA
+/// enabled, and runs the second build where the processor has those features. Arguments are
+/// `name: Type` (methods become free functions taking the receiver as an argument); generic
+/// parameters are `Name: Bound`. An optional leading `[flag]` names a `bool` the body may read:
+/// true in the AVX2+FMA build, to choose fused multiply-adds (a slow library call elsewhere).
+macro_rules! avx2_fma {
+    ([$fma:ident] $(#[$m:meta])* $vis:vis fn $name:ident $(<$($g:ident : $b:path),+>)?
+     ($($a:ident : $t:ty),* $(,)?) $(-> $r:ty)? $body:block) => {
+        $(#[$m])*
+        #[allow(clippy::too_many_arguments)]
+        $vis fn $name $(<$($g: $b),+>)? ($($a: $t),*) $(-> $r)? {
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            fn body $(<$($g: $b),+>)? ($fma: bool, $($a: $t),*) $(-> $r)? $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,fma")]
+                #[allow(clippy::too_many_arguments)]
+                unsafe fn avx2 $(<$($g: $b),+>)? ($($a: $t),*) $(-> $r)? {
+                    body(true, $($a),*)
+                }
+                if $crate::vecops::has_avx2_fma() {
+                    // SAFETY: the processor has the features (just detected).
+                    return unsafe { avx2($($a),*) };
+                }
+            }
+            body(false, $($a),*)
+        }
+    };
+    ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
+        $crate::vecops::avx2_fma! { [_fma] $(#[$m])* $vis fn $($rest)* }
+    };
+}
+pub(crate) use avx2_fma;
+
+avx2_fma! {
+    /// `up -= lambda * row`, `down += lambda * row` (a step moving weight between two classes or
+    /// two variables: both gradient columns change by the step's kernel row). The columns are
+    /// float32 like the row: the pass is bound by memory traffic, which this nearly halves.
+    pub fn transfer(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
         let lambda = lambda as f32;
         for ((a, b), &k) in up.iter_mut().zip(down.iter_mut()).zip(row) {
             let d = lambda * k;
@@ -15,25 +50,12 @@ pub fn transfer(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
             *b += d;
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2(lambda: f64, row: &[f32], up: &mut [f32], down: &mut [f32]) {
-            body(lambda, row, up, down)
-        }
-        if has_avx2_fma() {
-            // SAFETY: the features were detected.
-            return unsafe { avx2(lambda, row, up, down) };
-        }
-    }
-    body(lambda, row, up, down)
 }
 
-/// `out[c] += sum_q row[q] * coef[q * k + c]` (float64 accumulators) for the `k = out.len()`
-/// columns of a row-major coefficient table: every class score of one example at once.
-pub fn scores(row: &[f32], coef: &[f64], out: &mut [f64]) {
-    #[inline(always)]
-    fn body(row: &[f32], coef: &[f64], out: &mut [f64]) {
+avx2_fma! {
+    /// `out[c] += sum_q row[q] * coef[q * k + c]` (float64 accumulators) for the `k = out.len()`
+    /// columns of a row-major coefficient table: every class score of one example at once.
+    pub fn scores(row: &[f32], coef: &[f64], out: &mut [f64]) {
         let k = out.len();
         for (&kv, c) in row.iter().zip(coef.chunks_exact(k)) {
             let kv = kv as f64;
@@ -42,24 +64,19 @@ pub fn scores(row: &[f32], coef: &[f64], out: &mut [f64]) {
             }
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2(row: &[f32], coef: &[f64], out: &mut [f64]) {
-            body(row, coef, out)
-        }
-        if has_avx2_fma() {
-            // SAFETY: the features were detected.
-            return unsafe { avx2(row, coef, out) };
-        }
-    }
-    body(row, coef, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn has_avx2_fma() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// For hand-written AVX2 loops (no fused multiply-adds in them).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 #[cfg(test)]

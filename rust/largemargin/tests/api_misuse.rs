@@ -171,7 +171,10 @@ fn sparse_queries_past_the_data_width_match_nothing() {
                 e.query(&q, sq, &all, &mut got).unwrap();
                 e.query(&inside, sq, &all, &mut want).unwrap();
                 for k in 0..3 {
-                    assert!((got[k] - want[k]).abs() <= 1e-12 * (1.0 + want[k].abs()), "{spec:?} {k}: {got:?} {want:?}");
+                    assert!(
+                        (got[k] - want[k]).abs() <= 1e-12 * (1.0 + want[k].abs()),
+                        "{spec:?} {k}: {got:?} {want:?}"
+                    );
                 }
                 let dots: Vec<f64> = (0..3).map(|r| dense[r * 4] - 2.0 * dense[r * 4 + 3]).collect();
                 if spec == KernelSpec::Linear {

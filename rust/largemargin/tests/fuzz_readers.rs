@@ -84,14 +84,71 @@ impl Rng {
 }
 
 const NUMBERS: &[&str] = &[
-    "0", "-0", "1", "-1", "2", "3", "0.5", "2147483646", "2147483647", "2147483648", "4294967295", "4294967297",
-    "9223372036854775807", "9223372036854775808", "18446744073709551616", "100000000000", "1000000000000000000",
-    "1e308", "1e309", "-1e309", "1e-320", "nan", "NaN", "inf", "-inf", "+1", "1e", ".", "-", "", "0x10", "1_0",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "0.5",
+    "2147483646",
+    "2147483647",
+    "2147483648",
+    "4294967295",
+    "4294967297",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551616",
+    "100000000000",
+    "1000000000000000000",
+    "1e308",
+    "1e309",
+    "-1e309",
+    "1e-320",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "+1",
+    "1e",
+    ".",
+    "-",
+    "",
+    "0x10",
+    "1_0",
 ];
 const TOKENS: &[&str] = &[
-    " ", "\n", "\t", ":", "#", "\r\n", "0:", "1:", ":1", "qid:", "SV\n", "nr_class ", "total_sv ", "rho ", "label ",
-    "nr_sv ", "probA ", "probB ", "gamma ", "degree ", "coef0 ", "kernel_type ", "svm_type ", "precomputed", "rbf",
-    "polynomial", "epsilon_svr", "c_svc", "\u{0}", "\u{ff}", "é",
+    " ",
+    "\n",
+    "\t",
+    ":",
+    "#",
+    "\r\n",
+    "0:",
+    "1:",
+    ":1",
+    "qid:",
+    "SV\n",
+    "nr_class ",
+    "total_sv ",
+    "rho ",
+    "label ",
+    "nr_sv ",
+    "probA ",
+    "probB ",
+    "gamma ",
+    "degree ",
+    "coef0 ",
+    "kernel_type ",
+    "svm_type ",
+    "precomputed",
+    "rbf",
+    "polynomial",
+    "epsilon_svr",
+    "c_svc",
+    "\u{0}",
+    "\u{ff}",
+    "é",
 ];
 
 fn mutate(rng: &mut Rng, input: &mut Vec<u8>, seeds: &[Vec<u8>]) {
@@ -250,7 +307,12 @@ fn bounded<T>(input: &[u8], what: &str, tally: &mut Tally, f: impl FnOnce() -> T
     tally.slowest = tally.slowest.max(started.elapsed());
     let used = PEAK.load(Ordering::Relaxed).saturating_sub(before);
     let allowed = BYTES_PER_INPUT_BYTE * input.len() + CONSTANT_BYTES;
-    assert!(used <= allowed, "{what} held {used} bytes for a {}-byte input: {:?}", input.len(), String::from_utf8_lossy(input));
+    assert!(
+        used <= allowed,
+        "{what} held {used} bytes for a {}-byte input: {:?}",
+        input.len(),
+        String::from_utf8_lossy(input)
+    );
     tally.largest_input = tally.largest_input.max(input.len());
     if input.len() >= LARGE {
         tally.worst_ratio = tally.worst_ratio.max(used as f64 / input.len() as f64);
@@ -321,7 +383,9 @@ fn fuzz_model(input: &[u8], tally: &mut Tally) {
             }
         };
         tally.accepted += 1;
-        model.check().unwrap_or_else(|e| panic!("a model read from {:?} fails its check: {e}", String::from_utf8_lossy(input)));
+        model
+            .check()
+            .unwrap_or_else(|e| panic!("a model read from {:?} fails its check: {e}", String::from_utf8_lossy(input)));
         let mut text = Vec::new();
         model.write(&mut text, base).expect("a model read can be written");
         assert_eq!(LibsvmModel::read(&text[..], base).expect("and read back"), model);
@@ -334,7 +398,9 @@ fn fuzz_model(input: &[u8], tally: &mut Tally) {
             sparse.push_row([(r % 3, 0.5), (3 + r, -1.0)]).unwrap();
         }
         let precomputed = model.kernel.is_precomputed();
-        sparse.set_cols(if precomputed { model.sv_indices.iter().max().map_or(0, |m| m + 1).max(8) } else { 8 }).unwrap();
+        sparse
+            .set_cols(if precomputed { model.sv_indices.iter().max().map_or(0, |m| m + 1).max(8) } else { 8 })
+            .unwrap();
         let mut queries = vec![sparse.view()];
         if !precomputed {
             queries.push(Matrix::Dense64(DenseView::new(&dense, 4, 3).unwrap()));

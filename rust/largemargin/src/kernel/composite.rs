@@ -70,9 +70,10 @@ impl Composite {
             }
             for f in &t.factors {
                 match f {
-                    KernelSpec::Linear | KernelSpec::Poly { .. } | KernelSpec::Rbf { .. } | KernelSpec::Sigmoid { .. } => {
-                        f.validate()?
-                    }
+                    KernelSpec::Linear
+                    | KernelSpec::Poly { .. }
+                    | KernelSpec::Rbf { .. }
+                    | KernelSpec::Sigmoid { .. } => f.validate()?,
                     other => {
                         return Err(Error::InvalidParameter(format!(
                             "a composed kernel is built from linear, poly, rbf and sigmoid kernels, not {}",

@@ -13,7 +13,7 @@ pub trait ExternalKernel: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// out[k] = K(x_i, x_cols[k]), or K(x_i, x_k) for every example when `cols` is None.
+    /// `out[k] = K(x_i, x_cols[k])`, or K(x_i, x_k) for every example when `cols` is None.
     /// A failure is reported as a message; the engine keeps the first one and stops using the kernel.
     fn row(&self, i: usize, cols: Option<&[usize]>, out: &mut [f64]) -> Result<(), String>;
     /// K(x_i, x_i) for every example.

@@ -11,7 +11,9 @@ pub fn assign_capped(preference: &[f64], n: usize, k: usize, cap: usize, order: 
         return Err(Error::InvalidData(format!("preferences must be {n} x {k}, got {} values", preference.len())));
     }
     if cap.checked_mul(k).is_none_or(|total| total < n) {
-        return Err(Error::InvalidParameter(format!("a cap of {cap} examples per expert cannot hold {n} examples in {k} experts")));
+        return Err(Error::InvalidParameter(format!(
+            "a cap of {cap} examples per expert cannot hold {n} examples in {k} experts"
+        )));
     }
     if order.len() != n || order.iter().any(|&i| i >= n) {
         return Err(Error::InvalidData(format!("the order must be a permutation of 0..{n}")));

@@ -83,7 +83,9 @@ impl Gater {
     pub fn check(&self) -> Result<()> {
         let (d, h, k) = (self.inputs, self.hidden, self.experts);
         if self.w1.len() != h * d || self.b1.len() != h || self.w2.len() != k * h || self.b2.len() != k {
-            return Err(Error::InvalidData(format!("gater weights do not match {d} inputs, {h} hidden units, {k} experts")));
+            return Err(Error::InvalidData(format!(
+                "gater weights do not match {d} inputs, {h} hidden units, {k} experts"
+            )));
         }
         if self.w1.iter().chain(&self.b1).chain(&self.w2).chain(&self.b2).any(|v| !v.is_finite()) {
             return Err(Error::InvalidData("gater weights contain NaN or infinity".into()));
@@ -126,10 +128,9 @@ impl Gater {
         self.check()?;
         let n = self.check_rows(x)?;
         let mut out = vec![0.0; n * self.experts];
-        out.par_chunks_mut(self.experts).zip(x.par_chunks(self.inputs)).for_each_init(
-            || vec![0.0; self.hidden],
-            |hid, (g, row)| self.forward_row(row, hid, g),
-        );
+        out.par_chunks_mut(self.experts)
+            .zip(x.par_chunks(self.inputs))
+            .for_each_init(|| vec![0.0; self.hidden], |hid, (g, row)| self.forward_row(row, hid, g));
         Ok(out)
     }
 
@@ -139,7 +140,9 @@ impl Gater {
         if outputs.len() != gates.len() {
             return Err(Error::InvalidData("expert outputs must be (n, experts)".into()));
         }
-        Ok(gates.chunks(self.experts).zip(outputs.chunks(self.experts))
+        Ok(gates
+            .chunks(self.experts)
+            .zip(outputs.chunks(self.experts))
             .map(|(g, f)| g.iter().zip(f).map(|(a, b)| a * b).sum())
             .collect())
     }
@@ -167,7 +170,9 @@ impl Gater {
             Some(e) => {
                 for row in e.chunks(w) {
                     if row.iter().any(|&c| c >= k) {
-                        return Err(Error::InvalidData(format!("a candidate expert is out of range (the gater has {k})")));
+                        return Err(Error::InvalidData(format!(
+                            "a candidate expert is out of range (the gater has {k})"
+                        )));
                     }
                     if row.iter().enumerate().any(|(a, c)| row[..a].contains(c)) {
                         return Err(Error::InvalidData("an example lists the same candidate expert twice".into()));
@@ -186,8 +191,10 @@ impl Gater {
     /// each row's candidates, `y` the targets (+1/-1 for classification). Returns the mean
     /// criterion of each epoch (measured while training). Stops between examples when `control`
     /// asks.
-    pub fn train(&mut self, x: &[f64], outputs: &ExpertOutputs, y: &[f64], task: GaterTask, schedule: GaterSchedule,
-                 control: &Control) -> Result<Vec<f64>> {
+    pub fn train(
+        &mut self, x: &[f64], outputs: &ExpertOutputs, y: &[f64], task: GaterTask, schedule: GaterSchedule,
+        control: &Control,
+    ) -> Result<Vec<f64>> {
         self.check()?;
         let n = self.check_rows(x)?;
         let (d, h, w) = (self.inputs, self.hidden, outputs.width);
@@ -195,8 +202,10 @@ impl Gater {
             return Err(Error::InvalidData("no examples to train the gater on".into()));
         }
         self.check_outputs(n, outputs, y)?;
-        if !(schedule.learning_rate > 0.0 && schedule.learning_rate.is_finite()) || !(schedule.decay >= 0.0) {
-            return Err(Error::InvalidParameter("the gater's learning rate must be positive and its decay non-negative".into()));
+        if !(schedule.learning_rate > 0.0 && schedule.learning_rate.is_finite() && schedule.decay >= 0.0) {
+            return Err(Error::InvalidParameter(
+                "the gater's learning rate must be positive and its decay non-negative".into(),
+            ));
         }
         let mut rng = Rng::new(schedule.seed);
         let mut order: Vec<usize> = (0..n).collect();
@@ -291,8 +300,10 @@ mod tests {
 
     /// The weights `pick` selects at `idx` moved from g0 to g1 (one SGD step of rate `lr`) by -lr
     /// times the central finite difference of `criterion`.
-    fn assert_step_is_gradient(g0: &Gater, g1: &Gater, lr: f64, criterion: impl Fn(&Gater) -> f64,
-                               pick: fn(&mut Gater) -> &mut Vec<f64>, idx: impl IntoIterator<Item = usize>, what: &str) {
+    fn assert_step_is_gradient(
+        g0: &Gater, g1: &Gater, lr: f64, criterion: impl Fn(&Gater) -> f64, pick: fn(&mut Gater) -> &mut Vec<f64>,
+        idx: impl IntoIterator<Item = usize>, what: &str,
+    ) {
         for i in idx {
             let (mut plus, mut minus, (mut a, mut b)) = (g0.clone(), g0.clone(), (g0.clone(), g1.clone()));
             pick(&mut plus)[i] += 1e-6;
@@ -324,8 +335,15 @@ mod tests {
             // one SGD step of rate lr moves each weight by -lr * gradient
             let lr = 1e-6;
             let mut g1 = g0.clone();
-            g1.train(&x, &all(&f, 2), &[1.0], task, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 }, &Control::new())
-                .unwrap();
+            g1.train(
+                &x,
+                &all(&f, 2),
+                &[1.0],
+                task,
+                GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 },
+                &Control::new(),
+            )
+            .unwrap();
             assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w1, [0, 5, 11], &format!("{task:?} w1"));
             assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w2, [0, 3, 7], &format!("{task:?} w2"));
         }
@@ -340,7 +358,8 @@ mod tests {
         // expert 0 says +1 everywhere, expert 1 says -1 everywhere
         let outputs: Vec<f64> = (0..n).flat_map(|_| [1.0, -1.0]).collect();
         let mut g = Gater::new(1, 5, 2, 3).unwrap();
-        let losses = g.train(&x, &all(&outputs, 2), &y, GaterTask::Classification, schedule(60), &Control::new()).unwrap();
+        let losses =
+            g.train(&x, &all(&outputs, 2), &y, GaterTask::Classification, schedule(60), &Control::new()).unwrap();
         assert!(losses.last().unwrap() < &(0.5 * losses[0]), "{losses:?}");
         let gates = g.gates(&[0.8, -0.8]).unwrap();
         assert!(gates[0] > 0.9 && gates[3] > 0.9, "{gates:?}");
@@ -351,7 +370,9 @@ mod tests {
     fn mismatched_shapes_are_errors() {
         let mut g = Gater::new(2, 3, 2, 0).unwrap();
         assert!(g.gates(&[1.0, 2.0, 3.0]).is_err());
-        assert!(g.train(&[1.0, 2.0], &all(&[1.0], 2), &[1.0], GaterTask::Regression, schedule(1), &Control::new()).is_err());
+        assert!(g
+            .train(&[1.0, 2.0], &all(&[1.0], 2), &[1.0], GaterTask::Regression, schedule(1), &Control::new())
+            .is_err());
         let f = [0.5, -0.5];
         for bad in [[0usize, 2], [1, 1]] {
             let out = ExpertOutputs { values: &f, experts: Some(&bad), width: 2 };
@@ -377,7 +398,13 @@ mod tests {
         let vals: Vec<f64> = (0..n).flat_map(|i| (0..k).map(|c| f[i * k + (c + i) % k]).collect::<Vec<_>>()).collect();
         let out = ExpertOutputs { values: &vals, experts: Some(&cand), width: k };
         restricted.train(&x, &out, &y, GaterTask::Classification, schedule(3), &Control::new()).unwrap();
-        for (a, b) in full.w1.iter().chain(&full.w2).chain(&full.b2).zip(restricted.w1.iter().chain(&restricted.w2).chain(&restricted.b2)) {
+        for (a, b) in full
+            .w1
+            .iter()
+            .chain(&full.w2)
+            .chain(&full.b2)
+            .zip(restricted.w1.iter().chain(&restricted.w2).chain(&restricted.b2))
+        {
             assert!((a - b).abs() < 1e-12, "{a} vs {b}");
         }
     }
@@ -404,8 +431,15 @@ mod tests {
         let lr = 1e-6;
         let mut g1 = g0.clone();
         let out = ExpertOutputs { values: &f, experts: Some(&cand), width: 2 };
-        g1.train(&x, &out, &[1.0], GaterTask::Classification, GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 },
-                 &Control::new()).unwrap();
+        g1.train(
+            &x,
+            &out,
+            &[1.0],
+            GaterTask::Classification,
+            GaterSchedule { epochs: 1, learning_rate: lr, decay: 0.0, seed: 0 },
+            &Control::new(),
+        )
+        .unwrap();
         assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w2, 0..16, "w2");
         assert_step_is_gradient(&g0, &g1, lr, criterion, |g| &mut g.w1, [0, 5, 11], "w1");
         // experts 0 and 2 are not candidates: their output weights stay

@@ -52,8 +52,10 @@ impl DiagonalGmm {
     /// EM from `components` distinct random rows as means and the data's variance per feature;
     /// at most `iterations` rounds, stopping when the mean log-likelihood gains less than `tol`.
     /// `variance_floor` is added to every variance (binary features would otherwise collapse).
-    pub fn fit(x: &[f64], dims: usize, components: usize, iterations: usize, tol: f64, variance_floor: f64, seed: u64,
-               control: &Control) -> Result<Self> {
+    pub fn fit(
+        x: &[f64], dims: usize, components: usize, iterations: usize, tol: f64, variance_floor: f64, seed: u64,
+        control: &Control,
+    ) -> Result<Self> {
         if dims == 0 || x.len() % dims != 0 {
             return Err(Error::InvalidData(format!("the data must have {dims} columns")));
         }
@@ -109,10 +111,12 @@ impl DiagonalGmm {
     /// Per component: log P(n) - 1/2 sum log(2 pi var), and 1/var.
     fn prepared(&self) -> (Vec<f64>, Vec<f64>) {
         let d = self.dims;
-        let constant = (0..self.components()).map(|g| {
-            let logdet: f64 = self.variances[g * d..(g + 1) * d].iter().map(|v| v.ln()).sum();
-            self.weights[g].max(1e-300).ln() - 0.5 * (logdet + d as f64 * LOG_2PI)
-        }).collect();
+        let constant = (0..self.components())
+            .map(|g| {
+                let logdet: f64 = self.variances[g * d..(g + 1) * d].iter().map(|v| v.ln()).sum();
+                self.weights[g].max(1e-300).ln() - 0.5 * (logdet + d as f64 * LOG_2PI)
+            })
+            .collect();
         (constant, self.variances.iter().map(|v| 1.0 / v).collect())
     }
 
@@ -130,27 +134,31 @@ impl DiagonalGmm {
     fn moments(&self, x: &[f64]) -> Moments {
         let (g, d) = (self.components(), self.dims);
         let (constant, inverse) = self.prepared();
-        x.par_chunks(d * 256).map(|block| {
-            let mut m = Moments::zeros(g, d);
-            let mut joint = vec![0.0; g];
-            for row in block.chunks(d) {
-                self.joint(row, &constant, &inverse, &mut joint);
-                let log_p = log_sum_exp(&joint);
-                m.log_likelihood += log_p;
-                for c in 0..g {
-                    let r = (joint[c] - log_p).exp();
-                    if r < 1e-12 {
-                        continue;
-                    }
-                    m.mass[c] += r;
-                    for ((s, q), v) in m.sum[c * d..(c + 1) * d].iter_mut().zip(&mut m.squares[c * d..(c + 1) * d]).zip(row) {
-                        *s += r * v;
-                        *q += r * v * v;
+        x.par_chunks(d * 256)
+            .map(|block| {
+                let mut m = Moments::zeros(g, d);
+                let mut joint = vec![0.0; g];
+                for row in block.chunks(d) {
+                    self.joint(row, &constant, &inverse, &mut joint);
+                    let log_p = log_sum_exp(&joint);
+                    m.log_likelihood += log_p;
+                    for c in 0..g {
+                        let r = (joint[c] - log_p).exp();
+                        if r < 1e-12 {
+                            continue;
+                        }
+                        m.mass[c] += r;
+                        for ((s, q), v) in
+                            m.sum[c * d..(c + 1) * d].iter_mut().zip(&mut m.squares[c * d..(c + 1) * d]).zip(row)
+                        {
+                            *s += r * v;
+                            *q += r * v * v;
+                        }
                     }
                 }
-            }
-            m
-        }).reduce(|| Moments::zeros(g, d), Moments::add)
+                m
+            })
+            .reduce(|| Moments::zeros(g, d), Moments::add)
     }
 
     /// The M-step; a component left without mass restarts on a random row.
@@ -179,17 +187,26 @@ impl DiagonalGmm {
     pub fn log_density(&self, x: &[f64]) -> Result<Vec<f64>> {
         let d = self.dims;
         let g = self.components();
-        if g == 0 || self.means.len() != g * d || self.variances.len() != g * d || self.variances.iter().any(|v| !(*v > 0.0)) {
+        if g == 0
+            || self.means.len() != g * d
+            || self.variances.len() != g * d
+            || self.variances.iter().any(|v| !(*v > 0.0))
+        {
             return Err(Error::InvalidData("the Gaussian mixture's parameters do not fit together".into()));
         }
         if x.len() % d != 0 {
             return Err(Error::InvalidData(format!("the data must have {d} columns")));
         }
         let (constant, inverse) = self.prepared();
-        Ok(x.par_chunks(d).map_init(|| vec![0.0; g], |joint, row| {
-            self.joint(row, &constant, &inverse, joint);
-            log_sum_exp(joint)
-        }).collect())
+        Ok(x.par_chunks(d)
+            .map_init(
+                || vec![0.0; g],
+                |joint, row| {
+                    self.joint(row, &constant, &inverse, joint);
+                    log_sum_exp(joint)
+                },
+            )
+            .collect())
     }
 }
 

@@ -28,7 +28,9 @@ impl HiddenLayer {
     /// Weights and biases uniform in +-init_scale/sqrt(inputs).
     pub fn with_scale(inputs: usize, hidden: usize, init_scale: f64, seed: u64) -> Result<Self> {
         if inputs == 0 || hidden == 0 {
-            return Err(Error::InvalidParameter(format!("an MLP needs inputs and hidden units, got {inputs} and {hidden}")));
+            return Err(Error::InvalidParameter(format!(
+                "an MLP needs inputs and hidden units, got {inputs} and {hidden}"
+            )));
         }
         if !(init_scale > 0.0 && init_scale.is_finite()) {
             return Err(Error::InvalidParameter(format!("the initialisation scale must be positive and finite (zero weights would keep every unit identical), got {init_scale}")));
@@ -162,14 +164,8 @@ pub fn check_labels(x: &Matrix, y: &[f64]) -> Result<()> {
 /// without improvement; otherwise keeps the last. Stops early when an epoch makes no update.
 #[allow(clippy::too_many_arguments)]
 pub fn train_epochs<M: Clone>(
-    mut model: M,
-    rows: usize,
-    validation: Option<(&Matrix, &[f64])>,
-    max_epochs: usize,
-    patience: usize,
-    seed: u64,
-    control: &Control,
-    mut epoch: impl FnMut(&mut M, &[usize], &Control) -> Result<EpochStats>,
+    mut model: M, rows: usize, validation: Option<(&Matrix, &[f64])>, max_epochs: usize, patience: usize, seed: u64,
+    control: &Control, mut epoch: impl FnMut(&mut M, &[usize], &Control) -> Result<EpochStats>,
     decision: impl Fn(&M, &Matrix) -> Result<Vec<f64>>,
 ) -> Result<EpochFit<M>> {
     let mut rng = Rng::new(seed ^ 0x9e37_79b9_7f4a_7c15);

@@ -72,11 +72,19 @@ impl Criterion {
 }
 
 fn sigmoid(t: f64) -> f64 {
-    if t >= 0.0 { 1.0 / (1.0 + (-t).exp()) } else { t.exp() / (1.0 + t.exp()) }
+    if t >= 0.0 {
+        1.0 / (1.0 + (-t).exp())
+    } else {
+        t.exp() / (1.0 + t.exp())
+    }
 }
 
 fn softplus(t: f64) -> f64 {
-    if t > 30.0 { t } else { t.exp().ln_1p() }
+    if t > 30.0 {
+        t
+    } else {
+        t.exp().ln_1p()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -84,7 +92,10 @@ pub enum Optimizer {
     Sgd,
     /// The block-diagonal Gauss-Newton steps, the blocks re-estimated each epoch on `sample`
     /// examples and damped by `damping` times their mean diagonal.
-    BlockNewton { damping: f64, sample: usize },
+    BlockNewton {
+        damping: f64,
+        sample: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -126,7 +137,8 @@ impl Network {
         // output weights small and random: zero ones would give every unit the same zero gradient
         let mut rng = Rng::new(seed ^ 0x5851_f42d_4c95_7f2d);
         let scale = 1.0 / (hidden as f64).sqrt();
-        let w = (0..hidden).map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale).collect();
+        let w =
+            (0..hidden).map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale).collect();
         Ok(Network { layer, w, b: 0.0 })
     }
 
@@ -148,15 +160,18 @@ impl Network {
         if self.w.len() != self.layer.hidden {
             return Err(Error::InvalidData("the output weights do not fit the hidden layer".into()));
         }
-        Ok((0..x.rows()).into_par_iter().map_init(|| vec![0.0; self.layer.hidden], |h, i| {
-            self.forward(&Query::row(x, i), h)
-        }).collect())
+        Ok((0..x.rows())
+            .into_par_iter()
+            .map_init(|| vec![0.0; self.layer.hidden], |h, i| self.forward(&Query::row(x, i), h))
+            .collect())
     }
 
     /// One pass over `order`: per example, the gradient of Q(f(x), y), preconditioned by the
     /// blocks when given.
-    fn epoch(&mut self, x: &Matrix, y: &[f64], order: &[usize], criterion: Criterion, lr: f64, blocks: Option<&Blocks>,
-             control: &Control) -> Result<EpochStats> {
+    fn epoch(
+        &mut self, x: &Matrix, y: &[f64], order: &[usize], criterion: Criterion, lr: f64, blocks: Option<&Blocks>,
+        control: &Control,
+    ) -> Result<EpochStats> {
         let (nh, d) = (self.layer.hidden, self.layer.inputs);
         let (mut h, mut delta, mut grad_o, mut step_o, mut u, mut coef) =
             (vec![0.0; nh], vec![0.0; nh], vec![0.0; nh + 1], vec![0.0; nh + 1], vec![0.0; d + 1], vec![0.0; nh]);
@@ -221,36 +236,39 @@ impl Network {
         let s = rows.len().max(1) as f64;
         // sums over the sample, accumulated per thread
         let init = || (vec![0.0; (d + 1) * (d + 1)], vec![0.0; nh], vec![0.0; (nh + 1) * (nh + 1)], vec![0.0; nh + 1]);
-        let (mut a, mut c, mut bo, _) = rows.par_iter().fold(init, |(mut a, mut c, mut bo, mut h), &i| {
-            let q = Query::row(x, i);
-            let f = self.forward(&q, &mut h[..nh]);
-            let k = criterion.curvature(f, y[i]);
-            h[nh] = 1.0;
-            let mut xt: Vec<(usize, f64)> = Vec::new();
-            q.for_each_nonzero(|j, v| xt.push((j, v)));
-            xt.push((d, 1.0));
-            for &(j, vj) in &xt {
-                for &(l, vl) in &xt {
-                    a[j * (d + 1) + l] += vj * vl;
+        let (mut a, mut c, mut bo, _) = rows
+            .par_iter()
+            .fold(init, |(mut a, mut c, mut bo, mut h), &i| {
+                let q = Query::row(x, i);
+                let f = self.forward(&q, &mut h[..nh]);
+                let k = criterion.curvature(f, y[i]);
+                h[nh] = 1.0;
+                let mut xt: Vec<(usize, f64)> = Vec::new();
+                q.for_each_nonzero(|j, v| xt.push((j, v)));
+                xt.push((d, 1.0));
+                for &(j, vj) in &xt {
+                    for &(l, vl) in &xt {
+                        a[j * (d + 1) + l] += vj * vl;
+                    }
                 }
-            }
-            for n in 0..nh {
-                let t = self.w[n] * (1.0 - h[n] * h[n]);
-                c[n] += k * t * t;
-            }
-            for r in 0..=nh {
-                let kr = k * h[r];
-                for (o, hc) in bo[r * (nh + 1)..(r + 1) * (nh + 1)].iter_mut().zip(&h) {
-                    *o += kr * hc;
+                for n in 0..nh {
+                    let t = self.w[n] * (1.0 - h[n] * h[n]);
+                    c[n] += k * t * t;
                 }
-            }
-            (a, c, bo, h)
-        }).reduce(init, |mut p, q| {
-            p.0.iter_mut().zip(&q.0).for_each(|(a, b)| *a += b);
-            p.1.iter_mut().zip(&q.1).for_each(|(a, b)| *a += b);
-            p.2.iter_mut().zip(&q.2).for_each(|(a, b)| *a += b);
-            p
-        });
+                for r in 0..=nh {
+                    let kr = k * h[r];
+                    for (o, hc) in bo[r * (nh + 1)..(r + 1) * (nh + 1)].iter_mut().zip(&h) {
+                        *o += kr * hc;
+                    }
+                }
+                (a, c, bo, h)
+            })
+            .reduce(init, |mut p, q| {
+                p.0.iter_mut().zip(&q.0).for_each(|(a, b)| *a += b);
+                p.1.iter_mut().zip(&q.1).for_each(|(a, b)| *a += b);
+                p.2.iter_mut().zip(&q.2).for_each(|(a, b)| *a += b);
+                p
+            });
         for v in a.iter_mut().chain(c.iter_mut()).chain(bo.iter_mut()) {
             *v /= s;
         }
@@ -293,7 +311,9 @@ fn damped_inverse(mut m: Vec<f64>, n: usize, damping: f64, floor: f64) -> Result
             s -= m[j * n + k] * m[j * n + k];
         }
         if !(s > 0.0) {
-            return Err(Error::InvalidParameter("a second-order block is not positive definite: raise the damping".into()));
+            return Err(Error::InvalidParameter(
+                "a second-order block is not positive definite: raise the damping".into(),
+            ));
         }
         let l = s.sqrt();
         m[j * n + j] = l;
@@ -329,11 +349,7 @@ fn damped_inverse(mut m: Vec<f64>, n: usize, damping: f64, floor: f64) -> Result
 
 /// Trains the network on labels +-1 (early stopping as in `hidden::train_epochs`).
 pub fn train_network(
-    x: &Matrix,
-    y: &[f64],
-    validation: Option<(&Matrix, &[f64])>,
-    params: &NetworkParams,
-    control: &Control,
+    x: &Matrix, y: &[f64], validation: Option<(&Matrix, &[f64])>, params: &NetworkParams, control: &Control,
 ) -> Result<NetworkFit> {
     check_labels(x, y)?;
     x.check_finite()?;
@@ -354,20 +370,28 @@ pub fn train_network(
     }
     let model = Network::new(x.cols(), params.hidden, params.seed)?;
     let mut rng = Rng::new(params.seed ^ 0x2545_f491_4f6c_dd1d);
-    train_epochs(model, x.rows(), validation, params.max_epochs, params.patience, params.seed, control,
-                 |m, order, ctl| {
-                     let blocks = match params.optimizer {
-                         Optimizer::Sgd => None,
-                         Optimizer::BlockNewton { damping, sample } => {
-                             let mut rows: Vec<usize> = order.to_vec();
-                             rng.shuffle(&mut rows);
-                             rows.truncate(sample);
-                             Some(m.blocks(x, y, &rows, params.criterion, damping)?)
-                         }
-                     };
-                     m.epoch(x, y, order, params.criterion, params.learning_rate, blocks.as_ref(), ctl)
-                 },
-                 |m, xv| m.decision(xv))
+    train_epochs(
+        model,
+        x.rows(),
+        validation,
+        params.max_epochs,
+        params.patience,
+        params.seed,
+        control,
+        |m, order, ctl| {
+            let blocks = match params.optimizer {
+                Optimizer::Sgd => None,
+                Optimizer::BlockNewton { damping, sample } => {
+                    let mut rows: Vec<usize> = order.to_vec();
+                    rng.shuffle(&mut rows);
+                    rows.truncate(sample);
+                    Some(m.blocks(x, y, &rows, params.criterion, damping)?)
+                }
+            };
+            m.epoch(x, y, order, params.criterion, params.learning_rate, blocks.as_ref(), ctl)
+        },
+        |m, xv| m.decision(xv),
+    )
 }
 
 #[cfg(test)]
@@ -410,14 +434,23 @@ mod tests {
         let mut rng = Rng::new(3);
         let n = 2000;
         let xs: Vec<f64> = (0..2 * n)
-            .map(|k| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * if k % 2 == 0 { 10.0 } else { 0.1 })
+            .map(|k| {
+                ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * if k % 2 == 0 { 10.0 } else { 0.1 }
+            })
             .collect();
         let y: Vec<f64> = (0..n).map(|i| if xs[2 * i] * xs[2 * i + 1] > 0.0 { 1.0 } else { -1.0 }).collect();
         let x = Matrix::Dense64(DenseView::new(&xs, n, 2).unwrap());
         for seed in 1..=3 {
             let fit = |optimizer, lr| {
-                let p = NetworkParams { hidden: 10, criterion: Criterion::CrossEntropy, optimizer, learning_rate: lr,
-                                        max_epochs: 30, patience: 30, seed };
+                let p = NetworkParams {
+                    hidden: 10,
+                    criterion: Criterion::CrossEntropy,
+                    optimizer,
+                    learning_rate: lr,
+                    max_epochs: 30,
+                    patience: 30,
+                    seed,
+                };
                 train_network(&x, &y, None, &p, &Control::new()).unwrap()
             };
             let sgd = fit(Optimizer::Sgd, 0.01);
@@ -425,8 +458,12 @@ mod tests {
             let target = *sgd.train_error.last().unwrap();
             assert!(target < 0.45, "{:?}", sgd.train_error);
             let first = |e: &[f64]| e.iter().position(|&v| v <= target).map(|p| p + 1).unwrap_or(usize::MAX);
-            assert!(first(&newton.train_error) < first(&sgd.train_error) / 2, "seed {seed}: {:?} vs {:?}",
-                    newton.train_error, sgd.train_error);
+            assert!(
+                first(&newton.train_error) < first(&sgd.train_error) / 2,
+                "seed {seed}: {:?} vs {:?}",
+                newton.train_error,
+                sgd.train_error
+            );
         }
     }
 }

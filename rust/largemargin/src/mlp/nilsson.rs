@@ -67,11 +67,17 @@ impl NilssonMlp {
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
         self.layer.check()?;
         self.layer.check_input(x)?;
-        Ok((0..x.rows()).into_par_iter().map_init(|| vec![0.0; self.layer.hidden], |z, i| {
-            self.layer.pre_activations(&Query::row(x, i), z);
-            let (sum, abs) = z.iter().fold((0.0, 0.0), |(s, a), &v| (s + v, a + v.abs()));
-            vote(z) + if abs > 0.0 { 0.5 * sum / abs } else { 0.0 }
-        }).collect())
+        Ok((0..x.rows())
+            .into_par_iter()
+            .map_init(
+                || vec![0.0; self.layer.hidden],
+                |z, i| {
+                    self.layer.pre_activations(&Query::row(x, i), z);
+                    let (sum, abs) = z.iter().fold((0.0, 0.0), |(s, a), &v| (s + v, a + v.abs()));
+                    vote(z) + if abs > 0.0 { 0.5 * sum / abs } else { 0.0 }
+                },
+            )
+            .collect())
     }
 
     /// One pass over `order` (Algorithm 8.3). The loss reported is the mean number of units an
@@ -121,11 +127,7 @@ impl NilssonMlp {
 /// Draws the committee from `seed` and trains it by Algorithm 8.3 for up to `max_epochs` epochs
 /// (early stopping as in `hidden::train_epochs`; an epoch without a mistake ends the fit).
 pub fn train_nilsson(
-    x: &Matrix,
-    y: &[f64],
-    validation: Option<(&Matrix, &[f64])>,
-    params: &NilssonParams,
-    control: &Control,
+    x: &Matrix, y: &[f64], validation: Option<(&Matrix, &[f64])>, params: &NilssonParams, control: &Control,
 ) -> Result<NilssonFit> {
     check_labels(x, y)?;
     if !(params.learning_rate > 0.0 && params.learning_rate.is_finite()) {
@@ -133,8 +135,17 @@ pub fn train_nilsson(
     }
     let model = NilssonMlp::new(x.cols(), params.hidden, params.init_scale, params.seed)?;
     model.layer.check_input(x)?;
-    train_epochs(model, x.rows(), validation, params.max_epochs, params.patience, params.seed, control,
-                 |m, order, ctl| m.epoch(x, y, order, params.learning_rate, ctl), |m, xv| m.decision(xv))
+    train_epochs(
+        model,
+        x.rows(),
+        validation,
+        params.max_epochs,
+        params.patience,
+        params.seed,
+        control,
+        |m, order, ctl| m.epoch(x, y, order, params.learning_rate, ctl),
+        |m, xv| m.decision(xv),
+    )
 }
 
 #[cfg(test)]
@@ -174,7 +185,8 @@ mod tests {
     fn an_even_committee_is_refused() {
         let xs = [1.0, -1.0];
         let x = dense(&xs, 2, 1);
-        let params = NilssonParams { hidden: 4, learning_rate: 0.1, max_epochs: 3, patience: 3, seed: 0, init_scale: 1.0 };
+        let params =
+            NilssonParams { hidden: 4, learning_rate: 0.1, max_epochs: 3, patience: 3, seed: 0, init_scale: 1.0 };
         let err = train_nilsson(&x, &[1.0, -1.0], None, &params, &Control::new()).unwrap_err();
         assert!(err.to_string().contains("odd"), "{err}");
     }
@@ -197,7 +209,8 @@ mod tests {
         }
         let n = y.len();
         let x = dense(&xs, n, 2);
-        let params = NilssonParams { hidden: 21, learning_rate: 0.05, max_epochs: 300, patience: 300, seed: 3, init_scale: 1.0 };
+        let params =
+            NilssonParams { hidden: 21, learning_rate: 0.05, max_epochs: 300, patience: 300, seed: 3, init_scale: 1.0 };
         let fit = train_nilsson(&x, &y, None, &params, &Control::new()).unwrap();
         let f = fit.model.decision(&x).unwrap();
         let errors = f.iter().zip(&y).filter(|(f, y)| **f * **y <= 0.0).count();

@@ -13,6 +13,7 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
+use crate::vecops::avx2_fma;
 
 #[derive(Clone, Debug)]
 pub struct SimpleMlp {
@@ -42,8 +43,15 @@ pub struct SimpleMlpParams {
 impl Default for SimpleMlpParams {
     fn default() -> Self {
         SimpleMlpParams {
-            hidden: 50, beta: 1.0, learning_rate: 0.01, decay: 0.0, max_epochs: 50, patience: 5, seed: 0,
-            average: false, init_scale: 1.0,
+            hidden: 50,
+            beta: 1.0,
+            learning_rate: 0.01,
+            decay: 0.0,
+            max_epochs: 50,
+            patience: 5,
+            seed: 0,
+            average: false,
+            init_scale: 1.0,
         }
     }
 }
@@ -119,34 +127,32 @@ impl SimpleMlp {
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
         self.layer.check()?;
         self.layer.check_input(x)?;
-        Ok((0..x.rows()).into_par_iter().map_init(|| vec![0.0; self.layer.hidden], |z, i| {
-            self.layer.pre_activations(&Query::row(x, i), z);
-            self.output(z)
-        }).collect())
+        Ok((0..x.rows())
+            .into_par_iter()
+            .map_init(
+                || vec![0.0; self.layer.hidden],
+                |z, i| {
+                    self.layer.pre_activations(&Query::row(x, i), z);
+                    self.output(z)
+                },
+            )
+            .collect())
     }
 
     /// One pass over `order` (Algorithm 2). Compiled for AVX2/FMA where the processor has them
     /// (the hidden units' dot products and updates are the whole cost).
-    fn epoch(&mut self, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
-             avg: Option<&mut StepAverage>, control: &Control) -> Result<EpochStats> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx2,fma")]
-            unsafe fn avx2(m: &mut SimpleMlp, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams,
-                           t: &mut f64, avg: Option<&mut StepAverage>, control: &Control) -> Result<EpochStats> {
-                m.epoch_body(x, y, order, params, t, avg, control)
-            }
-            if crate::vecops::has_avx2_fma() {
-                // SAFETY: the features were detected.
-                return unsafe { avx2(self, x, y, order, params, t, avg, control) };
-            }
-        }
-        self.epoch_body(x, y, order, params, t, avg, control)
+    fn epoch(
+        &mut self, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
+        avg: Option<&mut StepAverage>, control: &Control,
+    ) -> Result<EpochStats> {
+        epoch_fast(self, x, y, order, params, t, avg, control)
     }
 
     #[inline(always)]
-    fn epoch_body(&mut self, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
-                  mut avg: Option<&mut StepAverage>, control: &Control) -> Result<EpochStats> {
+    fn epoch_body(
+        &mut self, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
+        mut avg: Option<&mut StepAverage>, control: &Control,
+    ) -> Result<EpochStats> {
         let mut z = vec![0.0; self.layer.hidden];
         let mut coef = vec![0.0; self.layer.hidden];
         let (mut loss, mut wrong, mut updates) = (0.0, 0usize, 0u64);
@@ -192,15 +198,11 @@ impl SimpleMlp {
 /// a validation set, keeps the epoch of lowest validation error and stops after `patience`
 /// epochs without improvement. `warm` continues from a model.
 pub fn train_simple_mlp(
-    x: &Matrix,
-    y: &[f64],
-    validation: Option<(&Matrix, &[f64])>,
-    params: &SimpleMlpParams,
-    warm: Option<SimpleMlp>,
+    x: &Matrix, y: &[f64], validation: Option<(&Matrix, &[f64])>, params: &SimpleMlpParams, warm: Option<SimpleMlp>,
     control: &Control,
 ) -> Result<SimpleMlpFit> {
     check_labels(x, y)?;
-    if !(params.learning_rate > 0.0 && params.learning_rate.is_finite()) || !(params.decay >= 0.0) {
+    if !(params.learning_rate > 0.0 && params.learning_rate.is_finite() && params.decay >= 0.0) {
         return Err(Error::InvalidParameter("the learning rate must be positive and the decay non-negative".into()));
     }
     if !(params.beta > 0.0 && params.beta.is_finite()) {
@@ -209,24 +211,50 @@ pub fn train_simple_mlp(
     x.check_finite()?;
     let model = match warm {
         Some(m) if m.layer.inputs == x.cols() => m,
-        Some(m) => return Err(Error::InvalidData(format!("X has {} features, the model {}", x.cols(), m.layer.inputs))),
+        Some(m) => {
+            return Err(Error::InvalidData(format!("X has {} features, the model {}", x.cols(), m.layer.inputs)))
+        }
         None => SimpleMlp::new(x.cols(), params.hidden, params.init_scale, params.seed)?,
     };
     let mut t = 0.0;
     if !params.average {
-        return train_epochs(model, x.rows(), validation, params.max_epochs, params.patience, params.seed, control,
-                            |m, order, ctl| m.epoch(x, y, order, params, &mut t, None, ctl), |m, xv| m.decision(xv));
+        return train_epochs(
+            model,
+            x.rows(),
+            validation,
+            params.max_epochs,
+            params.patience,
+            params.seed,
+            control,
+            |m, order, ctl| m.epoch(x, y, order, params, &mut t, None, ctl),
+            |m, xv| m.decision(xv),
+        );
     }
     // The model trained by epochs carries its running sums, restarted each epoch (an average over
     // the whole run, tried on adult, was no better); the published model is their mean.
-    let fit = train_epochs((model, StepAverage::default()), x.rows(), validation, params.max_epochs, params.patience,
-                           params.seed, control,
-                           |(m, a), order, ctl| {
-                               a.reset(m);
-                               m.epoch(x, y, order, params, &mut t, Some(a), ctl)
-                           },
-                           |(m, a), xv| a.mean(m).decision(xv))?;
+    let fit = train_epochs(
+        (model, StepAverage::default()),
+        x.rows(),
+        validation,
+        params.max_epochs,
+        params.patience,
+        params.seed,
+        control,
+        |(m, a), order, ctl| {
+            a.reset(m);
+            m.epoch(x, y, order, params, &mut t, Some(a), ctl)
+        },
+        |(m, a), xv| a.mean(m).decision(xv),
+    )?;
     Ok(fit.map_model(|(m, a)| a.mean(&m)))
+}
+
+avx2_fma! {
+    /// `SimpleMlp::epoch_body`, built for AVX2+FMA when the processor has them.
+    fn epoch_fast(m: &mut SimpleMlp, x: &Matrix, y: &[f64], order: &[usize], params: &SimpleMlpParams, t: &mut f64,
+                  avg: Option<&mut StepAverage>, control: &Control) -> Result<EpochStats> {
+        m.epoch_body(x, y, order, params, t, avg, control)
+    }
 }
 
 #[cfg(test)]
@@ -241,7 +269,8 @@ mod tests {
         let xs: Vec<f64> = (0..40).map(|i| i as f64 / 20.0 - 1.0).collect();
         let y: Vec<f64> = xs.iter().map(|&v| if v > 0.1 { 1.0 } else { -1.0 }).collect();
         let x = Matrix::Dense64(DenseView::new(&xs, 40, 1).unwrap());
-        let params = SimpleMlpParams { hidden: 3, beta: 0.5, learning_rate: 0.1, max_epochs: 2000, ..Default::default() };
+        let params =
+            SimpleMlpParams { hidden: 3, beta: 0.5, learning_rate: 0.1, max_epochs: 2000, ..Default::default() };
         let fit = train_simple_mlp(&x, &y, None, &params, None, &Control::new()).unwrap();
         assert_eq!(*fit.updates.last().unwrap(), 0, "{:?}", &fit.updates[fit.updates.len().saturating_sub(5)..]);
         let f = fit.model.decision(&x).unwrap();

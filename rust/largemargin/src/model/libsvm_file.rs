@@ -19,7 +19,11 @@ use crate::libsvm_format::{excerpt, IndexBase, MAX_INDEX};
 /// Shortest text that reads back to the same f64.
 fn num(v: f64) -> String {
     let a = v.abs();
-    if v == 0.0 || (1e-5..1e16).contains(&a) { format!("{v}") } else { format!("{v:e}") }
+    if v == 0.0 || (1e-5..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
 }
 
 fn join(v: impl IntoIterator<Item = String>) -> String {
@@ -186,10 +190,8 @@ fn set<T>(slot: &mut Option<Field<T>>, key: &str, value: T, line: usize) -> Resu
 
 /// A required field, or the error saying it is missing.
 fn required<'a, T>(slot: &'a Option<Field<T>>, key: &str, line: usize) -> Result<&'a Field<T>> {
-    slot.as_ref().ok_or_else(|| Error::Parse {
-        line,
-        message: format!("the header has no {key} line (expected before SV)"),
-    })
+    slot.as_ref()
+        .ok_or_else(|| Error::Parse { line, message: format!("the header has no {key} line (expected before SV)") })
 }
 
 fn finite_all(key: &str, field: &Field<Vec<f64>>) -> Result<()> {
@@ -225,7 +227,9 @@ impl Header {
                 match vals {
                     [v] => Ok(v),
                     [] => Err(Error::Parse { line: no, message: format!("{key} has no value") }),
-                    _ => Err(Error::Parse { line: no, message: format!("{key} takes one value, found {}", vals.len()) }),
+                    _ => {
+                        Err(Error::Parse { line: no, message: format!("{key} takes one value, found {}", vals.len()) })
+                    }
                 }
             };
             let list = || -> Result<&[&str]> {
@@ -241,25 +245,29 @@ impl Header {
                         "c_svc" => SvmType::CSvc,
                         "epsilon_svr" => SvmType::EpsilonSvr,
                         t @ ("nu_svc" | "nu_svr" | "one_class") => {
-                            return Err(lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)")))
+                            return Err(
+                                lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)"))
+                            )
                         }
-                        t => return Err(lines.error(format!("unknown svm_type '{}' (expected c_svc or epsilon_svr)", excerpt(t)))),
+                        t => {
+                            return Err(lines
+                                .error(format!("unknown svm_type '{}' (expected c_svc or epsilon_svr)", excerpt(t))))
+                        }
                     };
                     set(&mut h.svm_type, key, t, no)?
                 }
                 "kernel_type" => set(&mut h.kernel_type, key, one()?.to_string(), no)?,
                 "degree" => {
                     let v = one()?;
-                    let d: u32 = v
-                        .parse()
-                        .ok()
-                        .filter(|&d| d <= i32::MAX as u32)
-                        .ok_or_else(|| lines.error(format!("degree '{}' is not an integer from 0 to {}", excerpt(v), i32::MAX)))?;
+                    let d: u32 = v.parse().ok().filter(|&d| d <= i32::MAX as u32).ok_or_else(|| {
+                        lines.error(format!("degree '{}' is not an integer from 0 to {}", excerpt(v), i32::MAX))
+                    })?;
                     set(&mut h.degree, key, d, no)?
                 }
                 "gamma" | "coef0" => {
                     let v = one()?;
-                    let x: f64 = v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a number", excerpt(v))))?;
+                    let x: f64 =
+                        v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a number", excerpt(v))))?;
                     if !x.is_finite() || (key == "gamma" && x <= 0.0) {
                         let want = if key == "gamma" { "a positive number" } else { "a finite number" };
                         return Err(lines.error(format!("{key} is {}; it must be {want}", excerpt(v))));
@@ -268,7 +276,8 @@ impl Header {
                 }
                 "nr_class" | "total_sv" => {
                     let v = one()?;
-                    let n: u64 = v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a count", excerpt(v))))?;
+                    let n: u64 =
+                        v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a count", excerpt(v))))?;
                     set(if key == "nr_class" { &mut h.nr_class } else { &mut h.total_sv }, key, n, no)?
                 }
                 "rho" | "probA" | "probB" => {
@@ -296,14 +305,21 @@ impl Header {
         let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
         let kernel = match kernel_field.value.as_str() {
             "linear" => KernelSpec::Linear,
-            "polynomial" => KernelSpec::Poly { degree: required(&self.degree, "degree", at)?.value, gamma: gamma()?, coef0: coef0()? },
+            "polynomial" => KernelSpec::Poly {
+                degree: required(&self.degree, "degree", at)?.value,
+                gamma: gamma()?,
+                coef0: coef0()?,
+            },
             "rbf" => KernelSpec::Rbf { gamma: gamma()? },
             "sigmoid" => KernelSpec::Sigmoid { gamma: gamma()?, coef0: coef0()? },
             "precomputed" => KernelSpec::Precomputed,
             k => {
                 return Err(Error::Parse {
                     line: kernel_field.line,
-                    message: format!("unknown kernel_type '{}' (expected linear, polynomial, rbf, sigmoid or precomputed)", excerpt(k)),
+                    message: format!(
+                        "unknown kernel_type '{}' (expected linear, polynomial, rbf, sigmoid or precomputed)",
+                        excerpt(k)
+                    ),
                 })
             }
         };
@@ -338,11 +354,18 @@ impl Header {
                 if label.value.len() as u64 != k {
                     return Err(parse_err(
                         label.line,
-                        format!("label lists {} classes but nr_class is {k} (line {})", label.value.len(), nr_class.line),
+                        format!(
+                            "label lists {} classes but nr_class is {k} (line {})",
+                            label.value.len(),
+                            nr_class.line
+                        ),
                     ));
                 }
                 if let Some(l) = label.value.iter().find(|&&l| i32::try_from(l).is_err()) {
-                    return Err(parse_err(label.line, format!("class label {l} is outside LIBSVM's 32-bit label range")));
+                    return Err(parse_err(
+                        label.line,
+                        format!("class label {l} is outside LIBSVM's 32-bit label range"),
+                    ));
                 }
                 let mut sorted = label.value.clone();
                 sorted.sort_unstable();
@@ -387,7 +410,9 @@ impl Header {
                 n_support = nr_sv.value.iter().map(|&c| c as usize).collect();
             }
             SvmType::EpsilonSvr => {
-                for (key, f) in [("label", self.label.as_ref().map(|f| f.line)), ("nr_sv", self.nr_sv.as_ref().map(|f| f.line))] {
+                for (key, f) in
+                    [("label", self.label.as_ref().map(|f| f.line)), ("nr_sv", self.nr_sv.as_ref().map(|f| f.line))]
+                {
                     if let Some(line) = f {
                         return Err(parse_err(line, format!("a regression model has no {key} line")));
                     }
@@ -397,7 +422,10 @@ impl Header {
                 }
                 if let Some(a) = &self.prob_a {
                     if a.value.len() != 1 {
-                        return Err(parse_err(a.line, format!("a regression model's probA is one number, found {}", a.value.len())));
+                        return Err(parse_err(
+                            a.line,
+                            format!("a regression model's probA is one number, found {}", a.value.len()),
+                        ));
                     }
                     finite_all("probA", a)?;
                     prob_a = a.value.clone();
@@ -453,7 +481,9 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
         let toks: Vec<&str> = text.split_whitespace().collect();
         if toks.is_empty() {
             if seen < total_sv {
-                return Err(lines.error(format!("empty line where support vector {} of {total_sv} was expected", seen + 1)));
+                return Err(
+                    lines.error(format!("empty line where support vector {} of {total_sv} was expected", seen + 1))
+                );
             }
             continue;
         }
@@ -467,7 +497,8 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
                     "expected {rows} coefficient(s) (nr_class - 1, nr_class on line {nr_class_line}) before the first index:value, found {r}"
                 )));
             }
-            let c: f64 = tok.parse().map_err(|_| lines.error(format!("coefficient '{}' is not a number", excerpt(tok))))?;
+            let c: f64 =
+                tok.parse().map_err(|_| lines.error(format!("coefficient '{}' is not a number", excerpt(tok))))?;
             if !c.is_finite() {
                 return Err(lines.error(format!("coefficient '{}' is not a finite number", excerpt(tok))));
             }
@@ -481,9 +512,11 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
         }
         if precomputed {
             model.sv_indices.push(training_serial(&toks[rows..]).ok_or_else(|| {
-                lines.error("a precomputed-kernel model's support vector is the single entry 0:n, n a training \
+                lines.error(
+                    "a precomputed-kernel model's support vector is the single entry 0:n, n a training \
                              serial number from 1"
-                    .into())
+                        .into(),
+                )
             })?);
             continue;
         }
@@ -498,8 +531,11 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
                 };
                 return Err(lines.error(format!("'{}' is not index:value{hint}", excerpt(tok))));
             };
-            let j: i64 = idx.parse().map_err(|_| lines.error(format!("feature index '{}' is not an integer", excerpt(idx))))?;
-            let v: f64 = val.parse().map_err(|_| lines.error(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx))))?;
+            let j: i64 =
+                idx.parse().map_err(|_| lines.error(format!("feature index '{}' is not an integer", excerpt(idx))))?;
+            let v: f64 = val.parse().map_err(|_| {
+                lines.error(format!("value '{}' of feature {} is not a number", excerpt(val), excerpt(idx)))
+            })?;
             if j < offset as i64 {
                 return Err(lines.error(format!(
                     "feature index {j} in a model read as one-based (indices start at 1); read it as zero-based"
@@ -507,7 +543,9 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
             }
             let column = j - offset as i64;
             if column > MAX_INDEX {
-                return Err(lines.error(format!("feature index {j} is out of range (at most {})", MAX_INDEX + offset as i64)));
+                return Err(
+                    lines.error(format!("feature index {j} is out of range (at most {})", MAX_INDEX + offset as i64))
+                );
             }
             if j <= prev {
                 return Err(lines.error(format!("feature indices must increase (found {j} after {prev})")));
@@ -581,13 +619,20 @@ mod tests {
             assert_eq!(l, line, "{to}: {m}");
             assert!(m.contains(says), "{to}: {m}");
         }
-        let (l, m) = line_of(read(&GOOD.replacen("total_sv 3", "total_sv 4", 1).replacen("nr_sv 1 1 1", "nr_sv 2 1 1", 1), IndexBase::Zero).unwrap_err());
+        let (l, m) = line_of(
+            read(
+                &GOOD.replacen("total_sv 3", "total_sv 4", 1).replacen("nr_sv 1 1 1", "nr_sv 2 1 1", 1),
+                IndexBase::Zero,
+            )
+            .unwrap_err(),
+        );
         assert_eq!((l, m.contains("ends after 3 of the 4")), (12, true), "{m}");
     }
 
     #[test]
     fn precomputed_models_name_training_serials() {
-        let text = "svm_type epsilon_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:3\n-1 0:1\n";
+        let text =
+            "svm_type epsilon_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:3\n-1 0:1\n";
         let m = read(text, IndexBase::One).unwrap();
         assert_eq!(m.sv_indices, vec![2, 0]);
         for bad in ["1 0:0", "1 0:2.5", "1 1:3", "1 0:3 1:2", "1"] {

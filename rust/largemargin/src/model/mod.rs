@@ -46,7 +46,11 @@ pub struct LibsvmModel {
 
 impl LibsvmModel {
     pub fn n_sv(&self) -> usize {
-        if self.kernel.is_precomputed() { self.sv_indices.len() } else { self.sv.rows() }
+        if self.kernel.is_precomputed() {
+            self.sv_indices.len()
+        } else {
+            self.sv.rows()
+        }
     }
     fn n_classes(&self) -> usize {
         match self.svm_type {
@@ -127,12 +131,22 @@ impl LibsvmModel {
                     ));
                 }
                 if self.prob_a.len() != self.prob_b.len() || !(self.prob_a.is_empty() || self.prob_a.len() == pairs) {
-                    return bad(format!("{pairs} class pairs but {} probA and {} probB values", self.prob_a.len(), self.prob_b.len()));
+                    return bad(format!(
+                        "{pairs} class pairs but {} probA and {} probB values",
+                        self.prob_a.len(),
+                        self.prob_b.len()
+                    ));
                 }
             }
             SvmType::EpsilonSvr => {
-                if !self.labels.is_empty() || !self.n_support.is_empty() || !self.prob_b.is_empty() || self.prob_a.len() > 1 {
-                    return bad("a regression model has no class labels, class counts or probB, and at most one probA".into());
+                if !self.labels.is_empty()
+                    || !self.n_support.is_empty()
+                    || !self.prob_b.is_empty()
+                    || self.prob_a.len() > 1
+                {
+                    return bad(
+                        "a regression model has no class labels, class counts or probB, and at most one probA".into()
+                    );
                 }
             }
         }
@@ -140,7 +154,11 @@ impl LibsvmModel {
             return bad(format!("{} rho values for {pairs} decision functions", self.rho.len()));
         }
         if self.sv_coef.len() != (self.n_classes() - 1) * nsv {
-            return bad(format!("{} coefficients for {nsv} support vectors of {} classes", self.sv_coef.len(), self.n_classes()));
+            return bad(format!(
+                "{} coefficients for {nsv} support vectors of {} classes",
+                self.sv_coef.len(),
+                self.n_classes()
+            ));
         }
         if self.kernel.is_precomputed() {
             if self.sv.rows() != 0 {
@@ -152,7 +170,8 @@ impl LibsvmModel {
         } else if !self.sv_indices.is_empty() {
             return bad("only a precomputed-kernel model holds training indices".into());
         }
-        let numbers = [("rho", &self.rho), ("probA", &self.prob_a), ("probB", &self.prob_b), ("coefficient", &self.sv_coef)];
+        let numbers =
+            [("rho", &self.rho), ("probA", &self.prob_a), ("probB", &self.prob_b), ("coefficient", &self.sv_coef)];
         for (name, values) in numbers {
             if let Some(v) = values.iter().find(|v| !v.is_finite()) {
                 return bad(format!("a {name} value is {v}"));
@@ -223,7 +242,11 @@ impl LibsvmModel {
 }
 
 fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
-    if kernel.is_precomputed() { support.to_vec() } else { Vec::new() }
+    if kernel.is_precomputed() {
+        support.to_vec()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Dense rows as sparse ones with more (zero) columns.
@@ -281,10 +304,7 @@ mod tests {
             first.push_row([(0, v)].into_iter().filter(|e| e.1 != 0.0)).unwrap();
         }
         first.set_cols(1).unwrap();
-        assert_eq!(
-            model.decision(&Matrix::Dense64(narrow)).unwrap(),
-            model.decision(&first.view()).unwrap()
-        );
+        assert_eq!(model.decision(&Matrix::Dense64(narrow)).unwrap(), model.decision(&first.view()).unwrap());
     }
 
     #[test]

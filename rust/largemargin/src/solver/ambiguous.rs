@@ -1,4 +1,4 @@
-//! Candidate label sets for ambiguous supervision (spec/bordes.md section 1.12): each training
+//! Candidate label sets for ambiguous supervision (Bordes, Usunier, Weston 2010; Bordes 2010, PhD thesis, chapter 6): each training
 //! example comes with a bag of labels, one of which (unknown) is correct.
 //!
 //! LaRank (`solver::larank`) trains from bags when given them: a pattern's positive label is the
@@ -43,7 +43,9 @@ impl Bags {
             }
             for &c in &labels[a..b] {
                 if c >= classes {
-                    return Err(Error::InvalidData(format!("candidate label {c} of example {e} is not below {classes}")));
+                    return Err(Error::InvalidData(format!(
+                        "candidate label {c} of example {e} is not below {classes}"
+                    )));
                 }
                 bits[e * words + c / 64] |= 1 << (c % 64);
             }
@@ -111,7 +113,9 @@ mod tests {
         (x, y.clone(), Bags::from_lists(&offsets, &labels, 4).unwrap())
     }
 
-    fn run(x: &[f64], label: Vec<usize>, bags: Option<Bags>, schedule: Schedule, epochs: usize) -> (Vec<usize>, Vec<f64>, f64) {
+    fn run(
+        x: &[f64], label: Vec<usize>, bags: Option<Bags>, schedule: Schedule, epochs: usize,
+    ) -> (Vec<usize>, Vec<f64>, f64) {
         let n = label.len();
         let xm = Matrix::Dense64(DenseView::new(x, n, 2).unwrap());
         let engine = KernelEngine::new(xm, KernelSpec::Rbf { gamma: 0.5 }).unwrap();

@@ -70,7 +70,9 @@ impl Averaged {
     /// averaged bias when averaging, else the iterate's.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub fn step(&mut self, x: Query, d: f64, eta: f64, lambda: f64, bias_step: f64, average: bool, avg_bias: f64) -> f64 {
+    pub fn step(
+        &mut self, x: Query, d: f64, eta: f64, lambda: f64, bias_step: f64, average: bool, avg_bias: f64,
+    ) -> f64 {
         let factor = (1.0 - eta * lambda).max(0.0);
         if factor < 0.5 {
             // a huge decay: on u itself, the average kept as it is

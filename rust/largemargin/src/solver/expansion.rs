@@ -67,7 +67,7 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
         let len = self.len;
         self.q.row(p, len)
     }
-    /// sum_{s in S} weight[s] K(x_p, x_s), `weight` by position: an expansion's value at x_p.
+    /// `sum_{s in S} weight[s] K(x_p, x_s)`, `weight` by position: an expansion's value at x_p.
     pub fn expand(&mut self, p: usize, weight: &[f64]) -> f64 {
         let len = self.len;
         let row = self.q.row(p, len);
@@ -103,7 +103,7 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn matrix(&mut self) -> &mut ExampleQ<'e, 'a> {
         &mut self.q
     }
-    /// After `matrix()` was permuted within 0..origin.len(): position t holds what was at origin[t].
+    /// After `matrix()` was permuted within 0..origin.len(): position t holds what was at `origin[t]`.
     pub fn follow(&mut self, origin: &[usize]) {
         let moved: Vec<usize> = origin.iter().map(|&o| self.at[o]).collect();
         for (t, &k) in moved.iter().enumerate() {

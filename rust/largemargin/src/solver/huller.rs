@@ -1,4 +1,4 @@
-//! The Huller (spec/bordes.md section 1.5): an online hard-margin SVM that tracks the nearest
+//! The Huller (Bordes and Bottou 2005; Bordes 2010, PhD thesis, section 4.1): an online hard-margin SVM that tracks the nearest
 //! points X_P, X_N of the two classes' convex hulls. Each update moves one hull point towards (or,
 //! with a negative step, away from) an example, which can insert or remove it; the decision is
 //! f(x) = <X_P - X_N, x> + (|X_N|^2 - |X_P|^2) / 2.
@@ -91,7 +91,11 @@ impl<'e, 'a> Huller<'e, 'a> {
             let y = self.y[p];
             if (y > 0.0 && np < per_class) || (y < 0.0 && nn < per_class) {
                 self.insert(p);
-                if y > 0.0 { np += 1 } else { nn += 1 }
+                if y > 0.0 {
+                    np += 1
+                } else {
+                    nn += 1
+                }
             }
             if np == per_class && nn == per_class {
                 break;

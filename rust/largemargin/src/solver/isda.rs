@@ -16,6 +16,7 @@
 //!   converge, then b moved by a secant step on the equality residual w(b) = sum_t a_t (w is
 //!   non-increasing in b; the steps are safeguarded by a bracket, with bisection when a secant
 //!   step leaves it). The inner problems carry a penalty on sum a, see `equality_penalty`.
+//!
 //! The slides' first method, two variables at a time keeping sum a = 0, is SMO (`smo`).
 //!
 //! Regression runs on the 2L-variable problem of `svm::train_svr` unchanged: each variable of an
@@ -71,7 +72,9 @@ impl IsdaParams {
         }
         if let Bias::Penalty(k) = self.bias {
             if !(k > 0.0 && k.is_finite()) {
-                return Err(Error::InvalidParameter(format!("the bias penalty k must be positive and finite, got {k}")));
+                return Err(Error::InvalidParameter(format!(
+                    "the bias penalty k must be positive and finite, got {k}"
+                )));
             }
         }
         Ok(())
@@ -103,7 +106,11 @@ impl Worst {
     /// The variable to move and its violation, with gradients g - shift.
     fn pick(&self, shift: f64) -> (usize, f64) {
         let (vu, vd) = (self.up.1 - shift, shift - self.down.1);
-        if vu >= vd { (self.up.0, vu) } else { (self.down.0, vd) }
+        if vu >= vd {
+            (self.up.0, vu)
+        } else {
+            (self.down.0, vd)
+        }
     }
 }
 
@@ -257,7 +264,11 @@ impl Isda<'_> {
 
     fn violation(&self, shift: f64) -> f64 {
         let (t, v) = self.scan().pick(shift + self.inv_k * self.sum);
-        if t == usize::MAX { 0.0 } else { v.max(0.0) }
+        if t == usize::MAX {
+            0.0
+        } else {
+            v.max(0.0)
+        }
     }
 
     /// A per-position vector in the caller's variable order.
@@ -272,12 +283,7 @@ impl Isda<'_> {
 
 /// Solves the box-constrained signed dual from a = 0 by ISDA, with the bias by `params.bias`.
 pub fn solve(
-    q: &mut dyn QMatrix,
-    p: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    params: &IsdaParams,
-    control: &Control,
+    q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], params: &IsdaParams, control: &Control,
 ) -> Result<SmoSolution> {
     params.validate()?;
     let l = q.size();
@@ -318,7 +324,11 @@ pub fn solve(
         Bias::Secant => {
             s.inv_k = equality_penalty(&s.diag);
             let (b, converged) = secant(&mut s, p, params.tol, control)?;
-            if converged { settle_equality(&mut s, b, params.tol, control)? } else { (b, false) }
+            if converged {
+                settle_equality(&mut s, b, params.tol, control)?
+            } else {
+                (b, false)
+            }
         }
     };
     // the penalty's shift sum/k is the bias; the secant method's multiplier stage leaves its
@@ -346,7 +356,11 @@ pub fn solve(
 /// single-variable steps drift along the kernel's null space for millions of steps.
 fn equality_penalty(diag: &[f64]) -> f64 {
     let mean = diag.iter().sum::<f64>() / diag.len().max(1) as f64;
-    if mean > 0.0 && mean.is_finite() { mean } else { 1.0 }
+    if mean > 0.0 && mean.is_finite() {
+        mean
+    } else {
+        1.0
+    }
 }
 
 /// When the secant's bracket closes with sum_t a_t not yet within rounding of zero, the
@@ -367,6 +381,9 @@ fn settle_equality(s: &mut Isda, b: f64, tol: f64, control: &Control) -> Result<
     Ok((b + s.inv_k * s.sum, s.sum.abs() <= residual))
 }
 
+/// A point (b, w(b)) of the secant's bracket.
+type Interval = (f64, f64);
+
 /// The secant method on b: converge the single-variable steps at fixed b, then move b towards the
 /// root of w(b) = sum_t a_t(b). Returns (b, converged).
 fn secant(s: &mut Isda, p: &[f64], tol: f64, control: &Control) -> Result<(f64, bool)> {
@@ -374,7 +391,7 @@ fn secant(s: &mut Isda, p: &[f64], tol: f64, control: &Control) -> Result<(f64, 
     let scale = (p.iter().map(|v| v.abs()).sum::<f64>() / p.len().max(1) as f64).max(tol);
     let (mut b, mut converged) = (0.0, s.converge(0.0, tol, control)?);
     // points with w > 0 lie left of the root, w < 0 right of it
-    let (mut left, mut right): (Option<(f64, f64)>, Option<(f64, f64)>) = (None, None);
+    let (mut left, mut right): (Option<Interval>, Option<Interval>) = (None, None);
     let mut expand = scale;
     let mut previous: Option<(f64, f64)> = None;
     while converged {
@@ -396,15 +413,24 @@ fn secant(s: &mut Isda, p: &[f64], tol: f64, control: &Control) -> Result<(f64, 
                 // secant through the last two points when it stays inside the bracket, else
                 // through the bracket's ends (regula falsi), bisecting when that stalls
                 let secant_through = |(b0, w0): (f64, f64), (b1, w1): (f64, f64)| {
-                    if w1 != w0 { Some(b1 - w1 * (b1 - b0) / (w1 - w0)) } else { None }
+                    if w1 != w0 {
+                        Some(b1 - w1 * (b1 - b0) / (w1 - w0))
+                    } else {
+                        None
+                    }
                 };
-                let cand = previous.and_then(|prev| secant_through(prev, (b, w)))
+                let cand = previous
+                    .and_then(|prev| secant_through(prev, (b, w)))
                     .filter(|c| *c > bl && *c < br)
                     .or_else(|| secant_through((bl, wl), (br, wr)).filter(|c| *c > bl && *c < br))
                     .unwrap_or(0.5 * (bl + br));
                 // guard against the one-sided crawl of regula falsi
                 let third = (br - bl) / 3.0;
-                if cand - bl < 1e-3 * third || br - cand < 1e-3 * third { 0.5 * (bl + br) } else { cand }
+                if cand - bl < 1e-3 * third || br - cand < 1e-3 * third {
+                    0.5 * (bl + br)
+                } else {
+                    cand
+                }
             }
             // no bracket yet: widen geometrically in the direction of the root
             (Some(_), None) => {
@@ -470,17 +496,23 @@ mod tests {
         let mut q = Dense { q: k.iter().map(|r| r.iter().map(|&v| v as f32).collect()).collect() };
         let plain = solve(&mut q, y, &lo, &hi, &IsdaParams { shrinking: false, ..params }, &Control::new()).unwrap();
         for (a, b) in sol.alpha.iter().zip(&plain.alpha) {
-            assert!((a - b).abs() < 1e-6 * (1.0 + a.abs()), "shrinking changed the solution: {:?} vs {:?}", sol.alpha, plain.alpha);
+            assert!(
+                (a - b).abs() < 1e-6 * (1.0 + a.abs()),
+                "shrinking changed the solution: {:?} vs {:?}",
+                sol.alpha,
+                plain.alpha
+            );
         }
         sol
     }
 
-    /// RBF XOR (spec D6): every alpha is 1/(1 - e^-1)^2, b = 0, with or without bias.
+    /// RBF XOR (a worked example of Kecman's ISDA lectures): every alpha is 1/(1 - e^-1)^2, b = 0, with or without bias.
     #[test]
     fn rbf_xor_alphas() {
         let x: [[f64; 2]; 4] = [[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]];
         let y = [1.0, 1.0, -1.0, -1.0];
-        let k: Vec<Vec<f64>> = x.iter()
+        let k: Vec<Vec<f64>> = x
+            .iter()
             .map(|a| x.iter().map(|b| (-((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))).exp()).collect())
             .collect();
         let expect = 1.0 / (1.0 - (-1.0f64).exp()).powi(2);
@@ -493,7 +525,7 @@ mod tests {
         }
     }
 
-    /// Linear 1-D hard and soft margin with bias (spec D9) by the secant method, and the penalty
+    /// Linear 1-D hard and soft margin with bias (a worked example of the same lectures) by the secant method, and the penalty
     /// method's alphas [0, 6k + 1/2, 3k + 1/2, 0] with b = 3 (D10).
     #[test]
     fn one_dimensional_margins() {
@@ -510,7 +542,12 @@ mod tests {
         for (a, e) in soft.alpha.iter().zip([0.075, 0.1, -0.1, -0.075]) {
             assert!((a - e).abs() < 1e-6, "{:?}", soft.alpha);
         }
-        assert!((soft.bias - 1.5).abs() < 1e-5 && (soft.objective - 0.225).abs() < 1e-7, "{} {}", soft.bias, soft.objective);
+        assert!(
+            (soft.bias - 1.5).abs() < 1e-5 && (soft.objective - 0.225).abs() < 1e-7,
+            "{} {}",
+            soft.bias,
+            soft.objective
+        );
         for kk in [1.0, 10.0, 100.0] {
             let pen = classification(&k, &y, 1e9, Bias::Penalty(kk));
             for (a, e) in pen.alpha.iter().zip([0.0, 6.0 * kk + 0.5, -(3.0 * kk + 0.5), 0.0]) {

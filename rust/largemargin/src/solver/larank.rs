@@ -1,4 +1,4 @@
-//! LaRank for multiclass problems (spec/bordes.md sections 0.3, 1.9-1.10): an online solver of the
+//! LaRank for multiclass problems (Bordes, Bottou, Gallinari, Weston 2007; Bordes 2010, PhD thesis, sections 5.1-5.2): an online solver of the
 //! beta-dual of the multiclass SVM with the joint kernel k(x, x') delta(y, y'),
 //!
 //!   max  sum_i beta_i^{y_i} - 1/2 sum_y sum_{i,j} beta_i^y beta_j^y k(x_i, x_j)
@@ -20,43 +20,24 @@
 //! Given candidate label sets (`with_bags`), the same solver learns from ambiguous supervision:
 //! see `solver::ambiguous`.
 
-use std::time::Instant;
-
 use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
 use crate::rng::Rng;
 use crate::solver::ambiguous::Bags;
-use crate::vecops;
 use crate::solver::expansion::ExpansionSet;
-
-/// How the LaRank operations are interleaved.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Schedule {
-    /// Algorithm 22: after each PROCESSNEW, operations are drawn with probabilities that follow
-    /// their recent dual increase per unit of cost, until PROCESSNEW is drawn again.
-    Adaptive,
-    /// Algorithm 21: per example, PROCESSNEW then `reprocess` times (1 PROCESSOLD + 10 OPTIMIZE).
-    /// `reprocess = 0` is the passive-aggressive / MIRA baseline.
-    Fixed { reprocess: usize },
-}
-
-/// What the adaptive schedule counts as an operation's duration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Clock {
-    /// A cost proxy (kernel evaluations weighted by the features they read, plus coefficient
-    /// updates): runs depend on the seed only.
-    Cost,
-    /// Measured wall time, as in the thesis (runs are not reproducible).
-    Wall,
-}
+use crate::solver::schedule::{fixed_step, Adaptive, LaRankSteps};
+pub use crate::solver::schedule::{Clock, Schedule};
+use crate::vecops;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Method {
     LaRank(Schedule),
     /// The multiclass kernel perceptron; `averaged` keeps the average of all intermediate models.
-    Perceptron { averaged: bool },
+    Perceptron {
+        averaged: bool,
+    },
     /// AMBIGSVMDUALSTEP (Algorithm 23): one passive-aggressive step per example on the mean
     /// pairwise hinge loss between its candidates and the other labels (ambiguous supervision;
     /// with bags of one label, a multiclass passive-aggressive rule over all pairs).
@@ -75,7 +56,13 @@ pub struct LaRankParams {
 
 impl Default for LaRankParams {
     fn default() -> Self {
-        LaRankParams { c: 1.0, tol: 1e-4, method: Method::LaRank(Schedule::Adaptive), clock: Clock::Cost, cache_bytes: 200 << 20 }
+        LaRankParams {
+            c: 1.0,
+            tol: 1e-4,
+            method: Method::LaRank(Schedule::Adaptive),
+            clock: Clock::Cost,
+            cache_bytes: 200 << 20,
+        }
     }
 }
 
@@ -115,17 +102,6 @@ enum Scores {
     /// Explicit weight vectors, one row of `d` per class (linear kernel).
     Linear { w: Vec<f64>, d: usize },
 }
-
-/// Operations of the adaptive schedule.
-const NEW: usize = 0;
-const OLD: usize = 1;
-const OPT: usize = 2;
-/// OPTIMIZE steps batched into one operation, and patterns PROCESSOLD tries before giving up.
-const OPTIMIZE_BATCH: usize = 10;
-const PROCESS_OLD_TRIES: usize = 10;
-/// Smoothing of the adaptive scores, and each operation's least share of the total score.
-const ADAPT_RATE: f64 = 0.05;
-const ADAPT_FLOOR: f64 = 1.0 / 20.0;
 
 /// Mutable views of two different columns.
 fn two_columns(cols: &mut [Vec<f32>], a: usize, b: usize) -> (&mut [f32], &mut [f32]) {
@@ -177,7 +153,8 @@ impl<'e, 'a> LaRank<'e, 'a> {
     /// 0..classes; example i's coefficient of its own class is bounded by `params.c` times
     /// `weight[i]` (all ones when `weight` is empty).
     pub fn new(
-        engine: &'e KernelEngine<'a>, x: Matrix<'a>, label: Vec<usize>, weight: &[f64], classes: usize, params: LaRankParams,
+        engine: &'e KernelEngine<'a>, x: Matrix<'a>, label: Vec<usize>, weight: &[f64], classes: usize,
+        params: LaRankParams,
     ) -> Result<Self> {
         params.validate()?;
         let n = x.rows();
@@ -188,7 +165,10 @@ impl<'e, 'a> LaRank<'e, 'a> {
             return Err(Error::InvalidData(format!("{} sample weights for {n} examples", weight.len())));
         }
         if let Some(k) = weight.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-            return Err(Error::InvalidData(format!("sample weight {} of example {k} is not a finite non-negative number", weight[k])));
+            return Err(Error::InvalidData(format!(
+                "sample weight {} of example {k} is not a finite non-negative number",
+                weight[k]
+            )));
         }
         let upper = if weight.is_empty() { vec![params.c; n] } else { weight.iter().map(|w| w * params.c).collect() };
         if classes < 2 {
@@ -203,13 +183,16 @@ impl<'e, 'a> LaRank<'e, 'a> {
         } else {
             engine.diagonal(&(0..n).collect::<Vec<_>>())
         };
-        let nnz: usize = (0..n).map(|i| {
-            let mut c = 0;
-            Query::row(&x, i).for_each_nonzero(|_, _| c += 1);
-            c
-        }).sum();
+        let nnz: usize = (0..n)
+            .map(|i| {
+                let mut c = 0;
+                Query::row(&x, i).for_each_nonzero(|_, _| c += 1);
+                c
+            })
+            .sum();
         let kernel_cost = 2.0 + nnz as f64 / n.max(1) as f64 / 4.0;
-        let scores = if linear { Scores::Linear { w: vec![0.0; classes * x.cols()], d: x.cols() } } else { Scores::Kernel };
+        let scores =
+            if linear { Scores::Linear { w: vec![0.0; classes * x.cols()], d: x.cols() } } else { Scores::Kernel };
         let cache = if linear { 0 } else { params.cache_bytes };
         Ok(LaRank {
             x,
@@ -241,11 +224,16 @@ impl<'e, 'a> LaRank<'e, 'a> {
         if bags.examples() != self.x.rows() || bags.classes() != self.classes {
             return Err(Error::InvalidData(format!(
                 "{} bags over {} classes for {} examples over {} classes",
-                bags.examples(), bags.classes(), self.x.rows(), self.classes
+                bags.examples(),
+                bags.classes(),
+                self.x.rows(),
+                self.classes
             )));
         }
         if matches!(self.params.method, Method::Perceptron { .. }) {
-            return Err(Error::InvalidParameter("candidate label sets need a LaRank method or the pairwise PA step, not the perceptron".into()));
+            return Err(Error::InvalidParameter(
+                "candidate label sets need a LaRank method or the pairwise PA step, not the perceptron".into(),
+            ));
         }
         for e in 0..self.x.rows() {
             self.label[e] = bags.candidates(e).next().unwrap_or(0);
@@ -348,53 +336,19 @@ impl<'e, 'a> LaRank<'e, 'a> {
             Method::LaRank(Schedule::Fixed { reprocess }) => {
                 for &e in order {
                     control.poll()?;
-                    self.process_new(e);
-                    for _ in 0..reprocess {
-                        self.process_old(rng);
-                        for _ in 0..OPTIMIZE_BATCH {
-                            self.optimize(rng);
-                        }
-                    }
+                    fixed_step(self, e, reprocess, rng);
                 }
             }
-            Method::LaRank(Schedule::Adaptive) => self.adaptive_epoch(order, rng, control)?,
+            Method::LaRank(Schedule::Adaptive) => {
+                let mut adaptive = Adaptive::new(self.params.clock);
+                for &e in order {
+                    control.poll()?;
+                    adaptive.step(self, e, rng);
+                }
+            }
         }
         control.add_iterations(order.len() as u64);
         self.stats.epochs += 1;
-        Ok(())
-    }
-
-    fn adaptive_epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
-        let mut score = [1.0f64; 3];
-        for &e in order {
-            control.poll()?;
-            let mut op = NEW;
-            loop {
-                let (start_work, start_evals, start_time) = (self.work, self.engine.evals(), Instant::now());
-                let gain = match op {
-                    NEW => self.process_new(e),
-                    OLD => (0..PROCESS_OLD_TRIES).map(|_| self.process_old(rng)).find(|&g| g > 0.0).unwrap_or(0.0),
-                    _ => (0..OPTIMIZE_BATCH).map(|_| self.optimize(rng)).sum(),
-                };
-                let duration = match self.params.clock {
-                    Clock::Cost => {
-                        self.work - start_work + (self.engine.evals() - start_evals) as f64 * self.kernel_cost + 10.0
-                    }
-                    Clock::Wall => 1e-5 + start_time.elapsed().as_secs_f64(),
-                };
-                score[op] = (1.0 - ADAPT_RATE) * score[op] + ADAPT_RATE * gain / duration;
-                let floor = ADAPT_FLOOR * score.iter().sum::<f64>();
-                for s in score.iter_mut() {
-                    *s = s.max(floor);
-                }
-                let total: f64 = score.iter().sum();
-                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-                op = if u < score[NEW] { NEW } else if u < score[NEW] + score[OLD] { OLD } else { OPT };
-                if op == NEW || self.set.is_empty() {
-                    break;
-                }
-            }
-        }
         Ok(())
     }
 
@@ -472,7 +426,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
         self.acc.truncate(last * k);
     }
 
-    /// The elementary step (Algorithm 17 with the sign corrections of spec 1.9) on the support
+    /// The elementary step (Algorithm 17 of the thesis, its gradient signs corrected) on the support
     /// pattern at position s between classes cp (increased) and cm (decreased), from gradients gp
     /// and gm. Returns the dual increase.
     fn smo_step(&mut self, s: usize, cp: usize, cm: usize, gp: f64, gm: f64) -> f64 {
@@ -620,7 +574,7 @@ impl<'e, 'a> LaRank<'e, 'a> {
         self.best_pair_step(s, true)
     }
 
-    /// AMBIGSVMDUALSTEP (Algorithm 23, spec 1.12) on example e with candidate set B: the pairs
+    /// AMBIGSVMDUALSTEP (Algorithm 23 of the thesis, chapter 6) on example e with candidate set B: the pairs
     /// (y in B, y' not in B) whose margin S_y - S_y' is below 1 give v (v_y = pairs where y is the
     /// candidate minus pairs where y is the other label); with N = |B| |Y \ B| the step is
     /// w += alpha (x / N) (x) v, alpha = min(C_e, loss / ||Psi||^2), loss = (1/N) sum of the
@@ -714,17 +668,22 @@ impl<'e, 'a> LaRank<'e, 'a> {
         self.refresh_gradients();
         let scores = self.all_scores();
         let k = self.classes;
-        let slack: f64 = scores.chunks_exact(k).enumerate().map(|(e, s)| {
-            // outside the set the positive label is free: the best candidate's loss is the primal's
-            let y = match &self.bags {
-                Some(b) if self.set.position(e) >= self.set.len() => {
-                    b.candidates(e).fold(self.label[e], |best, c| if s[c] > s[best] { c } else { best })
-                }
-                _ => self.label[e],
-            };
-            let worst = (0..k).filter(|&j| j != y && !self.frozen(e, j)).map(|j| s[j]).fold(f64::NEG_INFINITY, f64::max);
-            self.upper[e] * (1.0 + worst - s[y]).max(0.0)
-        }).sum();
+        let slack: f64 = scores
+            .chunks_exact(k)
+            .enumerate()
+            .map(|(e, s)| {
+                // outside the set the positive label is free: the best candidate's loss is the primal's
+                let y = match &self.bags {
+                    Some(b) if self.set.position(e) >= self.set.len() => {
+                        b.candidates(e).fold(self.label[e], |best, c| if s[c] > s[best] { c } else { best })
+                    }
+                    _ => self.label[e],
+                };
+                let worst =
+                    (0..k).filter(|&j| j != y && !self.frozen(e, j)).map(|j| s[j]).fold(f64::NEG_INFINITY, f64::max);
+                self.upper[e] * (1.0 + worst - s[y]).max(0.0)
+            })
+            .sum();
         let w2 = self.norm_w_squared();
         let dual = self.dual();
         0.5 * w2 + slack - dual
@@ -780,10 +739,14 @@ impl<'e, 'a> LaRank<'e, 'a> {
     /// ||w||^2 = sum_{i,y} beta_i^y S_y(x_i), from the stored gradients.
     fn norm_w_squared(&self) -> f64 {
         let k = self.classes;
-        (0..self.set.len()).map(|s| {
-            let y = self.label[self.set.index_at(s)];
-            (0..k).map(|c| self.beta[s * k + c] * (if c == y { 1.0 } else { 0.0 } - self.grad[c][s] as f64)).sum::<f64>()
-        }).sum()
+        (0..self.set.len())
+            .map(|s| {
+                let y = self.label[self.set.index_at(s)];
+                (0..k)
+                    .map(|c| self.beta[s * k + c] * (if c == y { 1.0 } else { 0.0 } - self.grad[c][s] as f64))
+                    .sum::<f64>()
+            })
+            .sum()
     }
 
     /// The dual objective sum_i beta_i^{y_i} - 1/2 ||w||^2 (from the stored gradients: exact after
@@ -841,6 +804,30 @@ fn argmax_first(v: &[f64]) -> usize {
         }
     }
     best
+}
+
+impl LaRankSteps for LaRank<'_, '_> {
+    fn process_new(&mut self, pattern: usize) -> f64 {
+        LaRank::process_new(self, pattern)
+    }
+    fn process_old(&mut self, rng: &mut Rng) -> f64 {
+        LaRank::process_old(self, rng)
+    }
+    fn optimize(&mut self, rng: &mut Rng) -> f64 {
+        LaRank::optimize(self, rng)
+    }
+    fn has_support(&self) -> bool {
+        !self.set.is_empty()
+    }
+    fn work(&self) -> f64 {
+        self.work
+    }
+    fn kernel_evals(&self) -> u64 {
+        self.engine.evals()
+    }
+    fn kernel_cost(&self) -> f64 {
+        self.kernel_cost
+    }
 }
 
 #[cfg(test)]
@@ -929,7 +916,8 @@ mod tests {
         let x = Matrix::Dense64(DenseView::new(&xs, 2, 2).unwrap());
         let engine = KernelEngine::new(x, KernelSpec::Linear).unwrap();
         for (c, want) in [(10.0, 1.0 / 8.0), (0.05, 0.05)] {
-            let params = LaRankParams { c, method: Method::LaRank(Schedule::Fixed { reprocess: 0 }), ..Default::default() };
+            let params =
+                LaRankParams { c, method: Method::LaRank(Schedule::Fixed { reprocess: 0 }), ..Default::default() };
             let mut lr = LaRank::new(&engine, x, vec![1, 0], &[], 3, params).unwrap();
             let gain = lr.process_new(0);
             let (support, coef) = lr.expansion();

@@ -1,4 +1,4 @@
-//! LaSVM (spec/bordes.md sections 1.6-1.7): an online solver of the signed SVM dual with bias.
+//! LaSVM (Bordes, Ertekin, Weston, Bottou 2005; Bordes 2010, PhD thesis, sections 4.2-4.3): an online solver of the signed SVM dual with bias.
 //!
 //! The state is a set S of potential support vectors with their coefficients and gradients
 //! (g_s = y_s - sum_t alpha_t K_st, kept for s in S only). PROCESS tries to insert a fresh example,
@@ -54,7 +54,11 @@ impl SelectionStrategy for RandomSelection {
         1
     }
     fn choose(&mut self, decision: &[f64], _: &[f64], _: f64) -> Choice {
-        if decision.is_empty() { Choice::Stop } else { Choice::Take(0) }
+        if decision.is_empty() {
+            Choice::Stop
+        } else {
+            Choice::Take(0)
+        }
     }
 }
 
@@ -166,11 +170,7 @@ pub struct LaSvm<'e, 'a> {
 impl<'e, 'a> LaSvm<'e, 'a> {
     /// `examples` are the engine rows of the problem, `y[k]` and `c[k]` those of `examples[k]`.
     pub fn new(
-        engine: &'e KernelEngine<'a>,
-        examples: Vec<usize>,
-        y: &[f64],
-        c: &[f64],
-        params: LaSvmParams,
+        engine: &'e KernelEngine<'a>, examples: Vec<usize>, y: &[f64], c: &[f64], params: LaSvmParams,
     ) -> Result<Self> {
         let n = examples.len();
         check_labels(y, n, true)?;
@@ -200,7 +200,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// which form S (their gradients are recomputed from the kernel).
     pub fn warm_start(&mut self, support: usize, alpha: &[f64]) -> Result<()> {
         if !self.set.is_empty() || support > self.y.len() || alpha.len() != support {
-            return Err(Error::InvalidData("a warm start needs a fresh problem and one coefficient per support vector".into()));
+            return Err(Error::InvalidData(
+                "a warm start needs a fresh problem and one coefficient per support vector".into(),
+            ));
         }
         for (k, &a) in alpha.iter().enumerate() {
             let (lo, hi) = self.bounds(k);
@@ -391,21 +393,17 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     /// pass ends when the pool is empty, the strategy stops it, or after `max_steps` steps.
     /// Returns the steps taken (examples PROCESSed).
     pub fn online_pass(
-        &mut self,
-        order: &[usize],
-        strategy: &mut dyn SelectionStrategy,
-        rng: &mut Rng,
-        mut oracle: Option<&mut (dyn Oracle + '_)>,
-        max_steps: Option<u64>,
-        control: &Control,
+        &mut self, order: &[usize], strategy: &mut dyn SelectionStrategy, rng: &mut Rng,
+        mut oracle: Option<&mut (dyn Oracle + '_)>, max_steps: Option<u64>, control: &Control,
     ) -> Result<u64> {
         let mut pool: Vec<usize> = order.to_vec();
         let m = strategy.n_candidates().max(1);
         let (mut steps, mut taken, mut declined) = (0u64, 0u64, 0usize);
-        let (mut picks, mut decisions, mut labels) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
+        let (mut picks, mut decisions, mut labels) =
+            (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
         while !pool.is_empty() && max_steps.is_none_or(|cap| taken < cap) {
             steps += 1;
-            if steps.is_multiple_of(256) {
+            if steps % 256 == 0 {
                 control.add_iterations(256);
             }
             control.poll()?;
@@ -420,7 +418,11 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                     let slot = rng.below(pool.len());
                     let p = self.set.position(pool[slot]);
                     picks.push(slot);
-                    decisions.push(if p < self.set.len() { self.bias - self.grad[p] + self.y[p] } else { self.decision_at(p) });
+                    decisions.push(if p < self.set.len() {
+                        self.bias - self.grad[p] + self.y[p]
+                    } else {
+                        self.decision_at(p)
+                    });
                     labels.push(self.y[p]);
                     if strategy.enough(&decisions, self.gap) {
                         break;
@@ -462,7 +464,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             if self.y[p].is_nan() {
                 let label = match oracle.as_mut() {
                     Some(o) => o.label(k)?,
-                    None => return Err(Error::InvalidData(format!("example {k} has no label and no oracle was given"))),
+                    None => {
+                        return Err(Error::InvalidData(format!("example {k} has no label and no oracle was given")))
+                    }
                 };
                 if label.is_nan() {
                     break; // the oracle takes no more questions (a budget shared by the problems)
@@ -473,7 +477,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                     continue;
                 }
                 if !(label == 1.0 || label == -1.0) {
-                    return Err(Error::InvalidData(format!("the oracle labelled example {k} {label}, not +1, -1 or 0")));
+                    return Err(Error::InvalidData(format!(
+                        "the oracle labelled example {k} {label}, not +1, -1 or 0"
+                    )));
                 }
                 self.y[p] = label;
             }
@@ -547,8 +553,10 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     }
     /// (problem index, coefficient) of every support vector (nonzero coefficient), by problem index.
     pub fn support(&self) -> Vec<(usize, f64)> {
-        let mut out: Vec<(usize, f64)> =
-            (0..self.set.len()).filter(|&s| self.alpha[s] != 0.0).map(|s| (self.set.index_at(s), self.alpha[s])).collect();
+        let mut out: Vec<(usize, f64)> = (0..self.set.len())
+            .filter(|&s| self.alpha[s] != 0.0)
+            .map(|s| (self.set.index_at(s), self.alpha[s]))
+            .collect();
         out.sort_unstable_by_key(|&(k, _)| k);
         out
     }

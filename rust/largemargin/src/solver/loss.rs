@@ -3,7 +3,7 @@
 //!
 //!   P(w, b) = lambda/2 |w|^2 + 1/n sum_i weight_i loss(f(x_i), y_i),   f(x) = <w, x> + b.
 //!
-//! The built-ins are margin losses l(y f) (spec/bordes.md section 0.2); `dloss` is the derivative
+//! The built-ins are margin losses l(y f) (Bordes 2010, PhD thesis, chapter 3); `dloss` is the derivative
 //! in f, y l'(y f).
 
 /// A loss with its derivative in the decision value.
@@ -11,7 +11,7 @@ pub trait Loss: Send + Sync {
     fn loss(&self, f: f64, y: f64) -> f64;
     /// d loss / d f.
     fn dloss(&self, f: f64, y: f64) -> f64;
-    /// out[k] = loss(f[k], y[k]) for a block of examples (where the objective is summed: a
+    /// `out[k] = loss(f[k], y[k])` for a block of examples (where the objective is summed: a
     /// Python loss answers a whole block in one call).
     fn losses(&self, f: &[f64], y: &[f64], out: &mut [f64]) {
         for ((o, &f), &y) in out.iter_mut().zip(f).zip(y) {
@@ -55,21 +55,52 @@ impl MarginLoss {
             MarginLoss::Hinge => (1.0 - m).max(0.0),
             MarginLoss::SquaredHinge => 0.5 * (1.0 - m).max(0.0).powi(2),
             // log(1 + e^-m) without overflow on either side
-            MarginLoss::Log => if m > 0.0 { (-m).exp().ln_1p() } else { -m + m.exp().ln_1p() },
-            MarginLoss::ModifiedHuber => if m >= -1.0 { (1.0 - m).max(0.0).powi(2) } else { -4.0 * m },
+            MarginLoss::Log => {
+                if m > 0.0 {
+                    (-m).exp().ln_1p()
+                } else {
+                    -m + m.exp().ln_1p()
+                }
+            }
+            MarginLoss::ModifiedHuber => {
+                if m >= -1.0 {
+                    (1.0 - m).max(0.0).powi(2)
+                } else {
+                    -4.0 * m
+                }
+            }
         }
     }
     /// l'(m) (never positive).
     #[inline(always)]
     pub fn slope(&self, m: f64) -> f64 {
         match self {
-            MarginLoss::Hinge => if m < 1.0 { -1.0 } else { 0.0 },
+            MarginLoss::Hinge => {
+                if m < 1.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
             MarginLoss::SquaredHinge => -(1.0 - m).max(0.0),
             MarginLoss::Log => {
                 // -1 / (1 + e^m), computed on the side that does not overflow
-                if m > 0.0 { let e = (-m).exp(); -e / (1.0 + e) } else { -1.0 / (1.0 + m.exp()) }
+                if m > 0.0 {
+                    let e = (-m).exp();
+                    -e / (1.0 + e)
+                } else {
+                    -1.0 / (1.0 + m.exp())
+                }
             }
-            MarginLoss::ModifiedHuber => if m >= 1.0 { 0.0 } else if m >= -1.0 { -2.0 * (1.0 - m) } else { -4.0 },
+            MarginLoss::ModifiedHuber => {
+                if m >= 1.0 {
+                    0.0
+                } else if m >= -1.0 {
+                    -2.0 * (1.0 - m)
+                } else {
+                    -4.0
+                }
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod lasvm;
 pub mod loss;
 pub mod perceptron;
 pub mod qmatrix;
-pub mod sequence;
+pub mod schedule;
 pub mod sgd;
+pub mod sgd_t0;
 pub mod smo;

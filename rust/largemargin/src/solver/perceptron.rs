@@ -1,4 +1,4 @@
-//! The kernel perceptron family (spec/bordes.md section 1.2), the online baselines: f(x) =
+//! The kernel perceptron family (Bordes 2010, PhD thesis, section 2.1.3), the online baselines: f(x) =
 //! sum_{s in S} alpha_s K(x, x_s), no bias, one example at a time in random order.
 
 use crate::control::Control;
@@ -35,11 +35,7 @@ pub struct KernelPerceptron<'e, 'a> {
 
 impl<'e, 'a> KernelPerceptron<'e, 'a> {
     pub fn new(
-        engine: &'e KernelEngine<'a>,
-        examples: Vec<usize>,
-        y: &[f64],
-        rule: PerceptronRule,
-        cache_bytes: usize,
+        engine: &'e KernelEngine<'a>, examples: Vec<usize>, y: &[f64], rule: PerceptronRule, cache_bytes: usize,
     ) -> Result<Self> {
         check_labels(y, examples.len(), false)?;
         match rule {
@@ -47,7 +43,9 @@ impl<'e, 'a> KernelPerceptron<'e, 'a> {
                 return Err(Error::InvalidParameter("PA needs a positive C".into()))
             }
             PerceptronRule::Budget { beta, size } if !beta.is_finite() || size == 0 => {
-                return Err(Error::InvalidParameter("the budget perceptron needs a finite beta and a positive size".into()))
+                return Err(Error::InvalidParameter(
+                    "the budget perceptron needs a finite beta and a positive size".into(),
+                ))
             }
             _ => {}
         }

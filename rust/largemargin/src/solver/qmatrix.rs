@@ -1,7 +1,7 @@
 //! The Hessian of the signed dual as a decomposition solver sees it: rows over the solver's
 //! current ordering of its variables (active ones first), served from the shared kernel cache.
 //!
-//! In the signed dual of `spec/bordes.md` section 0 the Hessian is the kernel matrix itself
+//! In the signed dual (Bordes 2010, PhD thesis, chapters 2 and 4) the Hessian is the kernel matrix itself
 //! (no label signs), so classification reads kernel rows directly; epsilon-regression has two
 //! variables per example (alpha+ in [0, C], alpha- in [-C, 0]) whose rows are the example's row.
 
@@ -11,9 +11,9 @@ use crate::kernel::KernelEngine;
 pub trait QMatrix {
     /// Number of variables.
     fn size(&self) -> usize;
-    /// Q[i][i] at position i.
+    /// `Q[i][i]` at position i.
     fn diag(&self, i: usize) -> f64;
-    /// Q[i][0..len] in the current ordering.
+    /// `Q[i][0..len]` in the current ordering.
     fn row(&mut self, i: usize, len: usize) -> &[f32];
     /// Rows i and j at once (i != j), each of length len.
     fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]);

@@ -1,4 +1,4 @@
-//! Linear SVMs by stochastic gradient (spec/bordes.md section 1.4; Collobert-Bengio sections
+//! Linear SVMs by stochastic gradient (Bordes, Bottou, Gallinari 2009; Bordes 2010, PhD thesis, chapter 3; Collobert-Bengio sections
 //! A.4-A.5), over any `Loss`:
 //!
 //! - `Sgd`: plain first-order SGD, w <- w - eta (lambda w + dloss x), O(d) per example;
@@ -25,11 +25,13 @@
 
 use crate::control::Control;
 use crate::data::Matrix;
-use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::solver::asgd::Averaged;
 use crate::solver::loss::Loss;
+use crate::vecops::avx2_fma;
+
+pub use crate::solver::sgd_t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Algorithm {
@@ -166,14 +168,7 @@ impl LinearModel {
     /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
     #[allow(clippy::too_many_arguments)]
     pub fn epoch(
-        &mut self,
-        x: &Matrix,
-        y: &[f64],
-        c: &[f64],
-        order: &[usize],
-        loss: &dyn Loss,
-        p: &SgdParams,
-        control: &Control,
+        &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams, control: &Control,
     ) -> Result<()> {
         p.validate()?;
         if x.cols() > self.w.len() {
@@ -223,48 +218,19 @@ impl LinearModel {
     /// `steps` on the examples of `block`, built for AVX2+FMA when the processor has them, with
     /// a built-in loss called directly.
     fn steps_fast(&mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
-        // rows in storage order stream by themselves; a shuffled order needs prefetching
-        let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
-        #[inline(always)]
-        #[allow(clippy::too_many_arguments)]
-        fn run(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams, shuffled: bool) {
-            match (loss.as_margin(), shuffled) {
-                (Some(l), false) => m.steps::<_, false>(x, y, c, block, &l, p),
-                (Some(l), true) => m.steps::<_, true>(x, y, c, block, &l, p),
-                (None, false) => m.steps::<_, false>(x, y, c, block, loss, p),
-                (None, true) => m.steps::<_, true>(x, y, c, block, loss, p),
-            }
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx2,fma")]
-            #[allow(clippy::too_many_arguments)]
-            unsafe fn avx2(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams, shuffled: bool) {
-                run(m, x, y, c, block, loss, p, shuffled)
-            }
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-                // SAFETY: the features were detected.
-                return unsafe { avx2(self, x, y, c, block, loss, p, shuffled) };
-            }
-        }
-        run(self, x, y, c, block, loss, p, shuffled)
+        steps_fast(self, x, y, c, block, loss, p)
     }
 
     /// One step per example of `block`, the model's counters kept in locals meanwhile.
     #[inline(always)]
     fn steps<L: Loss + ?Sized, const PREFETCH: bool>(
-        &mut self,
-        x: &Matrix,
-        y: &[f64],
-        c: &[f64],
-        block: &[usize],
-        loss: &L,
-        p: &SgdParams,
+        &mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &L, p: &SgdParams,
     ) {
         if p.algorithm == Algorithm::Asgd {
             return self.averaged_steps::<L, PREFETCH>(x, y, c, block, loss, p);
         }
-        let (mut t, mut count, mut bias, mut r, mut update_scale) = (self.t, self.count, self.bias, self.r, self.update_scale);
+        let (mut t, mut count, mut bias, mut r, mut update_scale) =
+            (self.t, self.count, self.bias, self.r, self.update_scale);
         let (w, scale, previous) = (&mut self.w[..], &mut self.scale[..], &mut self.previous[..]);
         for (k, &i) in block.iter().enumerate() {
             if PREFETCH {
@@ -279,7 +245,13 @@ impl LinearModel {
             let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (t + p.t0)));
             let d = match p.algorithm {
                 // the perceptron's update fires on the margin itself (y f <= 1), with slope -1
-                Algorithm::MarginPerceptron => if y * f <= 1.0 { -c * y } else { 0.0 },
+                Algorithm::MarginPerceptron => {
+                    if y * f <= 1.0 {
+                        -c * y
+                    } else {
+                        0.0
+                    }
+                }
                 _ => c * loss.dloss(f, y),
             };
             match p.algorithm {
@@ -359,13 +331,7 @@ impl LinearModel {
     /// ASGD's steps: the iterate and the average in `averaged`, `bias` the averaged bias.
     #[inline(always)]
     fn averaged_steps<L: Loss + ?Sized, const PREFETCH: bool>(
-        &mut self,
-        x: &Matrix,
-        y: &[f64],
-        c: &[f64],
-        block: &[usize],
-        loss: &L,
-        p: &SgdParams,
+        &mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &L, p: &SgdParams,
     ) {
         let (mut t, mut bias) = (self.t, self.bias);
         let eta0 = 1.0 / (p.lambda * p.t0);
@@ -435,7 +401,6 @@ fn rescale(scale: &mut [f32], r: f64, x: Query, a: f64, dloss_change: f64, lambd
 /// How many examples ahead `steps` asks for rows.
 const PREFETCH_AHEAD: usize = 4;
 
-
 /// Ask the memory system for row i of x and its label and weight (a hint: no effect on results).
 #[inline(always)]
 fn prefetch_row(x: &Matrix, i: usize, y: &[f64], c: &[f64]) {
@@ -480,7 +445,11 @@ const LINEAR_DECAY_FLOOR: f64 = 0.8;
 #[inline]
 fn decay(skip: u64, step: f64) -> f64 {
     let one = 1.0 - skip as f64 * step;
-    if one >= LINEAR_DECAY_FLOOR { one } else { (1.0 - step.min(1.0)).powf(skip as f64) }
+    if one >= LINEAR_DECAY_FLOOR {
+        one
+    } else {
+        (1.0 - step.min(1.0)).powf(skip as f64)
+    }
 }
 
 /// w_i *= decay(skip, base B_i): the linear factor on every coordinate (vectorised) when all
@@ -615,156 +584,25 @@ impl Example for Query<'_> {
     }
 }
 
-/// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) and the training error
-/// (the fraction of examples with y f(x) <= 0).
-pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn Loss, lambda: f64) -> (f64, f64) {
-    let n = x.rows();
-    let (mut total, mut wrong) = (0.0, 0usize);
-    for_each_loss(0..n, |i| model.decision(x, i), y, loss, |i, f, l| {
-        total += c[i] * l;
-        wrong += (y[i] * f <= 0.0) as usize;
-    });
-    let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
-    (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
-}
-
-/// Examples per `Loss::losses` call where the objective's data term is summed.
-const LOSS_BLOCK: usize = 1024;
-
-/// visit(i, f_i, loss(f_i, y_i)) for each example i of `rows`, f_i = decision(i), in order, the
-/// loss asked a block of examples at a time.
-fn for_each_loss(
-    rows: impl Iterator<Item = usize>,
-    decision: impl Fn(usize) -> f64,
-    y: &[f64],
-    loss: &dyn Loss,
-    mut visit: impl FnMut(usize, f64, f64),
-) {
-    let (mut idx, mut f, mut labels) = (Vec::new(), Vec::new(), Vec::new());
-    let mut out = vec![0.0; LOSS_BLOCK];
-    let mut rows = rows.peekable();
-    while rows.peek().is_some() {
-        idx.clear();
-        f.clear();
-        labels.clear();
-        for i in rows.by_ref().take(LOSS_BLOCK) {
-            idx.push(i);
-            f.push(decision(i));
-            labels.push(y[i]);
-        }
-        let out = &mut out[..idx.len()];
-        loss.losses(&f, &labels, out);
-        for k in 0..idx.len() {
-            visit(idx[k], f[k], out[k]);
+avx2_fma! {
+    /// `LinearModel::steps` on `block` with the loss's margin form where it has one; rows in
+    /// storage order stream by themselves, a shuffled order gets prefetching.
+    fn steps_fast(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
+        let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
+        match (loss.as_margin(), shuffled) {
+            (Some(l), false) => m.steps::<_, false>(x, y, c, block, &l, p),
+            (Some(l), true) => m.steps::<_, true>(x, y, c, block, &l, p),
+            (None, false) => m.steps::<_, false>(x, y, c, block, loss, p),
+            (None, true) => m.steps::<_, true>(x, y, c, block, loss, p),
         }
     }
-}
-
-/// The largest slope of a loss's derivative over a unit change of the decision value (the
-/// margin's scale), over f in [-10, 10] and y = +-1: 1 for the hinge (its unit jump) and the
-/// squared hinge, 2 for the modified Huber, about 1/4 for the log loss. Measured by secants, so
-/// that a loss of any kind (a plugin's, a Python object) gets one without declaring it.
-pub fn loss_curvature(loss: &dyn Loss) -> f64 {
-    let mut largest = 0.0f64;
-    for y in [-1.0, 1.0] {
-        for k in 0..=80 {
-            let f = -10.0 + 0.25 * k as f64;
-            let slope = (loss.dloss(f + 1.0, y) - loss.dloss(f, y)).abs();
-            if slope.is_finite() {
-                largest = largest.max(slope);
-            }
-        }
-    }
-    largest
-}
-
-/// The smallest t0 whose steps are stable by construction: a step of size eta on example i
-/// moves that example's own decision value by eta c_i (|x_i|^2 + bias_rate) times the change of
-/// the loss's derivative, so with eta c_i (|x_i|^2 + bias_rate) curvature <= 1 no step
-/// overshoots (for the squared hinge each step is then a contraction, as constant-step SGD on
-/// least squares at 1/R^2: Bach and Moulines 2013). Every schedule here starts at its largest
-/// step 1/(lambda t0) and never exceeds it: t0 >= curvature max_i c_i (|x_i|^2 + bias_rate) / lambda.
-/// `c` should hold each example's largest weight over the problems that share t0 (class weights
-/// included).
-pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> f64 {
-    let bias = if p.fit_bias { p.bias_rate } else { 0.0 };
-    let largest = (0..x.rows()).map(|i| c[i] * (Query::row(x, i).squared_norm() + bias)).fold(0.0, f64::max);
-    let floor = loss_curvature(loss) * largest / p.lambda;
-    if floor.is_finite() { floor } else { 0.0 }
-}
-
-/// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
-/// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
-/// primal on that subset. Candidates below `stable_t0` (with the weights `bound_weight`) are
-/// replaced by it: one pass over a small subset does not show a divergence that takes more
-/// passes (iris: t0 = 1000 diverges in the second pass over 112 examples).
-#[allow(clippy::too_many_arguments)]
-pub fn choose_t0(
-    x: &Matrix,
-    y: &[f64],
-    c: &[f64],
-    bound_weight: &[f64],
-    loss: &dyn Loss,
-    p: &SgdParams,
-    candidates: &[f64],
-    seed: u64,
-    control: &Control,
-) -> Result<f64> {
-    if bound_weight.len() != x.rows() {
-        return Err(Error::InvalidData("one bound weight per example".into()));
-    }
-    let floor = stable_t0(x, bound_weight, loss, p);
-    let mut stable: Vec<f64> = candidates.iter().copied().filter(|&t0| t0 > floor).collect();
-    if floor > 0.0 {
-        stable.insert(0, floor);
-    }
-    let candidates = &stable[..];
-    let n = x.rows();
-    let mut rng = Rng::new(seed);
-    let mut subset: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut subset);
-    subset.truncate((n / 10).max(n.min(1000)));
-    let value = |t0: f64| -> Result<f64> {
-        let q = SgdParams { t0, ..p.clone() };
-        let mut m = LinearModel::new(x.cols());
-        m.epoch(x, y, c, &subset, loss, &q, control)?;
-        let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
-        let mut data = 0.0;
-        for_each_loss(subset.iter().copied(), |i| m.decision(x, i), y, loss, |i, _, l| data += c[i] * l);
-        Ok(0.5 * p.lambda * norm + data / subset.len().max(1) as f64)
-    };
-    // a pass that ends above the zero model's primal has diverged, or is about to
-    let mut zero = 0.0;
-    for_each_loss(subset.iter().copied(), |_| 0.0, y, loss, |i, _, l| zero += c[i] * l);
-    zero /= subset.len().max(1) as f64;
-    let mut best = (f64::INFINITY, f64::NAN);
-    for &t0 in candidates {
-        let v = value(t0)?;
-        if v.is_finite() && v < zero && v < best.0 {
-            best = (v, t0);
-        }
-    }
-    // every candidate diverged (large weights or features, an unbounded loss): more careful ones
-    let mut t0 = candidates.iter().copied().fold(p.t0, f64::max);
-    while !best.0.is_finite() && t0 < 1e16 {
-        t0 *= 10.0;
-        let v = value(t0)?;
-        if v.is_finite() && v < zero {
-            best = (v, t0);
-        }
-    }
-    Ok(if best.0.is_finite() { best.1 } else { t0 })
-}
-
-/// The candidates of `choose_t0`: powers of ten from 1 to 1e8.
-pub fn t0_candidates() -> Vec<f64> {
-    (0..=8).map(|k| 10f64.powi(k)).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::{CsrMatrix, DenseView};
+    use crate::rng::Rng;
     use crate::solver::loss::MarginLoss;
 
     /// A noisy linear concept over sparse rows: y = sign(<u, x>) with 5% of labels flipped.
@@ -854,7 +692,8 @@ mod tests {
     #[test]
     fn dense_and_sparse_rows_agree() {
         let (xs, y) = problem(500, 40, 2);
-        let dense: Vec<f64> = (0..500).flat_map(|i| (0..40).map(move |j| (i, j))).map(|(i, j)| xs.view().get(i, j)).collect();
+        let dense: Vec<f64> =
+            (0..500).flat_map(|i| (0..40).map(move |j| (i, j))).map(|(i, j)| xs.view().get(i, j)).collect();
         let xd = Matrix::Dense64(DenseView::new(&dense, 500, 40).unwrap());
         for algorithm in [Algorithm::SvmSgd2, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::Asgd] {
             let p = SgdParams { algorithm, lambda: 1e-3, t0: 1e3, skip: 7, ..Default::default() };
@@ -941,7 +780,15 @@ mod tests {
             (1e3, 1500.0, 1e-2, MarginLoss::SquaredHinge),
             (1e3, 4000.0, 1e-5, MarginLoss::Hinge),
         ] {
-            let p = SgdParams { algorithm: Algorithm::Asgd, lambda, t0, average_start: start, fit_bias: true, bias_rate: 0.1, ..Default::default() };
+            let p = SgdParams {
+                algorithm: Algorithm::Asgd,
+                lambda,
+                t0,
+                average_start: start,
+                fit_bias: true,
+                bias_rate: 0.1,
+                ..Default::default()
+            };
             let mut order: Vec<usize> = (0..n).collect();
             Rng::new(4).shuffle(&mut order);
             let mut m = LinearModel::new(d);
@@ -1024,7 +871,8 @@ mod tests {
         let x = xs.view();
         let c = vec![1.0; 5000];
         let p = SgdParams { algorithm: Algorithm::SgdQn, lambda: 1e-4, skip: skip_for(&x), ..Default::default() };
-        let t0 = choose_t0(&x, &y, &c, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
+        let t0 =
+            choose_t0(&x, &y, &c, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
         // a candidate above the stable t0, or that bound itself
         let floor = stable_t0(&x, &c, &MarginLoss::SquaredHinge, &p);
         assert!(t0 == floor || t0_candidates().contains(&t0) && t0 > floor, "{t0} (bound {floor})");
@@ -1041,7 +889,9 @@ mod tests {
     /// passes at a t0 that one pass over them lets through (a |x|^2 ~ 4 problem, as iris).
     #[test]
     fn the_chosen_t0_is_stable_by_construction() {
-        for (loss, want) in [(MarginLoss::Hinge, 1.0), (MarginLoss::SquaredHinge, 1.0), (MarginLoss::ModifiedHuber, 2.0)] {
+        for (loss, want) in
+            [(MarginLoss::Hinge, 1.0), (MarginLoss::SquaredHinge, 1.0), (MarginLoss::ModifiedHuber, 2.0)]
+        {
             assert!((loss_curvature(&loss) - want).abs() < 1e-12, "{loss:?}");
         }
         assert!((loss_curvature(&MarginLoss::Log) - 0.25).abs() < 0.02);
@@ -1054,7 +904,15 @@ mod tests {
         let mut heavy = c.clone();
         heavy[5] = 20.0;
         for algorithm in [Algorithm::Asgd, Algorithm::SgdQn, Algorithm::SgdQn2009, Algorithm::SvmSgd2, Algorithm::Sgd] {
-            let p = SgdParams { algorithm, lambda: 1e-4, t0: 1.0, fit_bias: true, bias_rate: 1.0, skip: 16, ..Default::default() };
+            let p = SgdParams {
+                algorithm,
+                lambda: 1e-4,
+                t0: 1.0,
+                fit_bias: true,
+                bias_rate: 1.0,
+                skip: 16,
+                ..Default::default()
+            };
             let loss = MarginLoss::SquaredHinge;
             for bound in [&c, &heavy] {
                 let t0 = choose_t0(&x, &y, &c, bound, &loss, &p, &t0_candidates(), 3, &Control::new()).unwrap();
@@ -1065,7 +923,11 @@ mod tests {
                 for _ in 0..50 {
                     m.epoch(&x, &y, bound, &order, &loss, &q, &Control::new()).unwrap();
                 }
-                assert!(m.w.iter().all(|v| v.is_finite() && v.abs() < 1e3) && m.bias.is_finite(), "{algorithm:?}: {:?}", m.w);
+                assert!(
+                    m.w.iter().all(|v| v.is_finite() && v.abs() < 1e3) && m.bias.is_finite(),
+                    "{algorithm:?}: {:?}",
+                    m.w
+                );
             }
             // (the unbounded t0 = 1000 of the old choice overflows here)
             let q = SgdParams { t0: 1e3, ..p.clone() };

@@ -78,16 +78,9 @@ struct Smo<'q> {
 const UP: u8 = 1;
 const DOWN: u8 = 2;
 
-
 /// Solves the signed dual from the feasible start `alpha0` (sum zero, within bounds).
 pub fn solve(
-    q: &mut dyn QMatrix,
-    p: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    alpha0: &[f64],
-    params: &SmoParams,
-    control: &Control,
+    q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64], params: &SmoParams, control: &Control,
 ) -> Result<SmoSolution> {
     solve_warm(q, p, lo, hi, alpha0, None, params, control)
 }
@@ -97,14 +90,8 @@ pub fn solve(
 /// at a bound still are (the solver keeps their part of the gradient aside).
 #[allow(clippy::too_many_arguments)]
 pub fn solve_warm(
-    q: &mut dyn QMatrix,
-    p: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    alpha0: &[f64],
-    gradient0: Option<&[f64]>,
-    params: &SmoParams,
-    control: &Control,
+    q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64], gradient0: Option<&[f64]>,
+    params: &SmoParams, control: &Control,
 ) -> Result<SmoSolution> {
     let l = q.size();
     if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || gradient0.is_some_and(|g| g.len() != l) {
@@ -148,7 +135,11 @@ impl<'q> Smo<'q> {
     /// The value a variable contributes to `gbar`: itself when at a bound, else nothing.
     #[inline(always)]
     fn bound_value(&self, t: usize, a: f64) -> f64 {
-        if a == self.lo[t] || a == self.hi[t] { a } else { 0.0 }
+        if a == self.lo[t] || a == self.hi[t] {
+            a
+        } else {
+            0.0
+        }
     }
 
     fn init_gradient(&mut self) {
@@ -311,8 +302,7 @@ impl<'q> Smo<'q> {
         for t in n..l {
             self.g[t] = self.p[t] - self.gbar[t];
         }
-        let free: Vec<usize> =
-            (0..n).filter(|&s| self.alpha[s] > self.lo[s] && self.alpha[s] < self.hi[s]).collect();
+        let free: Vec<usize> = (0..n).filter(|&s| self.alpha[s] > self.lo[s] && self.alpha[s] < self.hi[s]).collect();
         if free.len() * l > 2 * n * (l - n) {
             for t in n..l {
                 control.poll()?;
@@ -427,7 +417,7 @@ fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
     assert!(status.len() >= g.len(), "a status per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
             return unsafe { avx2::scan_up(g, status) };
         }
@@ -465,7 +455,7 @@ fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax
     assert!(status.len() >= g.len() && qd.len() >= g.len() && qi.len() >= g.len(), "an entry per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
             return unsafe { avx2::scan_down_second_order(g, status, qd, qi, gmax, qdi) };
         }
@@ -476,13 +466,7 @@ fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax
 /// `scan_down_second_order` over from..len, continuing from (gmin, best objective, j).
 #[allow(clippy::too_many_arguments)]
 fn scan_down_second_order_from(
-    g: &[f64],
-    status: &[u8],
-    qd: &[f64],
-    qi: &[f32],
-    gmax: f64,
-    qdi: f64,
-    from: usize,
+    g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64, from: usize,
     (mut gmin, mut best, mut j): (f64, f64, usize),
 ) -> (f64, usize) {
     for t in from..g.len() {
@@ -545,7 +529,9 @@ mod avx2 {
         #[inline(always)]
         unsafe fn new(start: f64) -> Self {
             // SAFETY: register operations only; AVX2 is the caller's promise.
-            unsafe { Lanes { best: _mm256_set1_pd(start), arg: _mm256_set1_epi64x(-1), idx: _mm256_setr_epi64x(0, 1, 2, 3) } }
+            unsafe {
+                Lanes { best: _mm256_set1_pd(start), arg: _mm256_set1_epi64x(-1), idx: _mm256_setr_epi64x(0, 1, 2, 3) }
+            }
         }
         /// Keeps `value` (and the current positions) in the lanes where `take` is set, then steps.
         #[inline(always)]
@@ -609,12 +595,7 @@ mod avx2 {
     /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_down_second_order(
-        g: &[f64],
-        status: &[u8],
-        qd: &[f64],
-        qi: &[f32],
-        gmax: f64,
-        qdi: f64,
+        g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
     ) -> (f64, usize) {
         let full = g.len().min(status.len()).min(qd.len()).min(qi.len()) / 4 * 4;
         let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
@@ -688,7 +669,14 @@ mod tests {
                 if let Some((gmax, i)) = up {
                     let fast = scan_down_second_order(&g, &status, &qd, &qi, gmax, qd[i]);
                     let plain = scan_down_second_order_from(
-                        &g, &status, &qd, &qi, gmax, qd[i], 0, (f64::INFINITY, f64::INFINITY, usize::MAX),
+                        &g,
+                        &status,
+                        &qd,
+                        &qi,
+                        gmax,
+                        qd[i],
+                        0,
+                        (f64::INFINITY, f64::INFINITY, usize::MAX),
                     );
                     assert_eq!(fast, plain);
                 }

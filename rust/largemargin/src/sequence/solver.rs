@@ -1,38 +1,20 @@
-//! Sequence labeling with linear models (spec/bordes.md sections 0.3, 1.2, 1.9, 1.11, 4.6):
-//! LaRankGreedy, LaRankExact, passive-aggressive (LaRank without reprocessing) and the
-//! (averaged) structured perceptron, over explicit weights.
-//!
-//! A model holds an emission table W[feature][label] and, for Markov order k, k lag-specific
-//! transition tables T_s[previous label][label] whose previous label may be START (positions
-//! before the sequence). The local score of label y at token t is
-//!   s^t(y) = <W[.][y], x^t> + sum_{s=1..k} T_s[y^{t-s}, y].
-//!
-//! Both LaRank variants optimise the beta-dual (5.3) with g_{i,c} = -Delta(c, c_i) - S(p_i, c)
-//! (the sign-corrected gradient of spec 1.9). A pattern is a range of tokens with a fixed context
-//! before it: a whole sequence for exact inference (outputs = label sequences, Delta = Hamming),
-//! one token with its true previous labels for greedy inference (outputs = one label, Delta =
-//! 0/1 loss). Gradients are never stored: the weights are explicit, so they are recomputed.
+//! The sequence solver over one explicit model: LaRank's operations (PROCESSNEW, PROCESSOLD,
+//! OPTIMIZE) on the beta-dual with loss-augmented inference, and the (averaged) structured
+//! perceptron. See the module `sequence` for the formulation.
 
+use super::inference::argmax;
+use super::{Inference, SeqModel, Sequences};
 use crate::control::Control;
-use crate::data::CsrView;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solver::larank::LaRankStats;
-
-/// How a label sequence is chosen.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Inference {
-    /// Left to right, each label given the k previous predictions (any Markov order).
-    Greedy,
-    /// Viterbi over whole sequences (Markov order 1).
-    Exact,
-}
+use crate::solver::schedule::{fixed_step, Adaptive, Clock, LaRankSteps, Schedule};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SeqMethod {
-    /// The fixed schedule (Algorithm 21): per example, PROCESSNEW then `reprocess` times
-    /// (1 PROCESSOLD + 10 OPTIMIZE). `reprocess = 0` is the passive-aggressive baseline.
-    LaRank { reprocess: usize },
+    /// LaRank with a schedule: the fixed one (Algorithm 21; `reprocess = 0` is the
+    /// passive-aggressive baseline) or the adaptive one (Algorithm 22, on the cost clock).
+    LaRank(Schedule),
     /// The structured perceptron (Collins 2002); `averaged` keeps the average of all models.
     Perceptron { averaged: bool },
 }
@@ -50,7 +32,13 @@ pub struct SeqParams {
 
 impl Default for SeqParams {
     fn default() -> Self {
-        SeqParams { c: 0.1, tol: 1e-4, method: SeqMethod::LaRank { reprocess: 1 }, inference: Inference::Greedy, order: 1 }
+        SeqParams {
+            c: 0.1,
+            tol: 1e-4,
+            method: SeqMethod::LaRank(Schedule::Fixed { reprocess: 1 }),
+            inference: Inference::Greedy,
+            order: 1,
+        }
     }
 }
 
@@ -75,211 +63,6 @@ impl SeqParams {
     }
 }
 
-/// Tokens of many sequences: one CSR row per token, sequence i holding rows
-/// `seq_ptr[i]..seq_ptr[i + 1]`.
-#[derive(Clone, Copy, Debug)]
-pub struct Sequences<'a> {
-    pub x: CsrView<'a, f64>,
-    pub seq_ptr: &'a [usize],
-}
-
-impl<'a> Sequences<'a> {
-    pub fn new(x: CsrView<'a, f64>, seq_ptr: &'a [usize]) -> Result<Self> {
-        if seq_ptr.is_empty() || seq_ptr[0] != 0 || *seq_ptr.last().unwrap() != x.rows() {
-            return Err(Error::InvalidData(format!(
-                "sequence offsets must start at 0 and end at the number of tokens ({})",
-                x.rows()
-            )));
-        }
-        if let Some(i) = seq_ptr.windows(2).position(|w| w[1] < w[0]) {
-            return Err(Error::InvalidData(format!("sequence offsets decrease at sequence {i}")));
-        }
-        if let Some(k) = x.data().iter().position(|v| !v.is_finite()) {
-            return Err(Error::InvalidData(format!("feature value {} (entry {k}) is not finite", x.data()[k])));
-        }
-        Ok(Sequences { x, seq_ptr })
-    }
-    pub fn len(&self) -> usize {
-        self.seq_ptr.len() - 1
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    pub fn tokens(&self) -> usize {
-        self.x.rows()
-    }
-    pub fn range(&self, i: usize) -> (usize, usize) {
-        (self.seq_ptr[i], self.seq_ptr[i + 1])
-    }
-}
-
-/// A linear sequence model: `emit[j * labels + y]` and
-/// `trans[((s - 1) * (labels + 1) + prev) * labels + y]` with prev = `labels` for START.
-#[derive(Clone, Debug)]
-pub struct SeqModel {
-    pub labels: usize,
-    pub features: usize,
-    pub order: usize,
-    pub emit: Vec<f64>,
-    pub trans: Vec<f64>,
-}
-
-impl SeqModel {
-    pub fn zeros(labels: usize, features: usize, order: usize) -> Self {
-        SeqModel {
-            labels,
-            features,
-            order,
-            emit: vec![0.0; labels * features],
-            trans: vec![0.0; order * (labels + 1) * labels],
-        }
-    }
-
-    /// A model from arrays, checking their shapes.
-    pub fn from_parts(labels: usize, features: usize, order: usize, emit: Vec<f64>, trans: Vec<f64>) -> Result<Self> {
-        if labels == 0 {
-            return Err(Error::InvalidData("a sequence model needs at least one label".into()));
-        }
-        if emit.len() != labels * features || trans.len() != order * (labels + 1) * labels {
-            return Err(Error::InvalidData(format!(
-                "model arrays do not match {labels} labels, {features} features and Markov order {order}"
-            )));
-        }
-        if emit.iter().chain(&trans).any(|v| !v.is_finite()) {
-            return Err(Error::InvalidData("model weights must be finite".into()));
-        }
-        Ok(SeqModel { labels, features, order, emit, trans })
-    }
-
-    #[inline]
-    fn t(&self, lag: usize, prev: usize, y: usize) -> usize {
-        ((lag - 1) * (self.labels + 1) + prev) * self.labels + y
-    }
-
-    /// Emission scores of tokens a..b, row-major (b - a) x labels, into `out`.
-    pub fn emissions(&self, x: &CsrView<f64>, a: usize, b: usize, out: &mut Vec<f64>) {
-        let l = self.labels;
-        out.clear();
-        out.resize((b - a) * l, 0.0);
-        for t in a..b {
-            let row = &mut out[(t - a) * l..(t - a + 1) * l];
-            let (idx, val) = x.row(t);
-            for (&j, &v) in idx.iter().zip(val) {
-                let j = j as usize;
-                if j >= self.features {
-                    continue; // a feature the model never saw has weight zero
-                }
-                for (r, w) in row.iter_mut().zip(&self.emit[j * l..(j + 1) * l]) {
-                    *r += v * w;
-                }
-            }
-        }
-    }
-
-    /// Adds the transition scores of every label at one position, given the labels before it
-    /// (`ctx[s - 1]` = label at lag s, `labels` for START).
-    fn add_transitions(&self, ctx: &[usize], row: &mut [f64]) {
-        for (s, &p) in ctx.iter().enumerate() {
-            let base = self.t(s + 1, p, 0);
-            for (r, w) in row.iter_mut().zip(&self.trans[base..base + self.labels]) {
-                *r += w;
-            }
-        }
-    }
-
-    /// Greedy decoding of one sequence from its emission table (T x labels).
-    /// `truth` (loss-augmented): +1 to each label that differs from the true one.
-    pub fn greedy(&self, emit: &[f64], truth: Option<&[usize]>, out: &mut Vec<usize>) {
-        let l = self.labels;
-        let n = emit.len() / l;
-        out.clear();
-        let mut row = vec![0.0; l];
-        let mut ctx = vec![l; self.order];
-        for t in 0..n {
-            row.copy_from_slice(&emit[t * l..(t + 1) * l]);
-            for (s, c) in ctx.iter_mut().enumerate() {
-                *c = if t > s { out[t - s - 1] } else { l };
-            }
-            self.add_transitions(&ctx, &mut row);
-            if let Some(y) = truth {
-                row.iter_mut().enumerate().filter(|(c, _)| *c != y[t]).for_each(|(_, r)| *r += 1.0);
-            }
-            out.push(argmax(&row));
-        }
-    }
-
-    /// Viterbi decoding (order 1) of one sequence from its emission table; `truth` as in `greedy`.
-    pub fn viterbi(&self, emit: &[f64], truth: Option<&[usize]>, out: &mut Vec<usize>) {
-        let l = self.labels;
-        let n = emit.len() / l;
-        out.clear();
-        if n == 0 {
-            return;
-        }
-        let aug = |t: usize, y: usize| match truth {
-            Some(tr) if tr[t] != y => 1.0,
-            _ => 0.0,
-        };
-        let mut v: Vec<f64> = (0..l).map(|y| emit[y] + self.trans[self.t(1, l, y)] + aug(0, y)).collect();
-        let mut back = vec![0u32; n * l];
-        let mut next = vec![0.0; l];
-        for t in 1..n {
-            for y in 0..l {
-                let mut best = f64::NEG_INFINITY;
-                let mut arg = 0;
-                for (p, vp) in v.iter().enumerate() {
-                    let s = vp + self.trans[self.t(1, p, y)];
-                    if s > best {
-                        best = s;
-                        arg = p;
-                    }
-                }
-                next[y] = best + emit[t * l + y] + aug(t, y);
-                back[t * l + y] = arg as u32;
-            }
-            std::mem::swap(&mut v, &mut next);
-        }
-        out.resize(n, 0);
-        out[n - 1] = argmax(&v);
-        for t in (1..n).rev() {
-            out[t - 1] = back[t * l + out[t]] as usize;
-        }
-    }
-
-    /// Labels of every token of `data` (concatenated).
-    pub fn predict(&self, data: &Sequences, inference: Inference) -> Result<Vec<usize>> {
-        if inference == Inference::Exact && self.order != 1 {
-            return Err(Error::InvalidParameter("exact (Viterbi) inference needs a model of Markov order 1".into()));
-        }
-        let mut labels = Vec::with_capacity(data.tokens());
-        let (mut emit, mut out) = (Vec::new(), Vec::new());
-        for i in 0..data.len() {
-            let (a, b) = data.range(i);
-            self.emissions(&data.x, a, b, &mut emit);
-            match inference {
-                Inference::Greedy => self.greedy(&emit, None, &mut out),
-                Inference::Exact => self.viterbi(&emit, None, &mut out),
-            }
-            labels.extend_from_slice(&out);
-        }
-        Ok(labels)
-    }
-
-    pub fn squared_norm(&self) -> f64 {
-        self.emit.iter().chain(&self.trans).map(|w| w * w).sum()
-    }
-}
-
-fn argmax(v: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best
-}
-
 /// An output of a support pattern with its coefficient. Output 0 is the true labeling.
 #[derive(Clone, Debug)]
 struct Output {
@@ -296,9 +79,6 @@ struct Diff {
     touched: Vec<usize>,
     trans: Vec<f64>,
 }
-
-/// OPTIMIZE steps per REPROCESS.
-const OPTIMIZE_BATCH: usize = 10;
 
 pub struct SeqSolver<'a> {
     data: Sequences<'a>,
@@ -321,6 +101,8 @@ pub struct SeqSolver<'a> {
     emit_buf: Vec<f64>,
     out_buf: Vec<usize>,
     diff: Diff,
+    /// Work done, in the adaptive schedule's cost units: entries read and written.
+    work: f64,
     pub stats: LaRankStats,
 }
 
@@ -364,6 +146,7 @@ impl<'a> SeqSolver<'a> {
             updated: vec![false; n_patterns],
             emit_buf: Vec::new(),
             out_buf: Vec::new(),
+            work: 0.0,
             stats: LaRankStats::default(),
         })
     }
@@ -371,7 +154,7 @@ impl<'a> SeqSolver<'a> {
     /// Number of support patterns (perceptron: patterns that caused an update).
     pub fn support_patterns(&self) -> usize {
         match self.params.method {
-            SeqMethod::LaRank { .. } => self.support.len(),
+            SeqMethod::LaRank(_) => self.support.len(),
             SeqMethod::Perceptron { .. } => self.updated.iter().filter(|&&u| u).count(),
         }
     }
@@ -379,7 +162,9 @@ impl<'a> SeqSolver<'a> {
     /// (perceptron: twice the number of updates, one +1 and one -1 each).
     pub fn support_vectors(&self) -> usize {
         match self.params.method {
-            SeqMethod::LaRank { .. } => self.support.iter().map(|&p| self.patterns[p].iter().filter(|o| o.beta != 0.0).count()).sum(),
+            SeqMethod::LaRank(_) => {
+                self.support.iter().map(|&p| self.patterns[p].iter().filter(|o| o.beta != 0.0).count()).sum()
+            }
             SeqMethod::Perceptron { .. } => 2 * self.stats.steps as usize,
         }
     }
@@ -471,6 +256,11 @@ impl<'a> SeqSolver<'a> {
         let (a, b, start) = self.span(p);
         let truth = loss_augmented.then(|| &self.label[a..b]);
         let mut out = std::mem::take(&mut self.out_buf);
+        let l = self.model.labels as f64;
+        self.work += match self.params.inference {
+            Inference::Exact => (b - a) as f64 * l * l,
+            Inference::Greedy => l * self.model.order as f64,
+        };
         match self.params.inference {
             Inference::Exact => self.model.viterbi(&self.emit_buf, truth, &mut out),
             Inference::Greedy => {
@@ -521,7 +311,7 @@ impl<'a> SeqSolver<'a> {
                 }
             }
         }
-        // cells hit by several positions are merged before squaring (spec 1.11)
+        // cells hit by several positions are merged before squaring (Bordes 2010, thesis section 5.3)
         d.emit.sort_unstable_by_key(|e| e.0);
         let mut merged: Vec<(usize, f64)> = Vec::with_capacity(d.emit.len());
         for &(cell, v) in &d.emit {
@@ -533,13 +323,15 @@ impl<'a> SeqSolver<'a> {
         d.emit = merged;
         d.touched.sort_unstable();
         d.touched.dedup();
-        let norm = d.emit.iter().map(|e| e.1 * e.1).sum::<f64>() + d.touched.iter().map(|&c| d.trans[c] * d.trans[c]).sum::<f64>();
+        let norm = d.emit.iter().map(|e| e.1 * e.1).sum::<f64>()
+            + d.touched.iter().map(|&c| d.trans[c] * d.trans[c]).sum::<f64>();
         self.diff = d;
         norm
     }
 
     /// w += scale * diff (and the averaging accumulator for the perceptron).
     fn apply_diff(&mut self, scale: f64) {
+        self.work += (self.diff.emit.len() + self.diff.touched.len()) as f64;
         for &(cell, v) in &self.diff.emit {
             self.model.emit[cell] += scale * v;
         }
@@ -639,6 +431,8 @@ impl<'a> SeqSolver<'a> {
         let (a, b, _) = self.span(p);
         let mut e = std::mem::take(&mut self.emit_buf);
         self.model.emissions(&self.data.x, a, b, &mut e);
+        let entries = (self.data.x.indptr()[b] - self.data.x.indptr()[a]) as f64 + (b - a) as f64;
+        self.work += entries * self.model.labels as f64;
         self.emit_buf = e;
     }
 
@@ -745,6 +539,7 @@ impl<'a> SeqSolver<'a> {
     /// One pass over the sequences in `order`.
     pub fn epoch(&mut self, order: &[usize], rng: &mut Rng, control: &Control) -> Result<()> {
         let mut visited = 0u64;
+        let mut adaptive = Adaptive::new(Clock::Cost);
         for &i in order {
             control.poll()?;
             let (a, b) = self.data.range(i);
@@ -756,15 +551,8 @@ impl<'a> SeqSolver<'a> {
                 visited += 1;
                 match self.params.method {
                     SeqMethod::Perceptron { .. } => self.perceptron(p),
-                    SeqMethod::LaRank { reprocess } => {
-                        self.process_new(p);
-                        for _ in 0..reprocess {
-                            self.process_old(rng);
-                            for _ in 0..OPTIMIZE_BATCH {
-                                self.optimize(rng);
-                            }
-                        }
-                    }
+                    SeqMethod::LaRank(Schedule::Fixed { reprocess }) => fixed_step(self, p, reprocess, rng),
+                    SeqMethod::LaRank(Schedule::Adaptive) => adaptive.step(self, p, rng),
                 }
             }
         }
@@ -802,9 +590,28 @@ fn argmin(v: &[f64]) -> usize {
     best
 }
 
+impl LaRankSteps for SeqSolver<'_> {
+    fn process_new(&mut self, pattern: usize) -> f64 {
+        SeqSolver::process_new(self, pattern)
+    }
+    fn process_old(&mut self, rng: &mut Rng) -> f64 {
+        SeqSolver::process_old(self, rng)
+    }
+    fn optimize(&mut self, rng: &mut Rng) -> f64 {
+        SeqSolver::optimize(self, rng)
+    }
+    fn has_support(&self) -> bool {
+        !self.support.is_empty()
+    }
+    fn work(&self) -> f64 {
+        self.work
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::CsrView;
 
     /// A tiny chain problem: tokens with one-hot features, labels follow the feature mostly.
     struct Toy {
@@ -817,7 +624,8 @@ mod tests {
 
     fn toy(n_seq: usize, seed: u64) -> Toy {
         let mut rng = Rng::new(seed);
-        let (mut indptr, mut indices, mut data, mut seq_ptr, mut labels) = (vec![0i64], vec![], vec![], vec![0], vec![]);
+        let (mut indptr, mut indices, mut data, mut seq_ptr, mut labels) =
+            (vec![0i64], vec![], vec![], vec![0], vec![]);
         for _ in 0..n_seq {
             let len = 2 + rng.below(6);
             let mut prev = 0;
@@ -916,7 +724,13 @@ mod tests {
     fn sequence_larank_dual_increases_and_learns() {
         let t = toy(150, 1);
         for (inference, reprocess) in [(Inference::Greedy, 2), (Inference::Exact, 5)] {
-            let params = SeqParams { c: 1.0, method: SeqMethod::LaRank { reprocess }, inference, order: 1, ..Default::default() };
+            let params = SeqParams {
+                c: 1.0,
+                method: SeqMethod::LaRank(Schedule::Fixed { reprocess }),
+                inference,
+                order: 1,
+                ..Default::default()
+            };
             let (s, duals) = fit(&t, params, 3);
             assert!(duals[0] > 0.0, "{duals:?}");
             assert!(duals.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{duals:?}");
@@ -940,7 +754,13 @@ mod tests {
         let t = toy(60, 2);
         let x = CsrView::new(&t.indptr, &t.indices, &t.data, 7).unwrap();
         let data = Sequences::new(x, &t.seq_ptr).unwrap();
-        let params = SeqParams { c: 0.5, method: SeqMethod::LaRank { reprocess: 1 }, inference: Inference::Exact, order: 1, ..Default::default() };
+        let params = SeqParams {
+            c: 0.5,
+            method: SeqMethod::LaRank(Schedule::Fixed { reprocess: 1 }),
+            inference: Inference::Exact,
+            order: 1,
+            ..Default::default()
+        };
         let mut s = SeqSolver::new(data, &t.labels, 3, params).unwrap();
         let mut rng = Rng::new(5);
         let mut dual = s.dual();
@@ -961,7 +781,11 @@ mod tests {
     #[test]
     fn sequence_perceptron_and_pa_learn() {
         let t = toy(200, 4);
-        for method in [SeqMethod::Perceptron { averaged: true }, SeqMethod::Perceptron { averaged: false }, SeqMethod::LaRank { reprocess: 0 }] {
+        for method in [
+            SeqMethod::Perceptron { averaged: true },
+            SeqMethod::Perceptron { averaged: false },
+            SeqMethod::LaRank(Schedule::Fixed { reprocess: 0 }),
+        ] {
             for inference in [Inference::Greedy, Inference::Exact] {
                 let params = SeqParams { c: 1.0, method, inference, order: 1, ..Default::default() };
                 let (s, _) = fit(&t, params, 2);

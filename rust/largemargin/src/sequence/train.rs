@@ -2,11 +2,11 @@
 //! perceptron): epochs over the sequences in a seeded random order, or epochs until the duality
 //! gap is below C.
 
+use super::{SeqModel, SeqParams, SeqSolver, Sequences};
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solver::larank::LaRankStats;
-use crate::solver::sequence::{SeqModel, SeqParams, SeqSolver, Sequences};
 
 #[derive(Clone, Debug)]
 pub struct SeqConfig {
@@ -31,7 +31,9 @@ pub struct SeqFit {
 }
 
 /// Fits one model on `data` with a label index (below `labels`) per token.
-pub fn train_sequence(data: &Sequences, label: &[usize], labels: usize, config: &SeqConfig, control: &Control) -> Result<SeqFit> {
+pub fn train_sequence(
+    data: &Sequences, label: &[usize], labels: usize, config: &SeqConfig, control: &Control,
+) -> Result<SeqFit> {
     if data.is_empty() || data.tokens() == 0 {
         return Err(Error::InvalidData("no sequences (or no tokens) to learn from".into()));
     }

@@ -1,0 +1,213 @@
+//! The kernel engine's tests.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::primitives::exp_poly;
+use super::*;
+use crate::data::{CsrMatrix, DenseView, Matrix};
+use crate::error::Error;
+
+#[test]
+fn fast_exp_matches_std() {
+    let mut x = 0.0;
+    while x > -700.0 {
+        let (a, b, c) = (exp_nonpositive(x), x.exp(), exp_poly::<true>(x));
+        assert!(((a - b) / b).abs() < 1e-14, "x={x} {a} {b}");
+        assert!(((c - b) / b).abs() < 1e-14, "x={x} {c} {b}");
+        x -= 0.0137;
+    }
+    assert_eq!(exp_nonpositive(-1e6), exp_nonpositive(-708.0));
+}
+
+fn reference(spec: &KernelSpec, a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let d2: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+    match *spec {
+        KernelSpec::Linear | KernelSpec::Precomputed => dot,
+        KernelSpec::Rbf { gamma } => (-gamma * d2).exp(),
+        KernelSpec::Poly { degree, gamma, coef0 } => (gamma * dot + coef0).powi(degree as i32),
+        KernelSpec::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+        KernelSpec::Composite(ref c) => {
+            c.terms().iter().map(|t| t.weight * t.factors.iter().map(|f| reference(f, a, b)).product::<f64>()).sum()
+        }
+        KernelSpec::External(_) => unreachable!(),
+    }
+}
+
+fn rbf_plus_half_linear_times_poly() -> KernelSpec {
+    KernelSpec::Composite(Arc::new(
+        Composite::new(vec![
+            Term { weight: 1.0, factors: vec![KernelSpec::Rbf { gamma: 0.1 }] },
+            Term {
+                weight: 0.5,
+                factors: vec![KernelSpec::Linear, KernelSpec::Poly { degree: 2, gamma: 0.3, coef0: 1.0 }],
+            },
+            Term { weight: 0.25, factors: vec![] },
+        ])
+        .unwrap(),
+    ))
+}
+
+/// Every layout (dense, sparse, dense held sparse), every path (direct, full pass, threads)
+/// and every query form give the kernel's textbook value.
+#[test]
+fn all_layouts_and_paths_agree_with_the_definition() {
+    let mut rng = crate::rng::Rng::new(3);
+    let n = 5000;
+    // narrow and wide, sparse-ish and dense: every way the engine may hold the data
+    for (d, keep_in_8) in [(40, 1usize), (40, 6), (80, 6)] {
+        let mut dense = vec![0.0f64; n * d];
+        let mut csr = CsrMatrix::new();
+        for r in 0..n {
+            let mut row = Vec::new();
+            for j in 0..d {
+                if rng.below(8) < keep_in_8 {
+                    let v = rng.below(1000) as f64 / 250.0 - 2.0;
+                    dense[r * d + j] = v;
+                    row.push((j, v));
+                }
+            }
+            csr.push_row(row).unwrap();
+        }
+        csr.set_cols(d).unwrap();
+        let dm = Matrix::Dense64(DenseView::new(&dense, n, d).unwrap());
+        let mut cols: Vec<usize> = (0..n).collect();
+        rng.shuffle(&mut cols);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for m in [dm, csr.view()] {
+            for spec in [
+                KernelSpec::Rbf { gamma: 0.1 },
+                KernelSpec::Linear,
+                KernelSpec::Poly { degree: 2, gamma: 0.3, coef0: 1.0 },
+                KernelSpec::Sigmoid { gamma: 0.01, coef0: -0.2 },
+                rbf_plus_half_linear_times_poly(),
+            ] {
+                // with its copies, and without (no budget for them: the data as given)
+                let engines =
+                    [KernelEngine::new(m, spec.clone()).unwrap(), KernelEngine::within(m, spec.clone(), 0).unwrap()];
+                for e in engines {
+                    for i in [0, 17, 4999] {
+                        let xi = &dense[i * d..(i + 1) * d];
+                        for take in [n, 40] {
+                            let c = &cols[..take];
+                            let mut par = vec![0.0f64; take];
+                            pool.install(|| e.row(i, c, &mut par));
+                            let mut single = vec![0.0f64; take];
+                            e.row(i, c, &mut single);
+                            let mut outside = vec![0.0f64; take];
+                            e.query(&Query::dense(xi), xi.iter().map(|v| v * v).sum(), c, &mut outside).unwrap();
+                            for k in 0..take {
+                                let want = reference(&spec, xi, &dense[c[k] * d..(c[k] + 1) * d]);
+                                for got in [par[k], single[k], outside[k]] {
+                                    assert!(
+                                        (got - want).abs() <= 1e-11 * (1.0 + want.abs()),
+                                        "{spec:?} {i} {k} {got} {want}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn composed_kernels_take_only_builtin_factors() {
+    let bad = Composite::new(vec![Term { weight: 1.0, factors: vec![KernelSpec::Precomputed] }]);
+    assert!(matches!(bad, Err(Error::InvalidParameter(_))));
+    let nan = Composite::new(vec![Term { weight: f64::NAN, factors: vec![KernelSpec::Linear] }]);
+    assert!(nan.is_err());
+    let bad_gamma = Composite::new(vec![Term { weight: 1.0, factors: vec![KernelSpec::Rbf { gamma: -1.0 }] }]);
+    assert!(bad_gamma.is_err());
+    assert!(Composite::new(vec![]).is_err());
+}
+
+/// An external RBF over dense rows, failing (or returning NaN) on demand.
+struct OutsideRbf {
+    x: Vec<f64>,
+    d: usize,
+    nan_at: Option<usize>,
+    calls: AtomicU64,
+}
+
+impl ExternalKernel for OutsideRbf {
+    fn name(&self) -> String {
+        "outside-rbf".into()
+    }
+    fn len(&self) -> usize {
+        self.x.len() / self.d
+    }
+    fn row(&self, i: usize, cols: Option<&[usize]>, out: &mut [f64]) -> std::result::Result<(), String> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let all: Vec<usize> = (0..self.len()).collect();
+        let cols = cols.unwrap_or(&all);
+        let xi = &self.x[i * self.d..(i + 1) * self.d];
+        for (o, &c) in out.iter_mut().zip(cols) {
+            *o = if Some(c) == self.nan_at {
+                f64::NAN
+            } else {
+                reference(&KernelSpec::Rbf { gamma: 0.5 }, xi, &self.x[c * self.d..(c + 1) * self.d])
+            };
+        }
+        Ok(())
+    }
+    fn diagonal(&self) -> std::result::Result<Vec<f64>, String> {
+        Ok(vec![1.0; self.len()])
+    }
+}
+
+#[test]
+fn external_kernels_are_asked_for_segments_and_their_failures_kept() {
+    let (n, d) = (300, 3);
+    let mut rng = crate::rng::Rng::new(5);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.below(100) as f64 / 50.0).collect();
+    let placeholder: Vec<f64> = Vec::new();
+    let m = Matrix::Dense64(DenseView::new(&placeholder, n, 0).unwrap());
+    let ext = Arc::new(OutsideRbf { x: x.clone(), d, nan_at: None, calls: AtomicU64::new(0) });
+    let e = KernelEngine::new(m, KernelSpec::External(ext.clone())).unwrap();
+    let cols: Vec<usize> = (0..n).rev().step_by(3).collect();
+    for take in [cols.len(), 10] {
+        let mut out = vec![0.0f32; take];
+        e.row(7, &cols[..take], &mut out);
+        for (k, &c) in cols[..take].iter().enumerate() {
+            let want = reference(&KernelSpec::Rbf { gamma: 0.5 }, &x[21..24], &x[c * d..(c + 1) * d]);
+            assert!((out[k] as f64 - want).abs() < 1e-6);
+        }
+    }
+    assert_eq!(ext.calls.load(Ordering::Relaxed), 2, "one call per row segment");
+    assert_eq!(e.diagonal(&[0, 5]), vec![1.0, 1.0]);
+    assert!(e.failure().is_none());
+
+    let bad = Arc::new(OutsideRbf { x, d, nan_at: Some(4), calls: AtomicU64::new(0) });
+    let e = KernelEngine::new(m, KernelSpec::External(bad.clone())).unwrap();
+    let mut out = vec![0.0f64; n];
+    let all: Vec<usize> = (0..n).collect();
+    e.row(0, &all, &mut out);
+    assert!(out.iter().all(|&v| v == 0.0));
+    match e.failure() {
+        Some(Error::Kernel(m)) => assert!(m.contains("outside-rbf") && m.contains("NaN"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    e.row(1, &all, &mut out);
+    assert_eq!(bad.calls.load(Ordering::Relaxed), 1, "a failed kernel is not called again");
+    let wrong = Matrix::Dense64(DenseView::new(&placeholder, n + 1, 0).unwrap());
+    assert!(KernelEngine::new(wrong, KernelSpec::External(bad)).is_err());
+}
+
+#[test]
+fn mostly_zero_dense_data_is_held_sparse_and_budgeted() {
+    let mut data = vec![0.0f64; 100 * 64];
+    for r in 0..100 {
+        data[r * 64 + r % 64] = 1.0;
+    }
+    let m = Matrix::Dense64(DenseView::new(&data, 100, 64).unwrap());
+    let e = KernelEngine::new(m, KernelSpec::Rbf { gamma: 1.0 }).unwrap();
+    assert!(e.sparse_copy.is_some() && e.columns.is_some() && e.dense_columns.is_none());
+    assert!(e.extra_bytes() > 0);
+    assert!((e.eval(0, 64) - 1.0).abs() < 1e-15);
+    assert!((e.eval(0, 1) - (-2.0f64).exp()).abs() < 1e-15);
+    assert_eq!(e.evals(), 2);
+}

@@ -1,0 +1,157 @@
+//! What a linear SGD fit measures around its passes: the primal objective and training error,
+//! and the choice of t0 (the step's offset) by trying candidates on a sample, as Bottou's SGD
+//! code does.
+
+use crate::control::Control;
+use crate::data::Matrix;
+use crate::error::{Error, Result};
+use crate::kernel::Query;
+use crate::rng::Rng;
+use crate::solver::loss::Loss;
+use crate::solver::sgd::{LinearModel, SgdParams};
+
+/// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) and the training error
+/// (the fraction of examples with y f(x) <= 0).
+pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn Loss, lambda: f64) -> (f64, f64) {
+    let n = x.rows();
+    let (mut total, mut wrong) = (0.0, 0usize);
+    for_each_loss(
+        0..n,
+        |i| model.decision(x, i),
+        y,
+        loss,
+        |i, f, l| {
+            total += c[i] * l;
+            wrong += (y[i] * f <= 0.0) as usize;
+        },
+    );
+    let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
+    (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
+}
+
+/// Examples per `Loss::losses` call where the objective's data term is summed.
+const LOSS_BLOCK: usize = 1024;
+
+/// visit(i, f_i, loss(f_i, y_i)) for each example i of `rows`, f_i = decision(i), in order, the
+/// loss asked a block of examples at a time.
+fn for_each_loss(
+    rows: impl Iterator<Item = usize>, decision: impl Fn(usize) -> f64, y: &[f64], loss: &dyn Loss,
+    mut visit: impl FnMut(usize, f64, f64),
+) {
+    let (mut idx, mut f, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = vec![0.0; LOSS_BLOCK];
+    let mut rows = rows.peekable();
+    while rows.peek().is_some() {
+        idx.clear();
+        f.clear();
+        labels.clear();
+        for i in rows.by_ref().take(LOSS_BLOCK) {
+            idx.push(i);
+            f.push(decision(i));
+            labels.push(y[i]);
+        }
+        let out = &mut out[..idx.len()];
+        loss.losses(&f, &labels, out);
+        for k in 0..idx.len() {
+            visit(idx[k], f[k], out[k]);
+        }
+    }
+}
+
+/// The largest slope of a loss's derivative over a unit change of the decision value (the
+/// margin's scale), over f in [-10, 10] and y = +-1: 1 for the hinge (its unit jump) and the
+/// squared hinge, 2 for the modified Huber, about 1/4 for the log loss. Measured by secants, so
+/// that a loss of any kind (a plugin's, a Python object) gets one without declaring it.
+pub fn loss_curvature(loss: &dyn Loss) -> f64 {
+    let mut largest = 0.0f64;
+    for y in [-1.0, 1.0] {
+        for k in 0..=80 {
+            let f = -10.0 + 0.25 * k as f64;
+            let slope = (loss.dloss(f + 1.0, y) - loss.dloss(f, y)).abs();
+            if slope.is_finite() {
+                largest = largest.max(slope);
+            }
+        }
+    }
+    largest
+}
+
+/// The smallest t0 whose steps are stable by construction: a step of size eta on example i
+/// moves that example's own decision value by eta c_i (|x_i|^2 + bias_rate) times the change of
+/// the loss's derivative, so with eta c_i (|x_i|^2 + bias_rate) curvature <= 1 no step
+/// overshoots (for the squared hinge each step is then a contraction, as constant-step SGD on
+/// least squares at 1/R^2: Bach and Moulines 2013). Every schedule here starts at its largest
+/// step 1/(lambda t0) and never exceeds it: t0 >= curvature max_i c_i (|x_i|^2 + bias_rate) / lambda.
+/// `c` should hold each example's largest weight over the problems that share t0 (class weights
+/// included).
+pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> f64 {
+    let bias = if p.fit_bias { p.bias_rate } else { 0.0 };
+    let largest = (0..x.rows()).map(|i| c[i] * (Query::row(x, i).squared_norm() + bias)).fold(0.0, f64::max);
+    let floor = loss_curvature(loss) * largest / p.lambda;
+    if floor.is_finite() {
+        floor
+    } else {
+        0.0
+    }
+}
+
+/// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
+/// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
+/// primal on that subset. Candidates below `stable_t0` (with the weights `bound_weight`) are
+/// replaced by it: one pass over a small subset does not show a divergence that takes more
+/// passes (iris: t0 = 1000 diverges in the second pass over 112 examples).
+#[allow(clippy::too_many_arguments)]
+pub fn choose_t0(
+    x: &Matrix, y: &[f64], c: &[f64], bound_weight: &[f64], loss: &dyn Loss, p: &SgdParams, candidates: &[f64],
+    seed: u64, control: &Control,
+) -> Result<f64> {
+    if bound_weight.len() != x.rows() {
+        return Err(Error::InvalidData("one bound weight per example".into()));
+    }
+    let floor = stable_t0(x, bound_weight, loss, p);
+    let mut stable: Vec<f64> = candidates.iter().copied().filter(|&t0| t0 > floor).collect();
+    if floor > 0.0 {
+        stable.insert(0, floor);
+    }
+    let candidates = &stable[..];
+    let n = x.rows();
+    let mut rng = Rng::new(seed);
+    let mut subset: Vec<usize> = (0..n).collect();
+    rng.shuffle(&mut subset);
+    subset.truncate((n / 10).max(n.min(1000)));
+    let value = |t0: f64| -> Result<f64> {
+        let q = SgdParams { t0, ..p.clone() };
+        let mut m = LinearModel::new(x.cols());
+        m.epoch(x, y, c, &subset, loss, &q, control)?;
+        let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
+        let mut data = 0.0;
+        for_each_loss(subset.iter().copied(), |i| m.decision(x, i), y, loss, |i, _, l| data += c[i] * l);
+        Ok(0.5 * p.lambda * norm + data / subset.len().max(1) as f64)
+    };
+    // a pass that ends above the zero model's primal has diverged, or is about to
+    let mut zero = 0.0;
+    for_each_loss(subset.iter().copied(), |_| 0.0, y, loss, |i, _, l| zero += c[i] * l);
+    zero /= subset.len().max(1) as f64;
+    let mut best = (f64::INFINITY, f64::NAN);
+    for &t0 in candidates {
+        let v = value(t0)?;
+        if v.is_finite() && v < zero && v < best.0 {
+            best = (v, t0);
+        }
+    }
+    // every candidate diverged (large weights or features, an unbounded loss): more careful ones
+    let mut t0 = candidates.iter().copied().fold(p.t0, f64::max);
+    while !best.0.is_finite() && t0 < 1e16 {
+        t0 *= 10.0;
+        let v = value(t0)?;
+        if v.is_finite() && v < zero {
+            best = (v, t0);
+        }
+    }
+    Ok(if best.0.is_finite() { best.1 } else { t0 })
+}
+
+/// The candidates of `choose_t0`: powers of ten from 1 to 1e8.
+pub fn t0_candidates() -> Vec<f64> {
+    (0..=8).map(|k| 10f64.powi(k)).collect()
+}
