@@ -28,7 +28,7 @@ def main(phase):
         # many small experts, a long gater: the Ctrl-C lands in the gater's training
         params = dict(n_experts=40, gater_epochs=100000, max_iter=1)
         fit_gater = _native.fit_gater
-        _native.fit_gater = lambda *a: (say("ready"), fit_gater(*a))[1]
+        _native.fit_gater = lambda *a, **k: (say("ready"), fit_gater(*a, **k))[1]
     else:
         params = dict(n_experts=2, C=100)  # 20,000 examples an expert: each trains for many seconds
     train_expert = mx.train_expert

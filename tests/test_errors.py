@@ -12,7 +12,6 @@ from sklearn.base import clone
 
 import largemargin as lm
 
-
 X = np.random.RandomState(0).rand(20, 3)
 y = np.array([0, 1] * 10)
 

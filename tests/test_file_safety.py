@@ -9,13 +9,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_libsvm_interop import native_cli, python_cli
 
 import largemargin as lm
-from test_libsvm_interop import native_cli, python_cli
 
 LINUX = sys.platform.startswith("linux")
 

@@ -7,7 +7,6 @@ the README's promise; benches/interrupt.py prints the measured latencies.
 """
 
 import pytest
-
 from interrupt_child import FAMILIES, measure
 
 

@@ -5,11 +5,10 @@ linear fast path, partial_fit, determinism and bad input."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import rbf
 from sklearn.svm import SVC as SkSVC
 
 import largemargin as lm
-
-from conftest import rbf
 
 GAMMA, C = 0.5, 10.0
 

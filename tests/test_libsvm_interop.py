@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from libsvm import svmutil as libsvm
 
 import largemargin as lm

@@ -39,11 +39,11 @@ def test_capped_assignment_matches_the_reference():
         pref[:, 0] += 2.0  # everyone prefers expert 0: the cap must push them on
         cap = n // k + 1
         order = rng.permutation(n)
-        got = _native.assign_experts(pref, cap, order.astype(np.int64))
+        got = _native.assign_experts(pref, cap=cap, order=order.astype(np.int64))
         np.testing.assert_array_equal(got, reference_assignment(pref, cap, order))
         assert np.bincount(got, minlength=k).max() <= cap
     with pytest.raises(ValueError, match="cannot hold"):
-        _native.assign_experts(np.zeros((10, 2)), 4, np.arange(10))
+        _native.assign_experts(np.zeros((10, 2)), cap=4, order=np.arange(10))
 
 
 def test_global_gater_learns_who_is_right():
@@ -51,9 +51,9 @@ def test_global_gater_learns_who_is_right():
     X = rng.uniform(-1, 1, size=(2000, 2))
     y = np.sign(X[:, 0])
     F = np.column_stack([np.ones(2000), -np.ones(2000), rng.normal(size=2000)])  # right on x>0, on x<0, noise
-    fit = _native.fit_gater(X, F, None, y, "classification", 3, 8, 20, 0.05, 0.0, 0, None, 1)
+    fit = _native.fit_gater(X, F, None, y, task="classification", experts=3, hidden=8, epochs=20, learning_rate=0.05, decay=0.0, seed=0, warm=None, n_jobs=1)
     assert fit["losses"][-1] < 0.5 * fit["losses"][0]
-    G = _native.gater_gates(np.array([[0.8, 0.0], [-0.8, 0.0]]), (fit["w1"], fit["b1"], fit["w2"], fit["b2"]), 1)
+    G = _native.gater_gates(np.array([[0.8, 0.0], [-0.8, 0.0]]), weights=(fit["w1"], fit["b1"], fit["w2"], fit["b2"]), n_jobs=1)
     np.testing.assert_allclose(G.sum(1), 1.0)
     assert G[0, 0] > 0.8 and G[1, 1] > 0.8
 
@@ -61,13 +61,13 @@ def test_global_gater_learns_who_is_right():
 def test_gmm_density_is_the_diagonal_mixture_formula():
     rng = np.random.default_rng(2)
     X = np.vstack([rng.normal(-2, 0.5, (300, 3)), rng.normal(2, 1.0, (300, 3))])
-    g = _native.fit_gmm(X, 2, 50, 1e-8, 1e-6, 0, 1)
+    g = _native.fit_gmm(X, components=2, iterations=50, tol=1e-8, variance_floor=1e-6, seed=0, n_jobs=1)
     np.testing.assert_allclose(g["weights"].sum(), 1.0)
     Q = X[:5]
     dens = np.zeros(5)
     for w, m, v in zip(g["weights"], g["means"], g["variances"]):
         dens += w * np.exp(-0.5 * (((Q - m) ** 2) / v).sum(1)) / np.sqrt(np.prod(2 * np.pi * v))
-    np.testing.assert_allclose(_native.gmm_log_density(Q, g["weights"], g["means"], g["variances"], 1), np.log(dens),
+    np.testing.assert_allclose(_native.gmm_log_density(Q, weights=g["weights"], means=g["means"], variances=g["variances"], n_jobs=1), np.log(dens),
                                rtol=1e-10)
     assert sorted(np.round(g["means"][:, 0])) == [-2.0, 2.0]
 
@@ -150,7 +150,7 @@ def test_candidate_helpers():
 def test_gater_candidates_are_checked(cand, match):
     X, F, y = np.zeros((4, 2)), np.zeros((4, 2)), np.ones(4)
     with pytest.raises(ValueError, match=match):
-        _native.fit_gater(X, F, cand, y, "classification", 3, 4, 1, 0.1, 0.0, 0, None, 1)
+        _native.fit_gater(X, F, cand, y, task="classification", experts=3, hidden=4, epochs=1, learning_rate=0.1, decay=0.0, seed=0, warm=None, n_jobs=1)
 
 
 def test_deterministic_and_thread_count_free(forest):

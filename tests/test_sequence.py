@@ -4,10 +4,8 @@ import itertools
 import numpy as np
 import pytest
 
-from largemargin import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
-from largemargin import _native
+from largemargin import SequenceLabeler, WindowFeatures, _native, chunk_f1, chunk_scores, read_conll, token_accuracy
 from largemargin.sequence import _chunks
-
 
 # --- conlleval rules -------------------------------------------------------------------------
 
@@ -66,7 +64,7 @@ def test_viterbi_matches_brute_force(seed):
     seq_ptr = np.array([0, n], dtype=np.int64)
     emission = rng.randn(n, labels)
     trans = rng.randn(1, labels + 1, labels)
-    got = _native.predict_sequence(indptr, indices, data, n, seq_ptr, emission, trans.ravel(), 1, "exact")
+    got = _native.predict_sequence(indptr, indices, data, n_features=n, seq_ptr=seq_ptr, emission=emission, transition=trans.ravel(), order=1, inference_name="exact")
 
     def score(c):
         prev, s = labels, 0.0
@@ -79,8 +77,8 @@ def test_viterbi_matches_brute_force(seed):
     assert list(got) == list(best)
     # greedy equals Viterbi when the transitions are zero
     zero = np.zeros_like(trans).ravel()
-    g = _native.predict_sequence(indptr, indices, data, n, seq_ptr, emission, zero, 1, "greedy")
-    v = _native.predict_sequence(indptr, indices, data, n, seq_ptr, emission, zero, 1, "exact")
+    g = _native.predict_sequence(indptr, indices, data, n_features=n, seq_ptr=seq_ptr, emission=emission, transition=zero, order=1, inference_name="greedy")
+    v = _native.predict_sequence(indptr, indices, data, n_features=n, seq_ptr=seq_ptr, emission=emission, transition=zero, order=1, inference_name="exact")
     assert list(g) == list(v) == list(emission.argmax(axis=1))
 
 
@@ -111,6 +109,7 @@ def _synthetic(n_seq, seed):
 
 @pytest.mark.parametrize("method,kw", [
     ("larank_greedy", {}), ("larank_exact", {}), ("pa", {}), ("pa", {"inference": "exact"}),
+    ("larank_greedy", {"n_reprocess": "adaptive"}), ("larank_exact", {"n_reprocess": "adaptive"}),
     ("perceptron", {}), ("perceptron", {"inference": "exact", "average": False}),
 ])
 def test_learners_reach_high_accuracy(method, kw):
@@ -191,6 +190,8 @@ def test_determinism_with_random_state():
     ({"method": "larank_greedy", "inference": "exact"}, None, None, "greedy inference"),
     ({"method": "pa", "inference": "beam"}, None, None, "inference must"),
     ({"n_reprocess": -1}, None, None, "n_reprocess"),
+    ({"n_reprocess": "sometimes"}, None, None, "n_reprocess"),
+    ({"method": "pa", "n_reprocess": "adaptive"}, None, None, "LaRank schedule"),
     ({}, [[("a", "DT")]], [["x", "y"]], "1 tokens"),
     ({}, [[("a", "DT")]], [], "one label sequence"),
     ({}, [[("a", "DT"), ("b", "NN")]], [["x", "x"]], "two distinct labels"),
@@ -298,11 +299,13 @@ def test_predict_before_fit():
 
 def test_native_rejects_malformed_arrays():
     with pytest.raises(ValueError, match="offsets"):
-        _native.fit_sequence(np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int32), np.ones(1), 1,
-                             np.array([0, 2], dtype=np.int64), np.array([0]), 2, "larank", "greedy", 1, 0.1, 1e-4,
-                             1, 1, False, 0, False)
+        _native.fit_sequence(np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int32), np.ones(1), n_features=1,
+                             seq_ptr=np.array([0, 2], dtype=np.int64), y=np.array([0]), n_labels=2, method="larank", inference_name="greedy", order=1, c=0.1, tol=1e-4,
+                             reprocess=1, epochs=1, until_gap=False, seed=0, verbose=False)
     with pytest.raises(ValueError, match="model arrays"):
-        _native.predict_sequence(*_one_hot_tokens(2)[:3], 1, _one_hot_tokens(2)[3], np.zeros((1, 2)), np.zeros(3), 1, "greedy")
+        indptr, indices, data, seq_ptr = _one_hot_tokens(2)
+        _native.predict_sequence(indptr, indices, data, n_features=1, seq_ptr=seq_ptr, emission=np.zeros((1, 2)),
+                                 transition=np.zeros(3), order=1, inference_name="greedy")
 
 
 def test_read_conll_and_window_features(tmp_path):
@@ -323,3 +326,16 @@ def test_read_conll_and_window_features(tmp_path):
     bad.write_text("lonely\n")
     with pytest.raises(ValueError, match="line 1"):
         read_conll(bad)
+
+
+def test_adaptive_schedule_reprocesses_and_beats_passive_aggressive():
+    # Algorithm 22 on sequences: operations drawn by their gain per unit of work reach a better
+    # dual than PROCESSNEW alone, and the run depends on the seed only
+    X, y = _synthetic(120, 4)
+    for method in ("larank_greedy", "larank_exact"):
+        pa = SequenceLabeler("pa", C=1.0, random_state=0,
+                             inference="exact" if method == "larank_exact" else "greedy").fit(X, y)
+        ad = SequenceLabeler(method, C=1.0, n_reprocess="adaptive", random_state=0).fit(X, y)
+        again = SequenceLabeler(method, C=1.0, n_reprocess="adaptive", random_state=0).fit(X, y)
+        assert ad.dual_ > pa.dual_ and ad.steps_["process_old"] > 0 and ad.steps_["optimize"] > 0
+        assert ad.dual_ == again.dual_

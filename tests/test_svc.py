@@ -5,10 +5,10 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import rbf
 from sklearn.svm import SVC as SkSVC
 
 import largemargin as lm
-from conftest import rbf
 
 
 def binary_dual(model, X, y_signed, C, gamma):

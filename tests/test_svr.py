@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
+from conftest import rbf
 from sklearn.svm import SVR as SkSVR
 
 import largemargin as lm
-from conftest import rbf
 
 ABALONE = __file__.rsplit("/", 1)[0] + "/data/abalone.trn.bz2"
 

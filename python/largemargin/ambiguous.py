@@ -13,9 +13,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
+from ._base import _LaRankBase
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
-from .larank import _LaRankBase
 
 
 def _is_scalar_label(v):
@@ -158,10 +158,10 @@ class AmbiguousLaRankClassifier(_LaRankBase):
             self._X_fit = X
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_ambiguous(
-            to_native(Xk), offsets, labels, len(classes), np.ascontiguousarray(sample_weight, dtype=np.float64),
-            kernel, gamma, coef0, degree, self.method, self.schedule, int(self.n_reprocess), self.clock,
-            float(self.C), float(self.tol), self._epochs(n), bool(self.until_gap), float(self.cache_size),
-            draw_seed(self.random_state), self.n_jobs, bool(self.verbose),
+            to_native(Xk), offsets, labels, n_classes=len(classes), sample_weight=np.ascontiguousarray(sample_weight, dtype=np.float64),
+            kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, method_name=self.method, schedule=self.schedule, reprocess=int(self.n_reprocess), clock=self.clock,
+            c=float(self.C), tol=float(self.tol), epochs=self._epochs(n), until_gap=bool(self.until_gap), cache_size=float(self.cache_size),
+            seed=draw_seed(self.random_state), n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         support = fit["support"]
         self._store(fit, Xk, fit["support_label"], sample_weight[support], started)

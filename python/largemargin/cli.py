@@ -15,10 +15,11 @@ import numpy as np
 
 from . import _native
 from ._arrays import scale_gamma, variance
-from .datasets import _read_files, load_adult, load_libsvm
+from .datasets import load_adult, load_libsvm, read_files
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
 from .online import LaSVM
+from .plugins import get_registry
 from .svm import SVC, SVR
 
 
@@ -36,7 +37,7 @@ def _train(args):
         zero_based = True  # the bundled files are zero-based
     else:
         paths = [args.data] + ([args.test] if args.test else [])
-        parts, zero_based, widths = _read_files(paths, None, args.zero_based, np.float64)
+        parts, zero_based, widths = read_files(paths, None, args.zero_based, np.float64)
         (Xtr, ytr), (Xte, yte) = parts[0], parts[1] if args.test else (None, None)
         if len(ytr) == 0:
             raise ValueError(f"{args.data}: no examples")
@@ -194,8 +195,6 @@ def build_parser():
 
 
 def _plugins(args):
-    from .plugins import get_registry
-
     registry = get_registry()
     plural = {"kernel": "kernels", "loss": "losses", "expert": "experts", "selection_strategy": "selection strategies"}
     for name, provided in registry.plugins():

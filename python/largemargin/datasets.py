@@ -57,7 +57,7 @@ def _check_width(n_features):
         raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
 
 
-def _read_files(paths, n_features, zero_based, dtype):
+def read_files(paths, n_features, zero_based, dtype):
     """Reads LIBSVM files with one index base for all of them (with "auto": zero-based if any of
     them uses index 0) and one width. Returns the (X, y) pairs, the base used and the width each
     file needs on its own."""
@@ -103,7 +103,7 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     index 0 from a one-based one: when you know the base, state it (and save models with it). `n_features` widens X to that many columns (test
     files often omit the last features). A malformed line raises ValueError naming the file and
     the line."""
-    [(X, y)], _, _ = _read_files([path], n_features, zero_based, dtype)
+    [(X, y)], _, _ = read_files([path], n_features, zero_based, dtype)
     return X, y
 
 
@@ -117,7 +117,7 @@ def load_libsvm_files(files, n_features=None, zero_based="auto", dtype=np.float6
     has `n_features` columns, by default as many as the widest file needs."""
     if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
         raise ValueError("files must be a list of paths; use load_libsvm for one file")
-    pairs, _, _ = _read_files(list(files), n_features, zero_based, dtype)
+    pairs, _, _ = read_files(list(files), n_features, zero_based, dtype)
     return [part for pair in pairs for part in pair]
 
 

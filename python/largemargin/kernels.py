@@ -63,7 +63,7 @@ class Kernel:
 
         A = _matrix(A)
         B = A if B is None else _matrix(B)
-        return _native.kernel_matrix(to_native(A), to_native(B), self.terms(), 0.0, 0.0, 0, n_jobs)
+        return _native.kernel_matrix(to_native(A), to_native(B), kernel=self.terms(), gamma=0.0, coef0=0.0, degree=0, n_jobs=n_jobs)
 
 
 def _matrix(X):

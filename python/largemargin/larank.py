@@ -2,107 +2,15 @@
 the multiclass SVM's dual that reaches, in one pass, nearly the batch solution, with its baselines
 in the same framework (passive-aggressive / MIRA, the perceptron and the averaged perceptron)."""
 
-import numbers
 import time
 
 import numpy as np
-from sklearn.base import ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._checks import check_positive_int, draw_seed
+from ._base import _after_support, _chunk, _labelled, _LaRankBase
+from ._checks import draw_seed
 from ._guard import unchanged_on_failure
-from .online import _after_support, _chunk, _labelled
-
-# A fit with the default epochs makes passes until it has seen this many examples, up to three
-# (and at least `_min_passes`): with two at least, three below 5,000 rows (chosen on benches/suite.py).
-_SMALL_SET_EXAMPLES = 10_000
-from .svm import _BaseSVM
-
-_METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
-
-
-class _LaRankBase(ClassifierMixin, _BaseSVM):
-    """What the LaRank classifiers share: parameter checks, storing a native fit, prediction."""
-
-    _task = "classification"
-    _methods = _METHODS
-    _min_passes = 1  # of a fit with the default epochs
-
-    def _check_params(self):
-        self._check_common_params()
-        if self.epochs is not None:
-            check_positive_int("epochs", self.epochs)
-        if self.method not in self._methods:
-            raise ValueError(f"method must be one of {self._methods}, got {self.method!r}")
-        if self.schedule not in ("adaptive", "fixed"):
-            raise ValueError(f"schedule must be 'adaptive' or 'fixed', got {self.schedule!r}")
-        if self.clock not in ("cost", "wall"):
-            raise ValueError(f"clock must be 'cost' or 'wall', got {self.clock!r}")
-        if isinstance(self.n_reprocess, bool) or not isinstance(self.n_reprocess, numbers.Integral) or self.n_reprocess < 0:
-            raise ValueError(f"n_reprocess must be a non-negative integer, got {self.n_reprocess!r}")
-        if not isinstance(self.until_gap, (bool, np.bool_)):
-            raise ValueError(f"until_gap must be True or False, got {self.until_gap!r}")
-
-    def _epochs(self, n_examples=None):
-        """Passes of a fit on `n_examples` (None: a chunk of `partial_fit`, one pass)."""
-        if self.epochs is not None:
-            return int(self.epochs)
-        if self.until_gap:
-            return 100
-        if n_examples is None:
-            return 1
-        # One pass nears the batch solution on large sets (the thesis' claim); on small ones it is
-        # 2-4 points short, and three cost little.
-        return min(3, max(self._min_passes, -(-_SMALL_SET_EXAMPLES // n_examples)))
-
-    def _store(self, fit, Xk, sv_class, sv_weight, started):
-        """The fitted attributes from the native fit's dict; `sv_class`, `sv_weight`: the class
-        index and weight of each support pattern."""
-        k = len(self.classes_)
-        support = fit["support"].astype(np.int64)
-        self._beta = fit["coef"]
-        self._finish_fit(dict(
-            support=support, kernel_evals=fit["kernel_evals"], objective=np.array([fit["dual"]]),
-            n_iter=np.array([fit["epochs"]]), converged=[True], intercept=np.zeros(k),
-            dual_coef=np.ascontiguousarray(self._beta.T),
-        ), Xk, started)
-        self._sv_class = np.asarray(sv_class, dtype=np.int64)
-        self._sv_weight = np.asarray(sv_weight, dtype=np.float64)
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
-        self.intercept_ = self._intercept_
-        self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
-        if "weights" in fit:
-            self.coef_ = fit["weights"]
-        self.dual_ = float(fit["dual"])
-        self.duality_gap_ = float(fit["gap"])
-        self.n_support_vectors_ = int(fit["support_vectors"])
-        self.n_argmax_ = int(fit["argmax"])
-        self.n_iter_ = int(fit["epochs"])
-        self.dual_per_epoch_ = fit["dual_per_epoch"]
-        self.gap_per_epoch_ = fit["gap_per_epoch"]
-        self.steps_ = {name: int(fit[name]) for name in ("process_new", "process_old", "optimize", "steps")}
-
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)  # one independent output per class
-
-    def _scores(self, X):
-        """S_y(x) for every class, shape (n, n_classes)."""
-        check_is_fitted(self)
-        if hasattr(self, "coef_") and self._python_kernel is None:
-            X = self._validate_X(X, reset=False)
-            return np.asarray(X @ self.coef_.T)
-        return self._native_decision(X)
-
-    def decision_function(self, X):
-        """Class scores (n, n_classes); for two classes, S_1(x) - S_0(x) (positive: classes_[1])."""
-        scores = self._scores(X)
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
-
-    def predict(self, X):
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class LaRankClassifier(_LaRankBase):
@@ -222,11 +130,11 @@ class LaRankClassifier(_LaRankBase):
             self._X_fit = X
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_larank(
-            to_native(Xk), np.ascontiguousarray(y_idx, dtype=np.int64), k,
-            np.ascontiguousarray(weight, dtype=np.float64), kernel, gamma, coef0, degree, self.method,
-            self.schedule, int(self.n_reprocess), self.clock, float(self.C), float(self.tol),
-            epochs or self._epochs(), bool(self.until_gap), float(self.cache_size), warm, draw_seed(self.random_state), self.n_jobs,
-            bool(self.verbose),
+            to_native(Xk), np.ascontiguousarray(y_idx, dtype=np.int64), n_classes=k,
+            sample_weight=np.ascontiguousarray(weight, dtype=np.float64), kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, method_name=self.method,
+            schedule=self.schedule, reprocess=int(self.n_reprocess), clock=self.clock, c=float(self.C), tol=float(self.tol),
+            epochs=epochs or self._epochs(), until_gap=bool(self.until_gap), cache_size=float(self.cache_size), warm=warm, seed=draw_seed(self.random_state), n_jobs=self.n_jobs,
+            verbose=bool(self.verbose),
         )
         support = fit["support"]
         self._store(fit, Xk, np.asarray(y_idx)[support], np.asarray(weight, dtype=np.float64)[support], started)

@@ -122,10 +122,10 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         seed = draw_seed(self.random_state)
         try:
             state, fits, seconds = _native.fit_linear(
-                to_native(X), labels, np.ascontiguousarray(sample_weight), pairs, state, algorithm, loss, float(alpha),
-                float(t0), rate, int(skip), bool(self.fit_intercept), float(bias_rate), int(epochs), bool(self.shuffle),
-                seed, self.n_jobs, bool(self.verbose), float(self._average_start(X.shape[0])),
-                None if tol is None else float(tol), int(n_iter_no_change),
+                to_native(X), labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs, state=state, algorithm=algorithm, loss=loss, alpha=float(alpha),
+                t0=float(t0), rate=rate, skip=int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate), epochs=int(epochs), shuffle=bool(self.shuffle),
+                seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose), average_start=float(self._average_start(X.shape[0])),
+                tol=None if tol is None else float(tol), n_iter_no_change=int(n_iter_no_change),
             )
         except ValueError as e:
             diverged = re.search(r"SGD diverged on problem (\d+) after (\d+) examples", str(e))
@@ -350,9 +350,9 @@ class LinearSGD(_LinearSGDBase):
             else:
                 seed = draw_seed(self.random_state)
                 self.t0_ = _native.choose_linear_t0(
-                    to_native(X), np.ascontiguousarray(y_first), np.ascontiguousarray(sample_weight),
-                    np.ascontiguousarray(bound_weight), self._algorithm(), self._loss, float(self.alpha), self.skip_, bool(self.fit_intercept),
-                    float(self.intercept_rate), seed,
+                    to_native(X), np.ascontiguousarray(y_first), sample_weight=np.ascontiguousarray(sample_weight),
+                    bound_weight=np.ascontiguousarray(bound_weight), algorithm=self._algorithm(), loss=self._loss, alpha=float(self.alpha), skip=self.skip_, fit_bias=bool(self.fit_intercept),
+                    bias_rate=float(self.intercept_rate), seed=seed,
                 )
         return self._algorithm(), self._loss, self.alpha, self.t0_, None, self.skip_, self.intercept_rate
 

@@ -19,11 +19,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native, _ovo
 from . import mixture_experts as mx
 from ._arrays import scale_gamma, variance
+from ._base import _ovr_from_ovo
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import unchanged_on_failure
-from .mixture_backends import DaskBackend, ThreadBackend, _is_dask_collection
-from .svm import _ovr_from_ovo
-
+from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection
+from .plugins import NativeExpert, get_registry
 
 # n_experts="auto": one expert per this many training examples (Collobert's complexity argument:
 # a fixed share per expert keeps a round linear in n), no more than _AUTO_MAX_EXPERTS, and a
@@ -73,17 +73,15 @@ class _MixtureBase(BaseEstimator):
     # ---- setup -------------------------------------------------------------------------------
 
     def _factory(self):
-        from .plugins import get_registry
-
         factory = get_registry().resolve("expert", self.expert)
         inner = getattr(factory, "impl", factory)
-        if not (callable(getattr(inner, "make", None)) or callable(inner)):
+        if not (isinstance(inner, NativeExpert) or callable(getattr(inner, "make", None)) or callable(inner)):
             raise ValueError(f"expert {self.expert!r} must be a factory: make(**params), or an object with it")
         return factory
 
     def _expert_params(self, gamma):
         params = {}
-        if isinstance(self._factory_obj, mx.BuiltinExpert):
+        if isinstance(self._factory_obj, NativeExpert):
             params = dict(C=self.C, kernel=self.kernel, gamma=gamma, tol=self.tol, cache_size=self.cache_size, n_jobs=1)
             if self._task == "regression":
                 params["epsilon"] = self.epsilon
@@ -92,7 +90,7 @@ class _MixtureBase(BaseEstimator):
 
     def _backend(self, X, y):
         if self.backend == "threads":
-            if _is_dask_collection(X):
+            if is_dask_collection(X):
                 raise ValueError("a Dask array or dataframe needs backend='dask'")
             threads = self._threads() if self.n_experts == "auto" else min(self._threads(), self.n_experts)
             return ThreadBackend(X, y, threads)
@@ -128,7 +126,7 @@ class _MixtureBase(BaseEstimator):
         return effective_n_jobs(self.n_jobs)
 
     def _validate(self, X, y):
-        if _is_dask_collection(X):
+        if is_dask_collection(X):
             if hasattr(X, "to_dask_array"):
                 X = X.to_dask_array(lengths=True)
             if hasattr(y, "to_dask_array"):
@@ -235,8 +233,8 @@ class _MixtureBase(BaseEstimator):
                 cand = self._candidates(sample_Z, k, rng)
                 F = self._gater_outputs(mx.outputs(experts, sample_X, cand, backend.workers))
                 fit = _native.fit_gater(
-                    sample_Z, F, cand, sample_t, self._task, k, int(self.gater_hidden), int(self.gater_epochs),
-                    float(self.gater_learning_rate), 0.0, draw_seed(rng), self._gater_weights, 1,
+                    sample_Z, F, cand, sample_t, task=self._task, experts=k, hidden=int(self.gater_hidden), epochs=int(self.gater_epochs),
+                    learning_rate=float(self.gater_learning_rate), decay=0.0, seed=draw_seed(rng), warm=self._gater_weights, n_jobs=1,
                 )
                 self._gater_weights = (fit["w1"], fit["b1"], fit["w2"], fit["b2"])
                 gater_loss = float(fit["losses"][-1])
@@ -292,7 +290,7 @@ class _MixtureBase(BaseEstimator):
             return np.tile(np.arange(k, dtype=np.int64), (len(Z), 1))
         if self._gater_weights is None:
             return np.argsort(rng.random((len(Z), k)), axis=1)[:, :m].astype(np.int64)
-        return mx.top_candidates(_native.gater_gates(Z, self._gater_weights, self._threads()), m)
+        return mx.top_candidates(_native.gater_gates(Z, weights=self._gater_weights, n_jobs=self._threads()), m)
 
     def _snapshot(self):
         return dict(experts_=self.experts_, assignment_=self.assignment_, _gater_weights=self._gater_weights,
@@ -314,7 +312,7 @@ class _MixtureBase(BaseEstimator):
                 mx.local_preference, experts, self._gmms, self._log_priors, self._mean, self._scale,
                 int(self.local_candidates), backend.block_threads, with_y=True))
         pref = np.ascontiguousarray(pref[train])
-        return _native.assign_experts(pref, int(cap), rng.permutation(len(train)).astype(np.int64))
+        return _native.assign_experts(pref, cap=int(cap), order=rng.permutation(len(train)).astype(np.int64))
 
     def _gater_dict(self):
         w1, b1, w2, b2 = self._gater_weights
@@ -518,12 +516,12 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         self.verbose = verbose
 
     def _encode_targets(self, X, y):
-        if _is_dask_collection(y):
+        if is_dask_collection(y):
             classes = np.unique(y.compute()) if hasattr(y, "compute") else np.unique(y)
         else:
             check_classification_targets(y)
             classes = np.unique(y)
-        if len(classes) > 2 and not _is_dask_collection(X) and not _is_dask_collection(y):
+        if len(classes) > 2 and not is_dask_collection(X) and not is_dask_collection(y):
             self.classes_, self._raw_y = classes, y
             return None
         if len(classes) != 2:
@@ -650,7 +648,7 @@ class MixtureSVR(RegressorMixin, _MixtureBase):
         self.verbose = verbose
 
     def _encode_targets(self, X, y):
-        yy = y.compute() if _is_dask_collection(y) else y
+        yy = y.compute() if is_dask_collection(y) else y
         self._y_mean, self._y_scale = float(np.mean(yy)), float(np.std(yy)) or 1.0
         return y
 

@@ -132,7 +132,7 @@ class DaskBackend:
         self.own_client = own_client  # opened for this fit from an address: closed with it
         self.workers = max(1, len(client.scheduler_info()["workers"]))
         self.block_threads = 1  # blocks run side by side on the workers
-        if _is_dask_collection(X):
+        if is_dask_collection(X):
             X = X.rechunk({1: -1}) if X.ndim == 2 else X
             y = y.rechunk((X.chunks[0],))
             self.sizes = [int(c) for c in X.chunks[0]]
@@ -231,6 +231,6 @@ class DaskBackend:
                 self.client.close()
 
 
-def _is_dask_collection(x):
+def is_dask_collection(x):
     return type(x).__module__.startswith("dask.")
 

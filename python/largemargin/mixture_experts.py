@@ -10,25 +10,17 @@ import scipy.sparse as sp
 
 from . import _native
 from ._threads import parallel
+from .plugins import NativeExpert
 from .plugins.checked import CheckedExpertFactory, call, check_outputs
+from .svm import SVC, SVR
 
 
-class BuiltinExpert:
-    """The factory of a built-in expert (``SVC`` or ``SVR``), as the ``experts`` hook returns it."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def make(self, **params):
-        from .svm import SVC, SVR
-
-        return (SVC if self.name == "svc" else SVR)(**params)
-
-    def __eq__(self, other):
-        return isinstance(other, BuiltinExpert) and other.name == self.name
-
-    def __hash__(self):
-        return hash(self.name)
+def make_expert(factory, params):
+    """A new estimator from the factory the registry resolved: ``SVC`` or ``SVR`` for a built-in
+    expert, else the plugin's ``make(**params)``."""
+    if isinstance(factory, NativeExpert):
+        return (SVC if factory.name == "svc" else SVR)(**params)
+    return factory.make(**params)
 
 
 def expert_output(model, X, task):
@@ -108,7 +100,7 @@ def train_expert(factory, params, X, y, task, calibrate):
         # constant, which the gater learns to weigh by its errors
         expert = Expert(None, float(y[0]) if len(y) else 0.0, task, plugin)
     else:
-        model = factory.make(**params)
+        model = make_expert(factory, params)
         call(plugin, "fit", model.fit, X, y)
         expert = Expert(model, 0.0, task, plugin)
     if calibrate and len(y):
@@ -190,13 +182,13 @@ def check_densifiable(shape):
 def gates(X, gater, mean, scale, threads=1):
     """The global gater's g_k(x): (n, K)."""
     w = (gater["w1"], gater["b1"], gater["w2"], gater["b2"])
-    return _native.gater_gates(standardize(X, mean, scale), w, threads)
+    return _native.gater_gates(standardize(X, mean, scale), weights=w, n_jobs=threads)
 
 
 def log_prior_density(X, gmms, log_priors, mean, scale, threads=1):
     """log P(x | k) + log P(k) for every row and expert: (n, K)."""
     Z = standardize(X, mean, scale)
-    cols = [_native.gmm_log_density(Z, g["weights"], g["means"], g["variances"], threads) for g in gmms]
+    cols = [_native.gmm_log_density(Z, weights=g["weights"], means=g["means"], variances=g["variances"], n_jobs=threads) for g in gmms]
     return np.column_stack(cols) + log_priors
 
 
@@ -221,7 +213,7 @@ def local_preference(X, y, experts, gmms, log_priors, mean, scale, candidates, t
 def fit_gmm(X, mean, scale, components, max_iter, seed):
     Z = standardize(X, mean, scale)
     components = max(1, min(components, len(Z)))
-    return _native.fit_gmm(Z, components, max_iter, 1e-4, 1e-2, seed, 1)
+    return _native.fit_gmm(Z, components=components, iterations=max_iter, tol=1e-4, variance_floor=1e-2, seed=seed, n_jobs=1)
 
 
 def moments(X):

@@ -22,7 +22,6 @@ from ._guard import at_least_two, unchanged_on_failure
 from ._multiclass import fit_one_vs_rest
 from ._threads import parallel
 
-
 # learning_rate="auto": AUTO_STEP over (1 + mean squared row norm), 0.01 on adult (14 binary
 # features a row) where the fixed 0.01 was chosen (benches/mlp_select.py); never below
 # AUTO_FLOOR, as smaller steps lost on the suite's wide sets (sonar, benches/results/mlp_defaults.md).
@@ -322,15 +321,15 @@ class SimpleMLPClassifier(_MarginMLP):
 
     def _native_fit(self, X, y, Xv, yv, seed, rate, epochs, n_jobs):
         return _native.fit_simple_mlp(
-            X, y, Xv, yv, int(self.hidden_units), float(self.beta), rate, float(self.decay),
-            epochs, int(self.n_iter_no_change), seed, None, n_jobs, bool(self.average), float(self.init_scale),
+            X, y, Xv, yv, hidden=int(self.hidden_units), beta=float(self.beta), learning_rate=rate, decay=float(self.decay),
+            max_epochs=epochs, patience=int(self.n_iter_no_change), seed=seed, warm=None, n_jobs=n_jobs, average=bool(self.average), init_scale=float(self.init_scale),
         )
 
     def _fitted(self, fit):
         self.margin_ = 2.0 * float(self.beta) * np.sqrt(self.n_committees) / np.sqrt(self.hidden_units)
 
     def _native_decision(self, X):
-        return _native.simple_mlp_decision(X, self._layer(), float(self.bias_), self.n_jobs)
+        return _native.simple_mlp_decision(X, layer=self._layer(), b=float(self.bias_), n_jobs=self.n_jobs)
 
 
 class NilssonMLPClassifier(_MarginMLP):
@@ -423,7 +422,7 @@ class NilssonMLPClassifier(_MarginMLP):
         pass
 
     def _native_decision(self, X):
-        return _native.nilsson_decision(X, self._layer(), self.n_jobs)
+        return _native.nilsson_decision(X, layer=self._layer(), n_jobs=self.n_jobs)
 
 
 class TanhMLPClassifier(_MarginMLP):
@@ -486,13 +485,13 @@ class TanhMLPClassifier(_MarginMLP):
         check_positive_int("curvature_sample", self.curvature_sample)
 
     def _native_fit(self, X, y, Xv, yv, seed, rate, epochs, n_jobs):
-        return _native.fit_network(X, y, Xv, yv, int(self.hidden_units), self.criterion, self.optimizer,
-                                   rate, float(self.damping), int(self.curvature_sample),
-                                   epochs, int(self.n_iter_no_change), seed, n_jobs)
+        return _native.fit_network(X, y, Xv, yv, hidden=int(self.hidden_units), criterion=self.criterion, optimizer=self.optimizer,
+                                   learning_rate=rate, damping=float(self.damping), sample=int(self.curvature_sample),
+                                   max_epochs=epochs, patience=int(self.n_iter_no_change), seed=seed, n_jobs=n_jobs)
 
     def _fitted(self, fit):
         self.output_weights_ = fit["w"]
 
     def _native_decision(self, X):
-        return _native.network_decision(X, self._layer(), np.ascontiguousarray(self.output_weights_), float(self.bias_),
-                                        self.n_jobs)
+        return _native.network_decision(X, layer=self._layer(), w=np.ascontiguousarray(self.output_weights_), b=float(self.bias_),
+                                        n_jobs=self.n_jobs)

@@ -71,10 +71,10 @@ def save_libsvm_model(model, path, zero_based=None):
         else:
             sv = np.ascontiguousarray(np.asarray(sv)[sv_order])
     _native.write_libsvm_model(
-        str(path), svm_type, model._native_kernel, float(model._gamma), float(model.coef0), int(model.degree),
-        labels, n_support.astype(np.int64), np.ascontiguousarray(rho), np.ascontiguousarray(prob_a, dtype=float),
-        np.ascontiguousarray(prob_b, dtype=float), np.ascontiguousarray(coef), to_native(sv),
-        np.asarray(model.support_)[sv_order].astype(np.int64), bool(zero_based),
+        str(path), svm_type=svm_type, kernel=model._native_kernel, gamma=float(model._gamma), coef0=float(model.coef0), degree=int(model.degree),
+        labels=labels, n_support=n_support.astype(np.int64), rho=np.ascontiguousarray(rho), prob_a=np.ascontiguousarray(prob_a, dtype=float),
+        prob_b=np.ascontiguousarray(prob_b, dtype=float), sv_coef=np.ascontiguousarray(coef), sv=to_native(sv),
+        sv_indices=np.asarray(model.support_)[sv_order].astype(np.int64), zero_based=bool(zero_based),
     )
 
 
@@ -103,7 +103,7 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
         raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
     if n_features is not None and not (isinstance(n_features, numbers.Integral) and n_features >= 0):
         raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
-    d = _native.read_libsvm_model(str(path), bool(zero_based))
+    d = _native.read_libsvm_model(str(path), zero_based=bool(zero_based))
     indptr, indices, data, cols = d["sv"]
     precomputed = d["kernel"] == "precomputed"
     if n_features is not None and not precomputed:

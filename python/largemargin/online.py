@@ -10,75 +10,18 @@ import time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
-from sklearn.utils import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
+from ._base import _after_support, _BaseSVM, _chunk, _labelled, _ovr_from_ovo, _rows
 from ._checks import check_positive_int, draw_seed
-from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
+from ._guard import unchanged_on_failure
+from ._ovo import pairs
 from .plugins import NativeStrategy, get_registry
 from .plugins.checked import CheckedStrategyFactory
-from ._ovo import pairs
-from .svm import _BaseSVM, _ovr_from_ovo
-
-
-def _rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def _stack(A, B):
-    """Rows of A then rows of B: sparse, dense or plain sequences."""
-    if sp.issparse(A) or sp.issparse(B):
-        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
-    if isinstance(A, np.ndarray) and isinstance(B, np.ndarray):
-        return np.vstack([A, B.astype(A.dtype, copy=False)]) if A.size else B
-    return list(A) + list(B)
-
-
-def _labelled(est, X, y, sample_weight):
-    """What a classifier's fit starts from: checked data, `classes_` and `class_weight_` set, the
-    class index of every example and its weight (class weight times sample weight)."""
-    X, Xk, y, sample_weight = est._prepare_fit(X, y, sample_weight)
-    check_classification_targets(y)
-    est.classes_, y_idx = np.unique(y, return_inverse=True)
-    at_least_two(est.classes_)
-    est.class_weight_ = compute_class_weight(getattr(est, "class_weight", None), classes=est.classes_, y=y)
-    return X, Xk, y_idx, est.class_weight_[y_idx] * sample_weight
-
-
-def _chunk(est, X, y, classes, sample_weight):
-    """The checks of an online estimator's `partial_fit`: returns whether this is the first call,
-    the chunk (raw and kernel-ready), its class indices and each example's weight (class weight
-    times sample weight). The first call fixes ``classes_`` and the kernel (gamma="scale" is not
-    re-estimated later); 'balanced' class weights need all the data, so online they are ones."""
-    first = not hasattr(est, "classes_")
-    classes = partial_fit_classes(getattr(est, "classes_", None), classes)
-    gamma = None if first else est._gamma
-    X, Xk, y, sample_weight = est._prepare_fit(X, y, sample_weight, reset=first)
-    check_classification_targets(y)
-    check_known_labels(y, classes)
-    if gamma is not None:
-        est._gamma = gamma
-    y_idx = np.searchsorted(classes, y)
-    if first:
-        est.classes_ = classes
-        if est.class_weight not in (None, "balanced"):
-            est.class_weight_ = compute_class_weight(est.class_weight, classes=classes, y=classes)
-        else:
-            est.class_weight_ = np.ones(len(classes))
-    return first, X, Xk, y_idx, est.class_weight_[y_idx] * sample_weight
-
-
-def _after_support(est, X, Xk):
-    """The current support vectors then the chunk, as (raw rows for a Python kernel or None,
-    kernel-ready rows): a continued fit's training set."""
-    stack = _stack(est.support_vectors_, X if est._python_kernel is not None else Xk)
-    raw = stack if est._python_kernel is not None else None
-    return raw, stack if est._python_kernel is None else np.empty((_rows(stack), 0))
 
 
 class _OnlineClassifier(ClassifierMixin, _BaseSVM):
@@ -458,10 +401,10 @@ class LaSVM(_OnlineClassifier):
         # first (and so spends its budget on it) must not depend on thread timing
         n_jobs = 1 if oracle is not None and len(labels) > 1 else self.n_jobs
         return _native.fit_lasvm(
-            Xk, labels, sample_c, kernel, gamma, coef0, degree, float(self.tol),
-            int(self.epochs) if warm is None else 1, max_iter, bool(self.finishing if finishing is None else finishing),
-            bool(self.shrinking), self._strategy_arg(len(labels), seed), int(self.candidates), float(self.cache_size), seed, warm, oracle,
-            n_jobs, bool(self.verbose),
+            Xk, labels, sample_c=sample_c, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
+            epochs=int(self.epochs) if warm is None else 1, max_iter=max_iter, finishing=bool(self.finishing if finishing is None else finishing),
+            shrinking=bool(self.shrinking), selection=self._strategy_arg(len(labels), seed), candidates=int(self.candidates), cache_size=float(self.cache_size), seed=seed, warm=warm, oracle=oracle,
+            n_jobs=n_jobs, verbose=bool(self.verbose),
         )
 
     def _converged(self, problem):
@@ -493,8 +436,8 @@ class _OnlineBaseline(_OnlineClassifier):
     def _run(self, Xk, labels, sample_c, kernel, gamma, coef0, degree, seed, warm, finishing, oracle):
         algorithm, c, beta, budget = self._native_algorithm()
         return _native.fit_online_baseline(
-            Xk, labels, kernel, gamma, coef0, degree, algorithm, c, beta, budget, int(self.epochs),
-            float(self.cache_size), seed, self.n_jobs, bool(self.verbose),
+            Xk, labels, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, algorithm=algorithm, c=c, beta=beta, budget=budget, epochs=int(self.epochs),
+            cache_size=float(self.cache_size), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
 
     def _after_fit(self, problems):

@@ -317,9 +317,12 @@ class SequenceLabeler(BaseEstimator):
         batch reference); the gap is computed after each pass. LaRank and PA only.
     markov_order : int or None
         k; None: 2 for greedy inference, 1 for exact (the only order Viterbi supports here).
-    n_reprocess : int or None
-        REPROCESS rounds (1 PROCESSOLD + 10 OPTIMIZE) per new pattern; None: 1 for
-        "larank_greedy", 5 for "larank_exact".
+    n_reprocess : int, "adaptive" or None
+        REPROCESS rounds (1 PROCESSOLD + 10 OPTIMIZE) per new pattern (the fixed schedule); None:
+        1 for "larank_greedy", 5 for "larank_exact". "adaptive": the LaRank methods draw each next
+        operation by its recent dual increase per unit of work (Algorithm 22, the schedule of the
+        multiclass `LaRankClassifier`; work counted in entries read and written, so a fit depends
+        on the seed only).
     inference : {"greedy", "exact"} or None
         Inference of "perceptron" and "pa" (default "greedy"); fixed by the LaRank methods.
     average : bool, default True
@@ -386,10 +389,16 @@ class SequenceLabeler(BaseEstimator):
         reprocess = self.n_reprocess
         if reprocess is None:
             reprocess = 5 if self.method == "larank_exact" else 1
-        if isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral) or reprocess < 0:
-            raise ValueError(f"n_reprocess must be a non-negative integer, got {reprocess!r}")
+        adaptive = isinstance(reprocess, str) and reprocess == "adaptive"
+        if adaptive and not self.method.startswith("larank"):
+            raise ValueError(f"n_reprocess='adaptive' is a LaRank schedule; method {self.method!r} has none")
+        if not adaptive and (isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral)
+                             or reprocess < 0):
+            raise ValueError(f"n_reprocess must be a non-negative integer or 'adaptive', got {reprocess!r}")
         native = {"larank_greedy": "larank", "larank_exact": "larank", "pa": "pa",
                   "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
+        if adaptive:
+            return "larank_adaptive", inference, int(order), 0
         return native, inference, int(order), int(reprocess)
 
     def _matrix_parts(self, X, lengths, fitting, y=None):
@@ -475,9 +484,9 @@ class SequenceLabeler(BaseEstimator):
         indptr, indices, data, seq_ptr, n_features = parts
         epochs = int(self.epochs) if self.epochs is not None else (100 if self.until_gap else 1)
         started = time.perf_counter()
-        out = _native.fit_sequence(indptr, indices, data, n_features, seq_ptr, codes, len(classes), native,
-                                   inference, order, float(self.C), float(self.tol), reprocess, epochs, bool(self.until_gap),
-                                   draw_seed(self.random_state), bool(self.verbose))
+        out = _native.fit_sequence(indptr, indices, data, n_features=n_features, seq_ptr=seq_ptr, y=codes, n_labels=len(classes), method=native,
+                                   inference_name=inference, order=order, c=float(self.C), tol=float(self.tol), reprocess=reprocess, epochs=epochs, until_gap=bool(self.until_gap),
+                                   seed=draw_seed(self.random_state), verbose=bool(self.verbose))
         self.fit_time_ = time.perf_counter() - started
         self.classes_ = classes
         self.n_features_in_ = n_features
@@ -506,9 +515,9 @@ class SequenceLabeler(BaseEstimator):
         else:
             _no_lengths(lengths)
             indptr, indices, data, seq_ptr, n_features = self._parts(X, False)
-        codes = _native.predict_sequence(indptr, indices, data, n_features, seq_ptr,
-                                         np.ascontiguousarray(self.coef_.T), self.transitions_.ravel(),
-                                         self.markov_order_, self.inference_)
+        codes = _native.predict_sequence(indptr, indices, data, n_features=n_features, seq_ptr=seq_ptr,
+                                         emission=np.ascontiguousarray(self.coef_.T), transition=self.transitions_.ravel(),
+                                         order=self.markov_order_, inference_name=self.inference_)
         if matrix:
             return self.classes_[codes]
         labels = self.classes_[codes].tolist()

@@ -5,11 +5,11 @@ import sys
 
 import numpy as np
 import pytest
+from largemargin_histograms import additive_chi2, chi2, intersection
 from sklearn.datasets import load_digits
 
 import largemargin as lm
 from largemargin.plugins import get_registry
-from largemargin_histograms import additive_chi2, chi2, intersection
 
 
 @pytest.fixture(scope="module")

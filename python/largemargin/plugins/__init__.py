@@ -10,9 +10,9 @@ A plugin is a module (or object) with functions marked by ``hookimpl`` implement
 
 from .hookspecs import hookimpl, hookspec
 from .python_kernels import BlockKernel, CheckedKernel, PluginError, TrainingKernel
-from .registry import NativeKernel, NativeLoss, NativeStrategy, Registry, get_registry
+from .registry import NativeExpert, NativeKernel, NativeLoss, NativeStrategy, Registry, get_registry
 
 __all__ = [
-    "hookimpl", "hookspec", "BlockKernel", "CheckedKernel", "NativeKernel", "NativeLoss", "NativeStrategy", "PluginError", "Registry", "TrainingKernel",
+    "hookimpl", "hookspec", "BlockKernel", "CheckedKernel", "NativeExpert", "NativeKernel", "NativeLoss", "NativeStrategy", "PluginError", "Registry", "TrainingKernel",
     "get_registry",
 ]

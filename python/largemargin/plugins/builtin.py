@@ -2,7 +2,7 @@
 third-party plugins."""
 
 from .hookspecs import hookimpl
-from .registry import NativeKernel, NativeLoss, NativeStrategy
+from .native import NativeExpert, NativeKernel, NativeLoss, NativeStrategy
 
 
 @hookimpl
@@ -17,9 +17,7 @@ def largemargin_selection_strategies():
 
 @hookimpl
 def largemargin_experts():
-    from ..mixture_experts import BuiltinExpert
-
-    return {name: BuiltinExpert(name) for name in ("svc", "svr")}
+    return {name: NativeExpert(name) for name in ("svc", "svr")}
 
 
 @hookimpl

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 import pluggy
 
 from .._compat import entry_points as installed_entry_points
-from . import hookspecs
+from ..kernels import Kernel
+from . import builtin, hookspecs
 from .checked import CheckedExpertFactory, CheckedLoss, CheckedStrategyFactory
+from .native import NativeExpert, NativeKernel, NativeLoss, NativeStrategy  # noqa: F401 - re-exported
 from .python_kernels import CheckedKernel, PluginError
 
 ENTRY_POINT_GROUP = "largemargin"
@@ -18,27 +20,6 @@ KINDS = {
     "expert": "largemargin_experts",
     "selection_strategy": "largemargin_selection_strategies",
 }
-
-
-@dataclass(frozen=True)
-class NativeKernel:
-    """A kernel the Rust engine computes itself, by its engine name."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class NativeLoss:
-    """A loss the Rust SGD solvers implement themselves, by its engine name."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class NativeStrategy:
-    """An example-selection strategy implemented in Rust, by its engine name."""
-
-    name: str
 
 
 @dataclass
@@ -56,8 +37,6 @@ class Registry:
         self.manager.add_hookspecs(hookspecs)
         self.failures = []
         self._tables, self._tables_state = {}, None
-        from . import builtin
-
         self.manager.register(builtin, name=BUILTIN)
         self._load(entry_points)
 
@@ -162,8 +141,6 @@ class Registry:
             failed = "".join(f"; plugin {f.plugin!r} failed to load ({f.reason})" for f in self.failures)
             raise ValueError(f"unknown {what} {name!r}; registered: {known}{failed}")
         impl, plugin = found[name]
-        from ..kernels import Kernel
-
         if plugin == BUILTIN:
             return impl
         if kind == "kernel" and not isinstance(impl, (NativeKernel, Kernel)):

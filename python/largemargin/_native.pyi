@@ -1,0 +1,684 @@
+# Type stubs for largemargin._native, the PyO3 extension built from rust/largemargin-python/src.
+#
+# Every signature mirrors the function's `#[pyo3(signature = ...)]` (names, order, the `*`
+# marker, defaults) so that `python -m mypy.stubtest largemargin._native` passes. Array
+# arguments are extracted as numpy arrays of exactly the dtype given (no casting), and most of
+# them must also be C-contiguous. Vec<T> arguments accept any non-str sequence at runtime.
+#
+# None of the aliases, Protocols and TypedDicts below exist at runtime. stubtest reports a public
+# name missing at runtime, so the type aliases (which cannot be marked) are private (`_Name`),
+# and the classes are marked @type_check_only (the result TypedDicts keep public names).
+
+from typing import Any, Callable, Literal, Protocol, TypedDict, Union, final, type_check_only
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "fit_svc",
+    "fit_svr",
+    "fit_lasvm",
+    "fit_online_baseline",
+    "fit_larank",
+    "fit_ambiguous",
+    "fit_sequence",
+    "predict_sequence",
+    "fit_linear",
+    "assign_experts",
+    "fit_gater",
+    "gater_gates",
+    "fit_gmm",
+    "gmm_log_density",
+    "fit_platt",
+    "fit_simple_mlp",
+    "simple_mlp_decision",
+    "fit_nilsson",
+    "nilsson_decision",
+    "fit_network",
+    "network_decision",
+    "choose_linear_t0",
+    "linear_skip",
+    "decision_function",
+    "kernel_matrix",
+    "pairwise_probability",
+    "write_libsvm_model",
+    "read_libsvm_model",
+    "write_file_atomically",
+    "LibsvmReader",
+    "StopSignal",
+    "__version__",
+]
+
+__version__: str
+
+# ---------------------------------------------------------------------------------------------
+# Argument types shared by many functions
+# ---------------------------------------------------------------------------------------------
+
+_F64 = npt.NDArray[np.float64]
+_F32 = npt.NDArray[np.float32]
+_I64 = npt.NDArray[np.int64]
+_I32 = npt.NDArray[np.int32]
+
+# A feature matrix (convert.rs, `PyMatrix::extract`): a C-contiguous 2-D float64 or float32
+# array, or a CSR tuple (indptr int64, indices int32, data float64 or float32, n_cols), each
+# array C-contiguous. A tuple must be a real tuple (a list is rejected).
+_DenseMatrix = Union[_F64, _F32]
+_CsrTuple = tuple[_I64, _I32, Union[_F64, _F32], int]
+_NativeMatrix = Union[_DenseMatrix, _CsrTuple]
+
+# A composed kernel (convert.rs, `kernel_from_py`): a list of terms
+# (weight, [(name, gamma, coef0, degree), ...]), the kernel being the weighted sum of the
+# products of each term's factors.
+_KernelFactor = tuple[str, float, float, int]
+_KernelTerm = tuple[float, list[_KernelFactor]]
+
+@type_check_only
+class _TrainingKernel(Protocol):
+    # A kernel computed in Python (adapters.rs `PyKernel`; `largemargin.plugins.TrainingKernel`):
+    # len() examples, row(i, cols) with cols an int64 array or None (every example), and
+    # diagonal(start, stop); both return 1-D float64 arrays of the requested length.
+    def __len__(self) -> int: ...
+    def row(self, i: int, cols: _I64 | None, /) -> _F64: ...
+    def diagonal(self, start: int, stop: int, /) -> _F64: ...
+
+# The `kernel` argument of the kernel fits: a built-in kernel's name ("linear", "poly" or
+# "polynomial", "rbf", "sigmoid", "precomputed"; with gamma, coef0 and degree), a composed
+# kernel, or a Python kernel object.
+_Kernel = Union[str, list[_KernelTerm], _TrainingKernel]
+# The kernels decision_function and kernel_matrix compute themselves (no Python kernel;
+# kernel_matrix also rejects "precomputed").
+_BuiltinKernel = Union[str, list[_KernelTerm]]
+
+@type_check_only
+class _SelectionStrategy(Protocol):
+    # A Python LaSVM example-selection strategy (adapters.rs `PyStrategy`): `n_candidates`
+    # (positive) and choose(decision, labels) -> the index of the candidate to process, or None.
+    @property
+    def n_candidates(self) -> int: ...
+    def choose(self, decision: _F64, labels: _F64, /) -> int | None: ...
+
+@type_check_only
+class _CheckedLoss(Protocol):
+    # A Python loss (adapters.rs `PyLoss`; `largemargin.plugins.checked.CheckedLoss`): the
+    # native side calls `impl.dloss(f, y)`, `losses(f, y)` on float64 arrays and, on a failure,
+    # `error(what, value, cause)` for the exception to raise.
+    impl: Any
+    def losses(self, f: _F64, y: _F64, /) -> _F64: ...
+    def error(self, what: str, value: object, cause: BaseException | None, /) -> BaseException: ...
+
+# The LaSVM oracle: oracle(problem, index) -> +1.0 or -1.0.
+_Oracle = Callable[[int, int], float]
+
+# An MLP hidden layer (mlp.rs `Layer`): (v: hidden x inputs float32, d: hidden float64).
+_Layer = tuple[_F32, _F64]
+
+# The global gater's weights (mixture.rs `GaterWeights`): (w1: hidden x inputs, b1: hidden,
+# w2: experts x hidden, b2: experts), all float64.
+_GaterWeights = tuple[_F64, _F64, _F64, _F64]
+
+# Parsed LIBSVM rows: (labels, indptr, indices, data, n_features).
+_LibsvmRows = tuple[_F64, _I64, _I32, _F64, int]
+
+# ---------------------------------------------------------------------------------------------
+# Result dicts
+# ---------------------------------------------------------------------------------------------
+
+@type_check_only
+class FitSvcResult(TypedDict):
+    support: _I64
+    n_support: _I64
+    dual_coef: _F64  # (n_classes - 1) x n_SV
+    intercept: _F64
+    prob_a: _F64
+    prob_b: _F64
+    objective: _F64
+    n_iter: _I64
+    converged: list[bool]
+    kernel_evals: int
+
+@type_check_only
+class FitSvrResult(TypedDict):
+    support: _I64
+    dual_coef: _F64  # 1 x n_SV
+    intercept: _F64  # one value
+    objective: _F64  # one value
+    n_iter: _I64  # one value
+    converged: list[bool]  # one value
+    kernel_evals: int
+
+@type_check_only
+class OnlineProblemResult(TypedDict):
+    # One binary problem of fit_lasvm / fit_online_baseline.
+    support: _I64
+    coef: _F64
+    bias: float
+    gap: float
+    objective: float
+    processed: int
+    inserted: int
+    evicted: int
+    finishing_iterations: int
+
+@type_check_only
+class _LaRankStats(TypedDict):
+    # larank.rs `set_stats` (the inference counter's key differs: see the subclasses).
+    process_new: int
+    process_old: int
+    optimize: int
+    steps: int
+    epochs: int
+    dual_per_epoch: _F64
+    gap_per_epoch: _F64
+
+@type_check_only
+class _FitLarankOptional(TypedDict, total=False):
+    weights: _F64  # n_classes x n_features: only when the linear path ran (linear kernel)
+
+@type_check_only
+class FitLarankResult(_LaRankStats, _FitLarankOptional):
+    support: _I64
+    coef: _F64  # n_support x n_classes
+    dual: float
+    gap: float  # NaN when not computed
+    support_vectors: int
+    kernel_evals: int
+    argmax: int
+
+@type_check_only
+class FitAmbiguousResult(FitLarankResult):
+    support_label: _I64
+
+@type_check_only
+class FitSequenceResult(_LaRankStats):
+    emission: _F64  # n_features x n_labels
+    transition: _F64  # order x (n_labels + 1) x n_labels, START last
+    dual: float
+    gap: float
+    support_patterns: int
+    support_vectors: int
+    inference_calls: int
+
+@type_check_only
+class _LinearStateOptional(TypedDict, total=False):
+    # absent from a state saved before SGD-QN's previous weights and ASGD existed (input only;
+    # fit_linear always returns them)
+    previous: _F32
+    asgd_u: _F64
+    asgd_a: _F64
+    asgd: _F64  # n_problems x 5: divisor, coef, norm, bias, count
+
+@type_check_only
+class LinearState(_LinearStateOptional):
+    # The optimiser states of fit_linear's problems, one row per binary problem
+    # (convert.rs `linear_models_to_py` / `linear_models_from_py`).
+    w: _F32  # n_problems x n_features
+    scale: _F32  # n_problems x width (width 0 until SGD-QN runs)
+    bias: _F64
+    t: _F64
+    count: npt.NDArray[np.uint64]
+    r: _F64
+    update_scale: list[bool]
+
+@type_check_only
+class FitGaterResult(TypedDict):
+    w1: _F64  # hidden x inputs
+    b1: _F64
+    w2: _F64  # experts x hidden
+    b2: _F64
+    losses: _F64  # per epoch
+
+@type_check_only
+class FitGmmResult(TypedDict):
+    weights: _F64  # components
+    means: _F64  # components x dims
+    variances: _F64  # components x dims
+
+@type_check_only
+class _MlpFitResult(TypedDict):
+    # mlp.rs `fit_dict`: the kept layer and the per-epoch curves.
+    v: _F32  # hidden x inputs
+    d: _F64
+    b: float
+    best_epoch: int
+    epochs: int
+    train_loss: _F64
+    train_error: _F64
+    updates: npt.NDArray[np.uint64]
+    validation_error: _F64
+
+@type_check_only
+class FitSimpleMlpResult(_MlpFitResult): ...
+
+@type_check_only
+class FitNilssonResult(_MlpFitResult): ...  # b is 0.0: no output bias
+
+@type_check_only
+class FitNetworkResult(_MlpFitResult):
+    w: _F64
+
+@type_check_only
+class ReadLibsvmModelResult(TypedDict):
+    svm_type: Literal["c_svc", "epsilon_svr"]
+    kernel: Literal["linear", "poly", "rbf", "sigmoid", "precomputed"]
+    gamma: float
+    coef0: float
+    degree: int
+    labels: _I64
+    n_support: _I64
+    rho: _F64
+    prob_a: _F64
+    prob_b: _F64
+    sv_coef: _F64  # rows x n_SV
+    sv_indices: _I64
+    sv: tuple[_I64, _I32, _F64, int]  # CSR (indptr, indices, data, n_features)
+
+# ---------------------------------------------------------------------------------------------
+# SVM (SMO / ISDA): solver "smo" | "isda"; isda_bias "secant" | "penalty" | "none";
+# selection "second_order" | "first_order"; max_iter < 0: no limit
+# ---------------------------------------------------------------------------------------------
+
+def fit_svc(
+    x: _NativeMatrix,
+    y: _I64,
+    *,
+    n_classes: int,
+    sample_c: _F64,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    tol: float,
+    shrinking: bool,
+    cache_size: float,
+    max_iter: int,
+    probability: bool,
+    seed: int,
+    selection: str,
+    n_jobs: int | None,
+    verbose: bool,
+    solver: str = "smo",
+    isda_bias: str = "secant",
+    isda_k: float = 1.0,
+    over_relaxation: float = 1.0,
+) -> FitSvcResult: ...
+def fit_svr(
+    x: _NativeMatrix,
+    y: _F64,
+    *,
+    sample_c: _F64,
+    epsilon: float,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    tol: float,
+    shrinking: bool,
+    cache_size: float,
+    max_iter: int,
+    selection: str,
+    n_jobs: int | None,
+    verbose: bool,
+    solver: str = "smo",
+    isda_bias: str = "secant",
+    isda_k: float = 1.0,
+    over_relaxation: float = 1.0,
+) -> FitSvrResult: ...
+def decision_function(
+    x: _NativeMatrix,
+    *,
+    sv: _NativeMatrix,
+    sv_columns: _I64,
+    n_support: _I64,
+    coef: _F64,
+    intercept: _F64,
+    kernel: _BuiltinKernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    n_jobs: int | None,
+) -> _F64: ...  # m x outputs
+def kernel_matrix(
+    a: _NativeMatrix,
+    b: _NativeMatrix,
+    *,
+    kernel: _BuiltinKernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    n_jobs: int | None,
+) -> _F64: ...  # m x n
+def pairwise_probability(dec: _F64, *, prob_a: _F64, prob_b: _F64, n_classes: int) -> _F64: ...  # m x n_classes
+
+# ---------------------------------------------------------------------------------------------
+# Online (LaSVM and the baselines): `labels` is n_problems x n_examples (+1/-1, NaN: ask the
+# oracle); selection is "random" | "gradient" | "active" | "autoactive" or one strategy per
+# problem; algorithm "huller" | "perceptron" | "averaged" | "pa" | "budget".
+# Both return ([one dict per problem], kernel evaluations).
+# ---------------------------------------------------------------------------------------------
+
+def fit_lasvm(
+    x: _NativeMatrix,
+    labels: _F64,
+    *,
+    sample_c: _F64,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    tol: float,
+    epochs: int,
+    max_iter: int | None,
+    finishing: bool,
+    shrinking: bool,
+    selection: str | list[_SelectionStrategy],
+    candidates: int,
+    cache_size: float,
+    seed: int,
+    warm: list[list[float]] | None,
+    oracle: _Oracle | None,
+    n_jobs: int | None,
+    verbose: bool,
+) -> tuple[list[OnlineProblemResult], int]: ...
+def fit_online_baseline(
+    x: _NativeMatrix,
+    labels: _F64,
+    *,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    algorithm: str,
+    c: float,
+    beta: float,
+    budget: int,
+    epochs: int,
+    cache_size: float,
+    seed: int,
+    n_jobs: int | None,
+    verbose: bool,
+) -> tuple[list[OnlineProblemResult], int]: ...
+
+# ---------------------------------------------------------------------------------------------
+# LaRank (multiclass, and from candidate label sets): method_name "larank" | "mira" |
+# "perceptron" | "averaged_perceptron" | "ambigsvm"; schedule "adaptive" | "fixed";
+# clock "cost" | "wall"
+# ---------------------------------------------------------------------------------------------
+
+def fit_larank(
+    x: _NativeMatrix,
+    y: _I64,
+    *,
+    n_classes: int,
+    sample_weight: _F64,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    method_name: str,
+    schedule: str,
+    reprocess: int,
+    clock: str,
+    c: float,
+    tol: float,
+    epochs: int,
+    until_gap: bool,
+    cache_size: float,
+    warm: _F64 | None,
+    seed: int,
+    n_jobs: int | None,
+    verbose: bool,
+) -> FitLarankResult: ...
+def fit_ambiguous(
+    x: _NativeMatrix,
+    bag_offsets: _I64,
+    bag_labels: _I64,
+    *,
+    n_classes: int,
+    sample_weight: _F64,
+    kernel: _Kernel,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    method_name: str,
+    schedule: str,
+    reprocess: int,
+    clock: str,
+    c: float,
+    tol: float,
+    epochs: int,
+    until_gap: bool,
+    cache_size: float,
+    seed: int,
+    n_jobs: int | None,
+    verbose: bool,
+) -> FitAmbiguousResult: ...
+
+# ---------------------------------------------------------------------------------------------
+# Sequence labeling: tokens in CSR form grouped by seq_ptr; method "larank" |
+# "larank_adaptive" | "pa" | "perceptron" | "averaged_perceptron"; inference_name "greedy" | "exact"
+# ---------------------------------------------------------------------------------------------
+
+def fit_sequence(
+    indptr: _I64,
+    indices: _I32,
+    data: _F64,
+    *,
+    n_features: int,
+    seq_ptr: _I64,
+    y: _I64,
+    n_labels: int,
+    method: str,
+    inference_name: str,
+    order: int,
+    c: float,
+    tol: float,
+    reprocess: int,
+    epochs: int,
+    until_gap: bool,
+    seed: int,
+    verbose: bool,
+) -> FitSequenceResult: ...
+def predict_sequence(
+    indptr: _I64,
+    indices: _I32,
+    data: _F64,
+    *,
+    n_features: int,
+    seq_ptr: _I64,
+    emission: _F64,
+    transition: _F64,
+    order: int,
+    inference_name: str,
+) -> _I64: ...
+
+# ---------------------------------------------------------------------------------------------
+# Linear SGD: algorithm "sgd" | "svmsgd2" | "sgdqn" | "sgdqn2009" | "asgd" |
+# "margin_perceptron"; loss a built-in loss's name or a CheckedLoss.
+# fit_linear returns (new state, [(primal, training error, passes, converged) per problem],
+# seconds of the passes).
+# ---------------------------------------------------------------------------------------------
+
+def fit_linear(
+    x: _NativeMatrix,
+    labels: _F64,
+    *,
+    sample_weight: _F64,
+    class_weights: list[tuple[float, float]],
+    state: LinearState | dict[str, Any],
+    algorithm: str,
+    loss: str | _CheckedLoss,
+    alpha: float,
+    t0: float,
+    rate: float | None,
+    skip: int,
+    fit_bias: bool,
+    bias_rate: float,
+    epochs: int,
+    shuffle: bool,
+    seed: int,
+    n_jobs: int | None,
+    verbose: bool,
+    average_start: float = 0.0,
+    tol: float | None = None,
+    n_iter_no_change: int = 5,
+) -> tuple[LinearState, list[tuple[float, float, int, bool]], float]: ...
+def choose_linear_t0(
+    x: _NativeMatrix,
+    labels: _F64,
+    *,
+    sample_weight: _F64,
+    bound_weight: _F64,
+    algorithm: str,
+    loss: str | _CheckedLoss,
+    alpha: float,
+    skip: int,
+    fit_bias: bool,
+    bias_rate: float,
+    seed: int,
+) -> float: ...
+def linear_skip(x: _NativeMatrix) -> int: ...
+
+# ---------------------------------------------------------------------------------------------
+# Mixture of experts: capped assignment, global gater (MLP; task "classification" |
+# "regression"), local gater (diagonal Gaussian mixtures), Platt scaling
+# ---------------------------------------------------------------------------------------------
+
+def assign_experts(preference: _F64, *, cap: int, order: _I64) -> _I64: ...
+def fit_gater(
+    x: _F64,
+    outputs: _F64,
+    candidates: _I64 | None,
+    y: _F64,
+    *,
+    task: str,
+    experts: int,
+    hidden: int,
+    epochs: int,
+    learning_rate: float,
+    decay: float,
+    seed: int,
+    warm: _GaterWeights | None,
+    n_jobs: int | None,
+) -> FitGaterResult: ...
+def gater_gates(x: _F64, *, weights: _GaterWeights, n_jobs: int | None) -> _F64: ...  # n x experts
+def fit_gmm(
+    x: _F64,
+    *,
+    components: int,
+    iterations: int,
+    tol: float,
+    variance_floor: float,
+    seed: int,
+    n_jobs: int | None,
+) -> FitGmmResult: ...
+def gmm_log_density(x: _F64, *, weights: _F64, means: _F64, variances: _F64, n_jobs: int | None) -> _F64: ...
+def fit_platt(decision: _F64, positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...  # (a, b)
+
+# ---------------------------------------------------------------------------------------------
+# MLP (labels +-1; x_val and y_val both given or both None): simple MLP, Nilsson committee,
+# tanh network (criterion "mse" | "cross_entropy" | "tanh_mse"; optimizer "sgd" | "block_newton")
+# ---------------------------------------------------------------------------------------------
+
+def fit_simple_mlp(
+    x: _NativeMatrix,
+    y: _F64,
+    x_val: _NativeMatrix | None,
+    y_val: _F64 | None,
+    *,
+    hidden: int,
+    beta: float,
+    learning_rate: float,
+    decay: float,
+    max_epochs: int,
+    patience: int,
+    seed: int,
+    warm: tuple[_Layer, float] | None,
+    n_jobs: int | None,
+    average: bool = False,
+    init_scale: float = 1.0,
+) -> FitSimpleMlpResult: ...
+def simple_mlp_decision(x: _NativeMatrix, *, layer: _Layer, b: float, n_jobs: int | None) -> _F64: ...
+def fit_nilsson(
+    x: _NativeMatrix,
+    y: _F64,
+    x_val: _NativeMatrix | None,
+    y_val: _F64 | None,
+    *,
+    hidden: int,
+    learning_rate: float,
+    max_epochs: int,
+    patience: int,
+    seed: int,
+    init_scale: float,
+    n_jobs: int | None,
+) -> FitNilssonResult: ...
+def nilsson_decision(x: _NativeMatrix, *, layer: _Layer, n_jobs: int | None) -> _F64: ...
+def fit_network(
+    x: _NativeMatrix,
+    y: _F64,
+    x_val: _NativeMatrix | None,
+    y_val: _F64 | None,
+    *,
+    hidden: int,
+    criterion: str,
+    optimizer: str,
+    learning_rate: float,
+    damping: float,
+    sample: int,
+    max_epochs: int,
+    patience: int,
+    seed: int,
+    n_jobs: int | None,
+) -> FitNetworkResult: ...
+def network_decision(x: _NativeMatrix, *, layer: _Layer, w: _F64, b: float, n_jobs: int | None) -> _F64: ...
+
+# ---------------------------------------------------------------------------------------------
+# Model files and LIBSVM data: svm_type "c_svc" | "epsilon_svr"; kernel a built-in kernel's name
+# ---------------------------------------------------------------------------------------------
+
+def write_libsvm_model(
+    path: str,
+    *,
+    svm_type: str,
+    kernel: str,
+    gamma: float,
+    coef0: float,
+    degree: int,
+    labels: _I64,
+    n_support: _I64,
+    rho: _F64,
+    prob_a: _F64,
+    prob_b: _F64,
+    sv_coef: _F64,
+    sv: _NativeMatrix,
+    sv_indices: _I64,
+    zero_based: bool,
+) -> None: ...
+def read_libsvm_model(path: str, *, zero_based: bool) -> ReadLibsvmModelResult: ...
+def write_file_atomically(path: str, data: bytes) -> None: ...
+
+@final
+class LibsvmReader:
+    # Incremental LIBSVM/svmlight parser: feed bytes, then finish (or take rows as they come).
+    def __new__(cls) -> LibsvmReader: ...
+    def feed(self, chunk: bytes) -> None: ...
+    def rows(self) -> int: ...
+    def lines(self) -> int: ...
+    def end_input(self) -> None: ...
+    def uses_index_zero(self) -> bool: ...
+    def take(self, zero_based: bool, last: bool) -> _LibsvmRows: ...
+    def finish(self, zero_based: bool | None = None) -> _LibsvmRows: ...
+
+# ---------------------------------------------------------------------------------------------
+# Stopping native runs started on worker threads
+# ---------------------------------------------------------------------------------------------
+
+@final
+class StopSignal:
+    def __new__(cls) -> StopSignal: ...
+    def request(self) -> None: ...
+    @property
+    def requested(self) -> bool: ...
+    def __enter__(self) -> StopSignal: ...
+    def __exit__(self, *_args: object) -> Literal[False]: ...

@@ -1,0 +1,99 @@
+"""The package's layering, checked on the source: the plugin layer and the base layer know no
+estimator, estimator modules share private code only through the base layer, and every module
+imports alone in a fresh interpreter (no cycle held together by import order)."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import largemargin
+
+PACKAGE = pathlib.Path(largemargin.__file__).parent
+# modules below the estimators: helpers, the plugin layer, the base layer
+LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_ovo", "_threads", "kernels",
+         "plugins", "_base"}
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        parts = [p for p in rel.parts if p != "__init__"]
+        yield ".".join(["largemargin", *parts]), path
+
+
+def imported(path, name):
+    """(module imported, [names]) for every import of the file, function-local ones too, as
+    absolute largemargin module names."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("largemargin"):
+                continue
+            names = [a.name for a in node.names]
+            if node.module is None:  # from . import x: x are modules
+                for n in names:
+                    yield f"{target}.{n}", []
+            else:
+                yield target, names
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("largemargin"):
+                    yield a.name, []
+
+
+def top(module):
+    """The package-level unit a module belongs to: 'svm', 'plugins', '_base', ..."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+EDGES = [(name, top(name), target, top(target), names)
+         for name, path in modules() for target, names in imported(path, name)]
+
+
+def test_the_plugin_and_base_layers_know_no_estimator():
+    bad = [(src, dst) for src, unit, dst, dst_unit, _ in EDGES
+           if unit in LOWER and dst_unit not in LOWER and dst_unit != ""]
+    assert not bad, f"lower layers importing estimator modules: {bad}"
+
+
+def test_the_plugin_layer_imports_no_base_layer():
+    bad = [(src, dst) for src, unit, dst, dst_unit, _ in EDGES if unit == "plugins" and dst_unit == "_base"]
+    assert not bad, bad
+
+
+def test_estimator_modules_share_private_code_only_through_the_base_layer():
+    bad = [(src, dst, [n for n in names if n.startswith("_")]) for src, unit, dst, dst_unit, names in EDGES
+           if unit not in LOWER and dst_unit not in LOWER and unit != dst_unit and dst_unit != ""
+           and any(n.startswith("_") for n in names)]
+    assert not bad, f"private names imported across estimator modules: {bad}"
+
+
+def test_the_checker_sees_the_layers():
+    # the rules above can fail: the graph holds the imports they are about
+    assert ("largemargin.svm", "largemargin._base") in {(s, d) for s, _, d, _, _ in EDGES}
+    assert any(u == "plugins" for _, u, _, _, _ in EDGES)
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_every_module_imports_alone_in_a_fresh_interpreter(chunk):
+    names = [n for n, _ in modules() if not n.endswith("__main__")][chunk::2]
+
+    def alone(name):
+        r = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True, text=True)
+        return name, r.returncode, r.stderr[-600:]
+
+    with ThreadPoolExecutor(2) as pool:
+        failed = [(n, err) for n, rc, err in pool.map(alone, names) if rc != 0]
+    assert not failed, failed
