@@ -81,7 +81,7 @@ def test_refit_trains_on_every_row_for_the_chosen_epochs(cls):
     # trained without a hold-out on all rows for best_epoch_ epochs (same seed, so same
     # initial weights and epoch orders)
     X, y = xor_data(600, 11)
-    if cls is lm.SimpleMLPClassifier:
+    if cls is not lm.NilssonMLPClassifier:
         cls = functools.partial(cls, n_committees=1)
     m = cls(hidden_units=13, max_epochs=40, n_iter_no_change=5, random_state=3).fit(X, y)
     assert 1 <= m.best_epoch_ <= m.n_epochs_ and len(m.validation_error_curve_) == m.n_epochs_
@@ -168,8 +168,8 @@ def test_block_newton_needs_fewer_epochs_on_badly_scaled_inputs():
     X = X * [30.0, 0.03]
     curves = {}
     for optimizer, lr in (("sgd", 0.003), ("block_newton", 0.002)):
-        m = lm.TanhMLPClassifier(hidden_units=10, optimizer=optimizer, learning_rate=lr, max_epochs=25,
-                                 early_stopping=False, random_state=1).fit(X, y)
+        m = lm.TanhMLPClassifier(hidden_units=10, n_committees=1, optimizer=optimizer, learning_rate=lr,
+                                 max_epochs=25, early_stopping=False, random_state=1).fit(X, y)
         curves[optimizer] = m.train_error_curve_
     target = curves["sgd"][-1]
     reached = np.flatnonzero(curves["block_newton"] <= target)
@@ -267,6 +267,22 @@ def test_committees_trained_apart_are_one_committee():
     assert np.mean(m.predict(Xte) == yte) > 0.9
     with pytest.raises(ValueError, match="n_committees"):
         lm.SimpleMLPClassifier(n_committees=0).fit(X, y)
+
+
+def test_tanh_committees_are_one_network():
+    # the tanh MLP's parts joined: units side by side, output weights kept, biases summed, so the
+    # decision is the sum of the parts'; the first part is the single-committee fit
+    X, y = xor_data(600, 14)
+    kw = dict(hidden_units=6, max_epochs=30, n_iter_no_change=5, random_state=2)
+    m = lm.TanhMLPClassifier(n_committees=3, n_jobs=2, **kw).fit(X, y)
+    assert m.hidden_weights_.shape == (18, 2) and m.output_weights_.shape == (18,) and m.n_epochs_.shape == (3,)
+    h = np.tanh(X @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_)
+    np.testing.assert_allclose(m.decision_function(X), m.bias_ + h @ m.output_weights_, rtol=1e-4, atol=1e-4)
+    one = lm.TanhMLPClassifier(n_committees=1, **kw).fit(X, y)
+    np.testing.assert_array_equal(one.hidden_weights_, m.hidden_weights_[:6])
+    np.testing.assert_array_equal(one.output_weights_, m.output_weights_[:6])
+    with pytest.raises(ValueError, match="n_committees"):
+        lm.TanhMLPClassifier(n_committees=0).fit(X, y)
 
 
 @pytest.mark.parametrize("cls", [lm.SimpleMLPClassifier, lm.NilssonMLPClassifier])
