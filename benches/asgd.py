@@ -35,11 +35,12 @@ ALPHA = 1e-5
 
 
 def acceptance(rows, passes):
-    import largemargin as lm
-    from largemargin.datasets import make_rcv1_like
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
+
+    import largemargin as lm
+    from largemargin.datasets import make_rcv1_like
 
     out = []
     for noise in (0.05, 0.10):
@@ -80,10 +81,11 @@ def acceptance(rows, passes):
 
 
 def erratum(passes):
-    import largemargin as lm
-    from largemargin.datasets import make_badly_conditioned
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
+
+    import largemargin as lm
+    from largemargin.datasets import make_badly_conditioned
 
     X, y = make_badly_conditioned()
     Xtr, ytr = X[:100_000], y[:100_000]

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from online import save  # noqa: E402
-from run import CONFIGS, COMMON  # noqa: E402
+from run import COMMON, CONFIGS  # noqa: E402
 
 METHODS = {
     "sklearn": None,

@@ -84,9 +84,10 @@ def per_pass(make, X, y):
 
 
 def run(name):
-    import largemargin as lm
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
+
+    import largemargin as lm
 
     Xtr, ytr, Xte, yte, lam = data(name)
     X64 = Xtr.astype(np.float64)  # scikit-learn's SGD works in float64
@@ -140,10 +141,11 @@ def curves(name, passes):
     """Primal and test error after each pass, with the training time so far, for each method."""
     import warnings
 
-    import largemargin as lm
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import LinearSVC
+
+    import largemargin as lm
 
     Xtr, ytr, Xte, yte, lam = data(name)
     X64 = Xtr.astype(np.float64)

@@ -19,7 +19,6 @@ sys.path.insert(0, HERE)
 import suite  # noqa: E402
 
 
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--committees", type=int, default=5)

@@ -202,10 +202,10 @@ def acceptance(seeds, out_md, names=("adult", "ijcnn1")):
     """SimpleMLPClassifier() against our SVC() and MLPClassifier(), all with their defaults, on adult
     and ijcnn1 as benches/mlp.py loads them (not standardised); ours over `seeds`, MLPClassifier
     (minutes per fit) and SVC for the first, side by side in one run."""
-    import largemargin as lm
+    from datasets import load
     from sklearn.neural_network import MLPClassifier
 
-    from datasets import load
+    import largemargin as lm
 
     lines = ["", "## SimpleMLPClassifier() vs SVC() and MLPClassifier() on adult and ijcnn1", "",
              "Test error % and fit seconds (SimpleMLPClassifier: mean over random states " + ",".join(map(str, seeds))

@@ -101,9 +101,10 @@ def main(argv=None):
     ap.add_argument("--datasets", help="comma-separated (default: the suite's sets but the five largest)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "mlp_seed_average.md"))
     args = ap.parse_args(argv)
-    import largemargin
     import sklearn
     from sklearn.neural_network import MLPClassifier
+
+    import largemargin
 
     keys = [k.strip() for k in args.estimators.split(",") if k.strip()]
     if not keys or any(k not in OURS for k in keys):

@@ -55,11 +55,11 @@ def main():
     ap.add_argument("--grid", help="JSON object of lists replacing the default grid")
     args = ap.parse_args()
     grid = json.loads(args.grid) if args.grid else GRID
+    from mlp import FORMER, svm_params
     from sklearn.model_selection import train_test_split
     from sklearn.neural_network import MLPClassifier
 
     import largemargin as lm
-    from mlp import FORMER, svm_params
 
     for name in args.datasets.split(","):
         X, y = training_set(name, args.forest_n)

@@ -286,8 +286,9 @@ def main(argv=None):
         comparisons = [compare(ref, run) if ok and not run.get("failed") else None for run in runs[1:]]
         results.append(dict(config=name, runs=runs, comparisons=comparisons))
 
-    import largemargin
     import sklearn
+
+    import largemargin
 
     report = dict(
         meta=dict(

@@ -274,7 +274,7 @@ def summarize(rows):
 
 def markdown(results, meta):
     runs = [meta] + meta.get("earlier", [])
-    out = [f"# Benchmark suite: defaults against scikit-learn's defaults\n"]
+    out = ["# Benchmark suite: defaults against scikit-learn's defaults\n"]
     for m in runs:
         out.append(f"`{m['command']}` — {m['when']}, commit {m['commit']}, {m['machine']}, total {m['seconds']:.0f} s"
                    + (f" (pairs {', '.join(m['pairs'])})" if len(runs) > 1 else "") + ".\n")
