@@ -150,3 +150,30 @@ def test_rows_whose_squared_norm_overflows_are_refused_whatever_gamma():
     m = lm.SVC(gamma=1.0).fit(X, y)
     with pytest.raises(ValueError, match="squared norm of row .* overflows"):
         m.predict(X * 1e154)
+
+
+def test_native_functions_refuse_fortran_ordered_matrices():
+    # a Fortran-ordered array is contiguous, but read as rows it would be another matrix: the
+    # native side refuses it (the estimators convert it first)
+    from largemargin import _native
+
+    X = np.random.RandomState(0).randn(20, 3)
+    kw = dict(kernel="rbf", gamma=0.5, coef0=0.0, degree=3, n_jobs=1)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _native.kernel_matrix(np.asfortranarray(X), X, **kw)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _native.kernel_matrix(X, np.asfortranarray(X), **kw)
+    y = np.arange(20) % 2
+    np.testing.assert_array_equal(lm.SVC().fit(np.asfortranarray(X), y).dual_coef_, lm.SVC().fit(X, y).dual_coef_)
+
+
+def test_counts_too_large_to_be_settings_are_refused():
+    X, y = np.random.RandomState(0).randn(30, 2), np.arange(30) % 2
+    for cls in (lm.SimpleMLPClassifier, lm.TanhMLPClassifier):
+        with pytest.raises(ValueError, match="n_committees must be at most"):
+            cls(n_committees=2**64).fit(X, y)
+    seqs, tags = [[("a", "DT"), ("b", "NN")]] * 3, [["x", "y"]] * 3
+    with pytest.raises(ValueError, match="n_reprocess must be an integer from 0 to"):
+        lm.SequenceLabeler(n_reprocess=10**12).fit(seqs, tags)
+    with pytest.raises(ValueError, match="does not reprocess"):
+        lm.SequenceLabeler("pa", n_reprocess=3).fit(seqs, tags)

@@ -442,3 +442,16 @@ def test_verbose_names_each_pair_and_prints_only_what_was_measured(capsys):
     assert [ln.split("]")[0] for ln in lines[::2]] == ["[mixture 'a' vs 'b'", "[mixture 'a' vs 'c'", "[mixture 'b' vs 'c'"]
     assert not any("nan" in ln for ln in lines)
     assert "moved" in lines[0] and "moved" not in lines[1]  # no reassignment after the last round
+
+
+def test_composed_and_plugin_kernels_reach_the_experts(forest):
+    # gamma parametrises the built-in kernels only: a composed or plugin kernel carries its own,
+    # and the experts get it without one
+    from largemargin.kernels import RBF, Linear
+
+    Xtr, ytr, Xte, yte = forest
+    Xtr, ytr = Xtr[:1200], ytr[:1200]
+    kernel = RBF(0.1) + 0.5 * Linear()
+    mix = lm.MixtureSVC(kernel=kernel, n_experts=2, max_iter=2, random_state=0).fit(Xtr, ytr)
+    assert all(e.model.kernel == kernel for e in mix.experts_ if e.model is not None)
+    assert np.mean(mix.predict(Xte) == yte) > 0.6

@@ -271,16 +271,20 @@ def test_committees_trained_apart_are_one_committee():
 
 def test_tanh_committees_are_one_network():
     # the tanh MLP's parts joined: units side by side, output weights kept, biases summed, so the
-    # decision is the sum of the parts'; the first part is the single-committee fit
+    # decision is the sum of the parts'; every part is refit on all rows for the median of the
+    # parts' best epochs, so the first part is the fit without hold-out for that many epochs
     X, y = xor_data(600, 14)
-    kw = dict(hidden_units=6, max_epochs=30, n_iter_no_change=5, random_state=2)
-    m = lm.TanhMLPClassifier(n_committees=3, n_jobs=2, **kw).fit(X, y)
+    kw = dict(hidden_units=6, n_iter_no_change=5, random_state=2)
+    m = lm.TanhMLPClassifier(n_committees=3, max_epochs=30, n_jobs=2, **kw).fit(X, y)
     assert m.hidden_weights_.shape == (18, 2) and m.output_weights_.shape == (18,) and m.n_epochs_.shape == (3,)
     h = np.tanh(X @ m.hidden_weights_.T.astype(np.float64) + m.hidden_bias_)
     np.testing.assert_allclose(m.decision_function(X), m.bias_ + h @ m.output_weights_, rtol=1e-4, atol=1e-4)
-    one = lm.TanhMLPClassifier(n_committees=1, **kw).fit(X, y)
+    epochs = int(np.median(m.best_epoch_))
+    one = lm.TanhMLPClassifier(n_committees=1, max_epochs=epochs, early_stopping=False, **kw).fit(X, y)
     np.testing.assert_array_equal(one.hidden_weights_, m.hidden_weights_[:6])
     np.testing.assert_array_equal(one.output_weights_, m.output_weights_[:6])
+    same = lm.TanhMLPClassifier(n_committees=3, max_epochs=30, n_jobs=1, **kw).fit(X, y)
+    np.testing.assert_array_equal(same.hidden_weights_, m.hidden_weights_)
     with pytest.raises(ValueError, match="n_committees"):
         lm.TanhMLPClassifier(n_committees=0).fit(X, y)
 

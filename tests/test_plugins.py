@@ -538,3 +538,17 @@ def test_a_block_kernel_whose_prepare_does_not_match_its_rows_is_named():
         lm.SVC(kernel=OneNorm()).fit(X, y)
     with pytest.raises(PluginError, match="NoBlock defines no block"):
         lm.SVC(kernel=NoBlock()).fit(X, y)
+
+
+def test_register_refuses_a_hook_that_returns_no_dict_and_keeps_the_registry_whole():
+    class ReturnsAList:
+        @hookimpl
+        def largemargin_kernels(self):
+            return ["not", "a", "dict"]
+
+    registry = Registry(entry_points=[])
+    with pytest.raises(TypeError, match="must return a dict"):
+        registry.register(ReturnsAList(), name="bad")
+    assert registry.manager.get_plugin("bad") is None
+    assert isinstance(registry.resolve("kernel", "rbf"), NativeKernel)
+    assert [name for name, _ in registry.plugins()] == ["largemargin.builtin"]

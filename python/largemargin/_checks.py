@@ -12,12 +12,15 @@ def check_real(name, value, ok, expected):
         raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
-def check_positive_int(name, value, none_ok=False):
-    """`value` is an integer of at least 1 (or None, if `none_ok`), else a ValueError naming `name`."""
+def check_positive_int(name, value, none_ok=False, most=None):
+    """`value` is an integer of at least 1 (and at most `most`, if given; or None, if `none_ok`),
+    else a ValueError naming `name`."""
     if none_ok and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
+    if most is not None and value > most:
+        raise ValueError(f"{name} must be at most {most}, got {value!r}")
 
 
 def check_n_jobs(value):

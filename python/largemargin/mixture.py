@@ -23,7 +23,7 @@ from ._base import _ovr_from_ovo
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection
-from .plugins import NativeExpert, get_registry
+from .plugins import NativeExpert, NativeKernel, get_registry
 
 # n_experts="auto": one expert per this many training examples (Collobert's complexity argument:
 # a fixed share per expert keeps a round linear in n), no more than _AUTO_MAX_EXPERTS, and a
@@ -82,7 +82,10 @@ class _MixtureBase(BaseEstimator):
     def _expert_params(self, gamma):
         params = {}
         if isinstance(self._factory_obj, NativeExpert):
-            params = dict(C=self.C, kernel=self.kernel, gamma=gamma, tol=self.tol, cache_size=self.cache_size, n_jobs=1)
+            params = dict(C=self.C, kernel=self.kernel, tol=self.tol, cache_size=self.cache_size, n_jobs=1)
+            kernel = get_registry().resolve("kernel", self.kernel) if isinstance(self.kernel, str) else self.kernel
+            if isinstance(kernel, NativeKernel):
+                params["gamma"] = gamma  # a composed or plugin kernel carries its own parameters
             if self._task == "regression":
                 params["epsilon"] = self.epsilon
         params.update(self.expert_params or {})

@@ -20,6 +20,8 @@ from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
 
 _METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
+# REPROCESS rounds per new pattern: each is 11 steps; more than this is a mistake, not a setting
+MAX_REPROCESS = 1000
 
 __all__ = ["SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "token_accuracy", "read_conll"]
 
@@ -393,8 +395,11 @@ class SequenceLabeler(BaseEstimator):
         if adaptive and not self.method.startswith("larank"):
             raise ValueError(f"n_reprocess='adaptive' is a LaRank schedule; method {self.method!r} has none")
         if not adaptive and (isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral)
-                             or reprocess < 0):
-            raise ValueError(f"n_reprocess must be a non-negative integer or 'adaptive', got {reprocess!r}")
+                             or reprocess < 0 or reprocess > MAX_REPROCESS):
+            raise ValueError(f"n_reprocess must be an integer from 0 to {MAX_REPROCESS} or 'adaptive', "
+                             f"got {reprocess!r}")
+        if self.n_reprocess is not None and not self.method.startswith("larank"):
+            raise ValueError(f"n_reprocess is LaRank's; method {self.method!r} does not reprocess")
         native = {"larank_greedy": "larank", "larank_exact": "larank", "pa": "pa",
                   "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
         if adaptive:

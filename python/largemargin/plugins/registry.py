@@ -49,15 +49,16 @@ class Registry:
             try:
                 plugin = ep.load()
                 _check_hook_names(plugin)
-                self.register(plugin, name=ep.name)
-                self._provided(ep.name)  # a plugin whose hooks fail is a plugin that fails to load
+                self.register(plugin, name=ep.name)  # a plugin whose hooks fail fails to load
             except Exception as e:  # noqa: BLE001 - any failure of a plugin is reported, not raised
                 if self.manager.get_plugin(ep.name) is not None:
                     self.unregister(ep.name)
                 self.failures.append(LoadFailure(ep.name, f"{type(e).__name__}: {e}"))
 
     def register(self, plugin, name=None):
-        """Registers a plugin object (a module or any object with hook implementations)."""
+        """Registers a plugin object (a module or any object with hook implementations). A hook
+        that is misspelled, unmarked, fails or returns no dict is refused here: the error is
+        raised and the plugin is not registered."""
         _check_hook_names(plugin)
         registered = self.manager.register(plugin, name=name)
         try:
@@ -65,6 +66,11 @@ class Registry:
         except pluggy.PluginValidationError as e:
             self.manager.unregister(plugin)
             raise ValueError(str(e)) from None
+        try:  # hooks that fail or return no dict are refused now, not at every later resolve
+            self._provided(self.manager.get_name(plugin))
+        except Exception:
+            self.manager.unregister(plugin)
+            raise
         return registered
 
     def unregister(self, name):

@@ -41,6 +41,21 @@ pub enum PyMatrix<'py> {
     S64(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i32>, PyReadonlyArray1<'py, f64>, usize),
 }
 
+/// The elements of a 2-D array in row-major order, without a copy. Only a C-contiguous array has
+/// them so: a Fortran-ordered one is contiguous too (numpy's `as_slice` accepts it) but its memory
+/// is column-major, and read as rows it would silently be another matrix.
+pub fn row_major<'a, T: numpy::Element>(a: &'a PyReadonlyArray2<'_, T>, what: &str) -> PyResult<&'a [T]> {
+    let not_c = || {
+        PyValueError::new_err(format!(
+            "{what} must be a C-contiguous (row-major) array; copy it with numpy.ascontiguousarray"
+        ))
+    };
+    if !a.is_c_contiguous() {
+        return Err(not_c());
+    }
+    a.as_slice().map_err(|_| not_c())
+}
+
 fn contiguous<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> PyResult<&'a [T]> {
     a.as_slice().map_err(|_| PyValueError::new_err(format!("{what} must be C-contiguous")))
 }
@@ -73,7 +88,7 @@ impl<'py> PyMatrix<'py> {
             a: &'a PyReadonlyArray2<'_, T>,
         ) -> PyResult<DenseView<'a, T>> {
             let shape = a.shape();
-            let data = a.as_slice().map_err(|_| PyValueError::new_err("X must be C-contiguous"))?;
+            let data = row_major(a, "a feature matrix")?;
             DenseView::new(data, shape[0], shape[1]).map_err(to_py)
         }
         Ok(match self {

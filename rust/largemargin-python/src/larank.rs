@@ -38,7 +38,7 @@ pub fn fit_larank<'py>(
     let label = index_vec(&y)?;
     let weight = sample_weight.as_slice()?.to_vec();
     let warm: Option<Vec<f64>> = match warm {
-        Some(w) => Some(w.as_slice()?.to_vec()),
+        Some(w) => Some(convert::row_major(&w, "warm")?.to_vec()),
         None => None,
     };
     let fit = run_fit(py, n_jobs, verbose.then_some("LaRank fit"), external, |ctl| {

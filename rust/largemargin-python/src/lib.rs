@@ -279,7 +279,7 @@ fn decision_function<'py>(
     let (xv, svv) = (xm.view()?, svm.view()?);
     let cols = index_vec(&sv_columns)?;
     let ns = index_vec(&n_support)?;
-    let coef_s = coef.as_slice()?;
+    let coef_s = convert::row_major(&coef, "coef")?;
     let icpt = intercept.as_slice()?;
     let exp = Expansion { kernel: spec, sv: svv, sv_columns: &cols, n_support: &ns, coef: coef_s, intercept: icpt };
     let nout = exp.n_outputs();
@@ -452,7 +452,7 @@ fn write_libsvm_model<'py>(
         rho: rho.as_slice()?.to_vec(),
         prob_a: prob_a.as_slice()?.to_vec(),
         prob_b: prob_b.as_slice()?.to_vec(),
-        sv_coef: sv_coef.as_slice()?.to_vec(),
+        sv_coef: convert::row_major(&sv_coef, "sv_coef")?.to_vec(),
         sv: if precomputed { CsrMatrix::new() } else { CsrMatrix::gather(&view, &all) },
         sv_indices: if precomputed { index_vec(&sv_indices)? } else { Vec::new() },
     };

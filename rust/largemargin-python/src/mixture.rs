@@ -72,9 +72,10 @@ pub(crate) fn stop_requested() -> bool {
 
 fn rows(a: &PyReadonlyArray2<'_, f64>) -> PyResult<(Vec<f64>, usize, usize)> {
     let shape = a.shape();
+    // row-major: a Fortran-ordered array is contiguous too, in the other order
     let data = match a.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => a.as_array().iter().copied().collect(),
+        Ok(s) if a.is_c_contiguous() => s.to_vec(),
+        _ => a.as_array().iter().copied().collect(),
     };
     Ok((data, shape[0], shape[1]))
 }
