@@ -119,7 +119,8 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         native_jobs = self.n_jobs if threads == 1 else 1
 
         # with `_median_epochs`, the parts' hold-outs choose one epoch count for all (their median)
-        shared = self._median_epochs and parts > 1
+        shared = (self._median_epochs and parts > 1 and self.refit
+                  and all(val is not None for _, val in draws))
 
         def one(draw):
             seed, val = draw
@@ -138,7 +139,7 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
             return fit, selection
 
         results = [one(d) for d in draws] if threads == 1 else parallel(one, draws, threads)
-        if shared and self.early_stopping and self.refit and all(d[1] is not None for d in draws):
+        if shared:
             epochs = int(np.median([sel["best_epoch"] for _, sel in results]))
 
             def refit(k):
