@@ -10,6 +10,8 @@
 //! having one size, a freed row is always reused by the allocator: with rows of many sizes the
 //! heap fragments and the process holds 25-30% more than the budget (measured on Adult).
 
+use crate::team::{Team, SOLO};
+
 const NIL: usize = usize::MAX;
 
 pub struct KernelCache {
@@ -26,6 +28,8 @@ pub struct KernelCache {
     full_rows: bool,
     /// No row has ever been asked for longer than this.
     longest: usize,
+    /// The rows of a walk over a team (kept between swaps).
+    walk: Vec<usize>,
 }
 
 impl KernelCache {
@@ -43,6 +47,7 @@ impl KernelCache {
             used: 0,
             full_rows: true,
             longest: 0,
+            walk: Vec::new(),
         }
     }
 
@@ -128,13 +133,30 @@ impl KernelCache {
                 };
                 while self.used + (target - cap) > self.budget && self.tail != NIL {
                     let victim = self.tail;
+                    if have == 0 && self.rows[victim].capacity() == target {
+                        // Row i takes over the victim's storage as it is: no allocation, no page
+                        // faults, no zeroing (the caller writes every entry it is given).
+                        let storage = std::mem::take(&mut self.rows[victim]);
+                        self.used -= storage.capacity();
+                        self.forget(victim);
+                        self.used += storage.capacity() - cap;
+                        self.rows[i] = storage;
+                        break;
+                    }
                     self.forget(victim);
                 }
                 let row = &mut self.rows[i];
-                row.reserve_exact(target - row.len());
-                self.used += row.capacity() - cap;
+                if row.capacity() < len {
+                    row.reserve_exact(target - row.len());
+                    self.used += row.capacity() - cap;
+                }
             }
-            self.rows[i].resize(len, 0.0);
+            let row = &mut self.rows[i];
+            if row.len() > len {
+                row.truncate(len);
+            } else {
+                row.resize(len, 0.0);
+            }
         }
         self.push_front(i);
         (&mut self.rows[i][..len], have.min(len))
@@ -162,6 +184,13 @@ impl KernelCache {
     /// but not entry j gets its new entry i from the row now at i, when that one holds it;
     /// otherwise it is cut short.
     pub fn swap_index(&mut self, i: usize, j: usize) {
+        self.swap_index_on(i, j, &SOLO)
+    }
+
+    /// `swap_index` with the walk over the cached rows split over `team` (the same result: the
+    /// rows the walk visits before the row now at i read that row as it was, those after it as
+    /// it became, as in the walk of one thread).
+    pub fn swap_index_on(&mut self, i: usize, j: usize, team: &Team) {
         if i == j {
             return;
         }
@@ -183,8 +212,27 @@ impl KernelCache {
         if i >= self.longest {
             return; // no row holds entry i or j (an expansion set growing by one at its end)
         }
+        if team.size() > 1 {
+            return self.walk_on(i, j, team);
+        }
+        // The walk is bound by memory latency (two entries of every cached row, at random places):
+        // a second cursor runs ahead and prefetches them.
         let mut r = self.head;
+        let mut ahead = r;
+        for _ in 0..PREFETCH_AHEAD {
+            if ahead != NIL {
+                ahead = self.next[ahead];
+            }
+        }
         while r != NIL {
+            if ahead != NIL {
+                let row = &self.rows[ahead];
+                if row.len() > i {
+                    prefetch(row.as_ptr().wrapping_add(i));
+                    prefetch(row.as_ptr().wrapping_add(j.min(row.len() - 1)));
+                }
+                ahead = self.next[ahead];
+            }
             let next = self.next[r];
             let len = self.rows[r].len();
             if len > j {
@@ -206,6 +254,80 @@ impl KernelCache {
             r = next;
         }
     }
+    /// The walk of `swap_index_on` over a team: the cached rows in LRU order, cut at the row now
+    /// at i into the rows before it, that row, and the rows after it; each group in parallel.
+    fn walk_on(&mut self, i: usize, j: usize, team: &Team) {
+        let mut list = std::mem::take(&mut self.walk);
+        list.clear();
+        let mut r = self.head;
+        while r != NIL {
+            list.push(r);
+            r = self.next[r];
+        }
+        let cut = list.iter().position(|&r| r == i).unwrap_or(list.len());
+        let (before, rest) = list.split_at(cut);
+        let mut emptied = Vec::new();
+        for group in [before, &rest[..rest.len().min(1)], &rest[rest.len().min(1)..]] {
+            let found = std::sync::Mutex::new(Vec::new());
+            let rows = SharedRows(self.rows.as_mut_ptr());
+            team.run(group.len() * WALK_SPLIT_WEIGHT, &|part, parts| {
+                let mine = &group[Team::part(group.len(), part, parts)];
+                let rows = &rows;
+                let mut gone = Vec::new();
+                for &r in mine {
+                    // SAFETY: each row of the group is visited by one part; the row at i is read
+                    // by the others only when it is not in the group (it is a group of its own).
+                    let row = unsafe { &mut *rows.0.add(r) };
+                    let len = row.len();
+                    if len > j {
+                        row.swap(i, j);
+                    } else if len > i {
+                        // SAFETY: as above (r != i here, or the patch is not looked for).
+                        let at_i = (r != i && r != j).then(|| unsafe { &*rows.0.add(i) });
+                        match at_i.and_then(|row_i| row_i.get(r).copied()) {
+                            Some(v) => row[i] = v,
+                            None => {
+                                row.truncate(i);
+                                if i == 0 {
+                                    gone.push(r);
+                                }
+                            }
+                        }
+                    }
+                }
+                found.lock().unwrap_or_else(|p| p.into_inner()).extend(gone);
+            });
+            emptied.extend(found.into_inner().unwrap_or_else(|p| p.into_inner()));
+        }
+        for r in emptied {
+            self.forget(r);
+        }
+        self.walk = list;
+    }
+}
+
+/// The rows of a cache, handed to the members of a team walking disjoint sets of them.
+struct SharedRows(*mut Vec<f32>);
+// SAFETY: only used by `walk_on`, whose parts touch disjoint rows (and read one row no part writes).
+unsafe impl Sync for SharedRows {}
+
+/// A row of a walk counts as this many elements of a pass when the team decides to split it (a
+/// row costs a few cache misses, an element of a pass a few nanoseconds).
+const WALK_SPLIT_WEIGHT: usize = 8;
+
+/// Rows the index-swap walk prefetches ahead.
+const PREFETCH_AHEAD: usize = 8;
+
+/// A hint to bring the cache line of `p` in; any address is allowed (it is never dereferenced).
+#[inline(always)]
+fn prefetch(p: *const f32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub mod rng;
 pub mod sequence;
 pub mod solver;
 pub mod svm;
+pub mod team;
 pub mod vecops;
 
 pub use control::Control;
