@@ -129,6 +129,22 @@ def test_pickle_and_threads_do_not_change_the_model(digits):
     np.testing.assert_array_equal(c.decision_function(Xte), b.decision_function(Xte))
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_one_binary_problem_on_two_threads_is_the_same_model(sparse):
+    # large enough that the solver's passes are split over both threads (and the cache small
+    # enough that rows are evicted, recomputed and swapped while cached)
+    X, y = lm.make_forest_like(n_samples=6000, random_state=3)
+    if sparse:
+        X = sp.csr_matrix(X)
+    a = lm.SVC(C=10, gamma=0.1, cache_size=20, n_jobs=1).fit(X, y)
+    b = lm.SVC(C=10, gamma=0.1, cache_size=20, n_jobs=2).fit(X, y)
+    dense = (lambda c: c.toarray()) if sparse else (lambda c: c)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(dense(a.dual_coef_), dense(b.dual_coef_))
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    assert a.n_iter_[0] == b.n_iter_[0]
+
+
 def test_max_iter_warns(digits):
     from sklearn.exceptions import ConvergenceWarning
 

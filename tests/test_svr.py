@@ -48,3 +48,14 @@ def test_svr_sparse_and_weights(abalone):
     ours = lm.SVR(C=3, epsilon=0.3).fit(sp.csr_matrix(Xtr), ytr, sample_weight=sw)
     ref = SkSVR(C=3, epsilon=0.3).fit(Xtr, ytr, sample_weight=sw)
     np.testing.assert_allclose(ours.predict(Xte), ref.predict(Xte), atol=1e-2)
+
+
+def test_svr_on_two_threads_is_the_same_model():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 6))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=3000)
+    a = lm.SVR(C=10, gamma=0.3, epsilon=0.05, n_jobs=1).fit(X, y)
+    b = lm.SVR(C=10, gamma=0.3, epsilon=0.05, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)

@@ -6,12 +6,13 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
-use crate::kernel::{KernelEngine, KernelSpec};
+use crate::kernel::{KernelEngine, KernelSpec, Split};
 use crate::probability::fit_sigmoid;
 use crate::rng::Rng;
 use crate::solver::isda::{self, Bias, IsdaParams};
 use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
 use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
+use crate::team::{with_team, Team};
 
 /// The solver of each dual problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,10 +58,12 @@ impl SvmParams {
     fn smo(&self) -> SmoParams {
         SmoParams { tol: self.tol, shrinking: self.shrinking, max_iter: self.max_iter, selection: self.selection }
     }
-    /// Solves the signed dual from zero with the chosen solver.
-    fn solve(&self, q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], control: &Control) -> Result<SmoSolution> {
+    /// Solves the signed dual from zero with the chosen solver (SMO's passes split over `team`).
+    fn solve(
+        &self, team: &Team, q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], control: &Control,
+    ) -> Result<SmoSolution> {
         match self.solver {
-            DualSolver::Smo => smo::solve(q, p, lo, hi, &vec![0.0; p.len()], &self.smo(), control),
+            DualSolver::Smo => smo::solve_on(team, q, p, lo, hi, &vec![0.0; p.len()], None, &self.smo(), control),
             DualSolver::Isda { bias, over_relaxation } => {
                 let params = IsdaParams {
                     tol: self.tol,
@@ -132,25 +135,37 @@ fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// How a problem's kernel rows are split: over its team when it has one (the problem has every
+/// core), else over the rayon pool.
+fn split_for<'t>(team: &'t Team<'t>) -> Split<'t> {
+    if team.size() > 1 {
+        Split::Team(team)
+    } else {
+        Split::Pool
+    }
+}
+
 /// The binary problem "pos against neg" on the examples given, with per-example C.
+#[allow(clippy::too_many_arguments)]
 fn solve_binary(
-    engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams, cache_bytes: usize,
-    control: &Control,
+    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
+    cache_bytes: usize, control: &Control,
 ) -> Result<(Vec<usize>, SmoSolution)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let np = pos.len();
     let y: Vec<f64> = (0..examples.len()).map(|t| if t < np { 1.0 } else { -1.0 }).collect();
     let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).min(0.0)).collect();
     let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).max(0.0)).collect();
-    let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes);
-    let sol = params.solve(&mut q, &y, &lo, &hi, control)?;
+    let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes).split(split_for(team));
+    let sol = params.solve(team, &mut q, &y, &lo, &hi, control)?;
     Ok((examples, sol))
 }
 
 /// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
+#[allow(clippy::too_many_arguments)]
 fn pair_sigmoid(
-    engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams, cache_bytes: usize,
-    control: &Control, seed: u64,
+    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
+    cache_bytes: usize, control: &Control, seed: u64,
 ) -> Result<(f64, f64)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let m = examples.len();
@@ -178,7 +193,7 @@ fn pair_sigmoid(
             }
             continue;
         }
-        let (ex, sol) = solve_binary(engine, &tp, &tn, sample_c, params, cache_bytes, control)?;
+        let (ex, sol) = solve_binary(team, engine, &tp, &tn, sample_c, params, cache_bytes, control)?;
         let (sv, coef): (Vec<usize>, Vec<f64>) =
             ex.iter().zip(&sol.alpha).filter(|(_, &a)| a != 0.0).map(|(&e, &a)| (e, a)).unzip();
         let mut k = vec![0.0f64; sv.len()];
@@ -219,21 +234,23 @@ pub fn train_svc(
     // The engine's internal copies count against the cache budget: memory stays within
     // data + cache_bytes + O(n).
     let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
-    let solved: Vec<Result<PairFit>> = pairs
-        .par_iter()
-        .enumerate()
-        .map(|(p, &(a, b))| {
-            let fit = solve_binary(&engine, &members[a], &members[b], sample_c, params, cache, control)?;
-            let sig = if params.probability {
-                let seed = params.seed.wrapping_add(p as u64);
-                pair_sigmoid(&engine, &members[a], &members[b], sample_c, params, cache, control, seed)?
-            } else {
-                (0.0, 0.0)
-            };
-            control.problem_done();
-            Ok((fit, sig))
-        })
-        .collect();
+    let solve_pair = |team: &Team, p: usize, (a, b): (usize, usize)| -> Result<PairFit> {
+        let fit = solve_binary(team, &engine, &members[a], &members[b], sample_c, params, cache, control)?;
+        let sig = if params.probability {
+            let seed = params.seed.wrapping_add(p as u64);
+            pair_sigmoid(team, &engine, &members[a], &members[b], sample_c, params, cache, control, seed)?
+        } else {
+            (0.0, 0.0)
+        };
+        control.problem_done();
+        Ok((fit, sig))
+    };
+    // One pair has every core, through a team; several are solved concurrently, one per thread.
+    let solved: Vec<Result<PairFit>> = if pairs.len() == 1 {
+        vec![with_team(rayon::current_num_threads(), |team| solve_pair(team, 0, pairs[0]))]
+    } else {
+        pairs.par_iter().enumerate().map(|(p, &pair)| solve_pair(&Team::solo(), p, pair)).collect()
+    };
     if let Some(e) = engine.failure() {
         return Err(e);
     }
@@ -295,11 +312,14 @@ pub fn train_svr(
     }
     let l = y.len();
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
-    let mut q = PairedQ::new(&engine, (0..l).collect(), params.cache_bytes.saturating_sub(engine.extra_bytes()));
+    let cache = params.cache_bytes.saturating_sub(engine.extra_bytes());
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
-    let sol = params.solve(&mut q, &p, &lo, &hi, control);
+    let sol = with_team(rayon::current_num_threads(), |team| {
+        let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(split_for(team));
+        params.solve(team, &mut q, &p, &lo, &hi, control)
+    });
     if let Some(e) = engine.failure() {
         return Err(e);
     }

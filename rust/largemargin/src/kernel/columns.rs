@@ -81,6 +81,9 @@ pub(super) struct DenseColumns {
     value: Vec<f64>,
 }
 
+/// Targets per tile of `DenseColumns::dots` (8 KB of sums).
+const DOTS_TILE: usize = 1024;
+
 /// Dense targets at most this wide get a feature-major copy for full passes.
 pub(super) const DENSE_COLUMNS_MAX_WIDTH: usize = 64;
 
@@ -107,16 +110,51 @@ impl DenseColumns {
     /// acc[r - lo] = <q, x_r> for r in lo..hi.
     #[inline(always)]
     fn dots(&self, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {
-        acc.fill(0.0);
+        // The query's features (no target has those past `cols`), then tiles of targets small
+        // enough for the sums to stay in the first-level cache while eight columns at a time are
+        // streamed into them: the data is read once and the sums are not re-read per feature.
+        // Each sum still adds its terms one by one in the query's order, as an axpy per feature
+        // would: the values are the same to the last bit.
+        let mut features = [(0usize, 0.0f64); DENSE_COLUMNS_MAX_WIDTH];
+        let mut k = 0;
         q.for_each_nonzero(|f, v| {
-            if f >= self.cols {
-                return; // no target has this feature
-            }
-            let col = &self.value[f * self.rows + lo..f * self.rows + hi];
-            for (a, &x) in acc.iter_mut().zip(col) {
-                *a += v * x;
+            if f < self.cols && k < features.len() {
+                features[k] = (f * self.rows, v);
+                k += 1;
             }
         });
+        let features = &features[..k];
+        debug_assert_eq!(acc.len(), hi - lo);
+        acc.fill(0.0);
+        let mut start = lo;
+        for tile in acc.chunks_mut(DOTS_TILE) {
+            let span = start..start + tile.len();
+            let mut groups = features.chunks_exact(8);
+            for g in &mut groups {
+                let n = tile.len();
+                // (each exactly n long: the loop below indexes them without bounds checks)
+                let c: [&[f64]; 8] = std::array::from_fn(|t| &self.value[g[t].0 + span.start..][..n]);
+                let v: [f64; 8] = std::array::from_fn(|t| g[t].1);
+                for (e, a) in tile.iter_mut().enumerate() {
+                    let mut s = *a;
+                    s += v[0] * c[0][e];
+                    s += v[1] * c[1][e];
+                    s += v[2] * c[2][e];
+                    s += v[3] * c[3][e];
+                    s += v[4] * c[4][e];
+                    s += v[5] * c[5][e];
+                    s += v[6] * c[6][e];
+                    s += v[7] * c[7][e];
+                    *a = s;
+                }
+            }
+            for &(base, v) in groups.remainder() {
+                for (a, &x) in tile.iter_mut().zip(&self.value[base + span.start..base + span.end]) {
+                    *a += v * x;
+                }
+            }
+            start = span.end;
+        }
     }
 }
 

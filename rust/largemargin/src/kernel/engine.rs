@@ -15,6 +15,18 @@ use super::transform::transform_block;
 use super::{ExternalKernel, KernelSpec, Query};
 use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
+use crate::team::Team;
+
+/// How a long request is split over threads.
+#[derive(Clone, Copy)]
+pub enum Split<'t> {
+    /// On the calling thread.
+    Serial,
+    /// Over the current rayon pool.
+    Pool,
+    /// Over a team that stays hot for a whole solve (one binary problem on every core).
+    Team(&'t Team<'t>),
+}
 
 /// A kernel over a set of target rows (training examples, or a model's support vectors): kernel
 /// values of any query row against any targets, counted. The engine chooses how it holds the
@@ -202,13 +214,18 @@ impl<'a> KernelEngine<'a> {
     /// i or a column is not a target row: solvers call it in their inner loops with indices of
     /// their own, and a slice's bounds check is what guards them.
     pub fn row<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S]) {
+        self.row_split(i, cols, out, Split::Pool)
+    }
+
+    /// `row`, split over threads as `split` says (the values do not depend on it).
+    pub fn row_split<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S], split: Split) {
         if let KernelSpec::External(k) = &self.spec {
             return self.external_row(k.as_ref(), i, cols, out);
         }
         let t = self.targets();
         let q = if self.spec.is_precomputed() { Query::row(&self.x, i) } else { Query::row(&t, i) };
         let sq = self.sqnorms.get(i).copied().unwrap_or(0.0);
-        self.compute(&q, sq, cols, out, true);
+        self.compute(&q, sq, cols, out, split);
     }
 
     /// `out[k] = K(q, x_cols[k])` for an outside query (its squared norm given for RBF), on the
@@ -256,7 +273,7 @@ impl<'a> KernelEngine<'a> {
         if !self.spec.is_precomputed() && !q.is_sparse() && q.span() != self.x.cols() {
             return Err(Error::InvalidData(format!("the query has {} features, the data {}", q.span(), self.x.cols())));
         }
-        self.compute(q, q_sqnorm, cols, out, false);
+        self.compute(q, q_sqnorm, cols, out, Split::Serial);
         Ok(())
     }
 
@@ -348,7 +365,7 @@ impl<'a> KernelEngine<'a> {
         }
     }
 
-    fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
+    fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], split: Split) {
         debug_assert_eq!(cols.len(), out.len());
         self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
         if self.spec.is_precomputed() {
@@ -358,7 +375,7 @@ impl<'a> KernelEngine<'a> {
             return;
         }
         if self.full_pass_pays(q, cols.len()) {
-            return self.full_pass(q, q_sqnorm, cols, out, parallel);
+            return self.full_pass(q, q_sqnorm, cols, out, split);
         }
         // A direct visit of dense rows (held as given, as when the budget leaves no room for a
         // sparse copy) with a mostly-zero query: its nonzero entries alone, gathered from each
@@ -381,16 +398,14 @@ impl<'a> KernelEngine<'a> {
         let targets = self.targets();
         let with_norms = self.spec.uses_distance() && !direct_gives_distance(q, &targets);
         let dist = self.spec.uses_distance();
-        self.fill_blocks(cols, out, parallel, q_sqnorm, with_norms, |cb, t| {
-            direct_bases_fast(q, &targets, cb, dist, t)
-        });
+        self.fill_blocks(cols, out, split, q_sqnorm, with_norms, |cb, t| direct_bases_fast(q, &targets, cb, dist, t));
     }
 
     /// out[k] = K(q, x_cols[k]) block by block: `bases` writes a block's dot products (or
     /// squared distances), which become distances through the norms where `with_norms`, then
     /// kernel values. Long requests are split over the rayon pool.
     fn fill_blocks<S: Store>(
-        &self, cols: &[usize], out: &mut [S], parallel: bool, q_sqnorm: f64, with_norms: bool,
+        &self, cols: &[usize], out: &mut [S], split: Split, q_sqnorm: f64, with_norms: bool,
         bases: impl Fn(&[usize], &mut [f64]) + Sync,
     ) {
         let run = |o: &mut [S], c: &[usize]| {
@@ -421,7 +436,10 @@ impl<'a> KernelEngine<'a> {
                 transform_block(&self.spec, t, ob);
             }
         };
-        let chunk = chunk_for(cols.len(), parallel);
+        if let Split::Team(team) = split {
+            return team.for_chunks(out, &|offset, o| run(o, &cols[offset..offset + o.len()]));
+        }
+        let chunk = chunk_for(cols.len(), matches!(split, Split::Pool));
         if chunk < cols.len() {
             out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
         } else {
@@ -430,13 +448,11 @@ impl<'a> KernelEngine<'a> {
     }
 
     /// Dot products (or dense squared distances) of q with every target, in memory order.
-    fn all_bases(&self, q: &Query, base: &mut [f64], parallel: bool) {
+    fn all_bases(&self, q: &Query, base: &mut [f64], split: Split) {
         let n = base.len();
-        let chunk = chunk_for(n, parallel);
         let targets = self.targets();
         let dist = self.spec.uses_distance();
-        let fill = |c: usize, part: &mut [f64]| {
-            let lo = c * chunk;
+        let fill = |lo: usize, part: &mut [f64]| {
             let hi = lo + part.len();
             match (&self.columns, &self.dense_columns) {
                 (Some(cols), _) => {
@@ -456,24 +472,28 @@ impl<'a> KernelEngine<'a> {
                 }
             }
         };
+        if let Split::Team(team) = split {
+            return team.for_chunks(base, &fill);
+        }
+        let chunk = chunk_for(n, matches!(split, Split::Pool));
         if chunk < n {
-            base.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| fill(c, part));
+            base.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| fill(c * chunk, part));
         } else {
             fill(0, base);
         }
     }
 
     /// out[k] = K(q, x_cols[k]) through one pass over all targets.
-    fn full_pass<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], parallel: bool) {
+    fn full_pass<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], split: Split) {
         let n = self.x.rows();
         let gives_dots =
             self.columns.is_some() || self.dense_columns.is_some() || !direct_gives_distance(q, &self.targets());
         let with_norms = self.spec.uses_distance() && gives_dots;
         with_scratch(&FULL_PASS, n, |base| {
             let base = &mut base[..n];
-            self.all_bases(q, base, parallel);
+            self.all_bases(q, base, split);
             let base = &base[..];
-            self.fill_blocks(cols, out, parallel, q_sqnorm, with_norms, |cb, t| {
+            self.fill_blocks(cols, out, split, q_sqnorm, with_norms, |cb, t| {
                 for (v, &e) in t.iter_mut().zip(cb) {
                     *v = base[e];
                 }

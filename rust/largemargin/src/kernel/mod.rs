@@ -22,7 +22,7 @@ mod transform;
 
 pub use composite::{Composite, Term};
 pub(crate) use engine::overflowing_norm;
-pub use engine::KernelEngine;
+pub use engine::{KernelEngine, Split};
 pub use external::ExternalKernel;
 pub(crate) use primitives::{dense_dot, gather_dot, BLOCK};
 pub use primitives::{exp_nonpositive, Store};

@@ -6,7 +6,7 @@
 //! variables per example (alpha+ in [0, C], alpha- in [-C, 0]) whose rows are the example's row.
 
 use crate::cache::KernelCache;
-use crate::kernel::KernelEngine;
+use crate::kernel::{KernelEngine, Split};
 
 pub trait QMatrix {
     /// Number of variables.
@@ -28,6 +28,7 @@ pub struct ExampleQ<'e, 'a> {
     examples: Vec<usize>,
     diag: Vec<f64>,
     scratch: Scratch,
+    split: Split<'e>,
 }
 
 impl<'e, 'a> ExampleQ<'e, 'a> {
@@ -35,14 +36,19 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
         let diag = engine.diagonal(&examples);
         let cache = KernelCache::new(examples.len(), cache_bytes);
-        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default() }
+        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool }
     }
 
     /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
     pub fn with_short_rows(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
         let diag = engine.diagonal(&examples);
         let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
-        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default() }
+        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool }
+    }
+    /// Rows computed split as `split` says (by default over the rayon pool).
+    pub fn split(mut self, split: Split<'e>) -> Self {
+        self.split = split;
+        self
     }
     /// Marks the row at position i as the first to evict (a row computed once, for a rejected
     /// candidate, say).
@@ -69,7 +75,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         }
         let (buf, start) = self.cache.request(i, len);
         if start < len {
-            self.engine.row(self.examples[i], &self.examples[start..len], &mut buf[start..len]);
+            self.engine.row_split(self.examples[i], &self.examples[start..len], &mut buf[start..len], self.split);
         }
     }
 
@@ -93,7 +99,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         computed.clear();
         computed.resize(missing.len(), 0.0);
         if !missing.is_empty() {
-            self.engine.row(self.examples[i], columns, computed);
+            self.engine.row_split(self.examples[i], columns, computed, self.split);
         }
         // (the request may evict rows: the symmetric entries were copied out first)
         let (buf, _) = self.cache.request(i, len);
@@ -135,7 +141,10 @@ impl QMatrix for ExampleQ<'_, '_> {
         (&self.cache.row(i)[..len], &self.cache.row(j)[..len])
     }
     fn swap(&mut self, i: usize, j: usize) {
-        self.cache.swap_index(i, j);
+        match self.split {
+            Split::Team(team) => self.cache.swap_index_on(i, j, team),
+            _ => self.cache.swap_index(i, j),
+        }
         self.examples.swap(i, j);
         self.diag.swap(i, j);
     }
@@ -186,6 +195,7 @@ pub struct PairedQ<'e, 'a> {
     slot: Vec<usize>,
     diag: Vec<f64>,
     buf: [Vec<f32>; 2],
+    split: Split<'e>,
 }
 
 impl<'e, 'a> PairedQ<'e, 'a> {
@@ -201,13 +211,19 @@ impl<'e, 'a> PairedQ<'e, 'a> {
             slot,
             diag,
             buf: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
+            split: Split::Pool,
         }
+    }
+    /// Rows computed split as `split` says (by default over the rayon pool).
+    pub fn split(mut self, split: Split<'e>) -> Self {
+        self.split = split;
+        self
     }
     fn ensure_example(&mut self, s: usize) {
         let l = self.examples.len();
         let (buf, start) = self.cache.request(s, l);
         if start < l {
-            self.engine.row(self.examples[s], &self.examples[start..l], &mut buf[start..l]);
+            self.engine.row_split(self.examples[s], &self.examples[start..l], &mut buf[start..l], self.split);
         }
     }
     fn gather(&mut self, which: usize, i: usize, len: usize) {

@@ -13,6 +13,8 @@
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::solver::qmatrix::QMatrix;
+use crate::team::Team;
+use std::sync::Mutex;
 
 /// Curvature used when Q_ii + Q_jj - 2 Q_ij is not positive (non-PSD kernels, duplicates).
 const TAU: f64 = 1e-12;
@@ -58,6 +60,8 @@ pub struct SmoSolution {
 
 struct Smo<'q> {
     q: &'q mut dyn QMatrix,
+    /// Splits the gradient update and the selection scans (the rows are split by `q`).
+    team: &'q Team<'q>,
     l: usize,
     active: usize,
     alpha: Vec<f64>,
@@ -73,9 +77,14 @@ struct Smo<'q> {
     status: Vec<u8>,
     index: Vec<usize>,
     unshrunk: bool,
+    /// `scan_up` of the active set as the last update left it, computed in the same pass as the
+    /// gradient (one pass over the data instead of two), with the active size it covers.
+    next_up: Option<(usize, Option<(f64, usize)>)>,
 }
 
 const UP: u8 = 1;
+/// What `scan_up` finds: the largest gradient of a variable that may increase, and its position.
+type Up = Option<(f64, usize)>;
 const DOWN: u8 = 2;
 
 /// Solves the signed dual from the feasible start `alpha0` (sum zero, within bounds).
@@ -93,6 +102,16 @@ pub fn solve_warm(
     q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64], gradient0: Option<&[f64]>,
     params: &SmoParams, control: &Control,
 ) -> Result<SmoSolution> {
+    solve_on(&Team::solo(), q, p, lo, hi, alpha0, gradient0, params, control)
+}
+
+/// `solve_warm` with the gradient update and the selection scans split over `team` (give `q` the
+/// same team for its rows). The solution does not depend on the team's size.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_on<'q>(
+    team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
+    gradient0: Option<&[f64]>, params: &SmoParams, control: &Control,
+) -> Result<SmoSolution> {
     let l = q.size();
     if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || gradient0.is_some_and(|g| g.len() != l) {
         return Err(Error::InvalidData("SMO problem vectors differ in length".into()));
@@ -103,6 +122,7 @@ pub fn solve_warm(
     let qd = (0..l).map(|t| q.diag(t)).collect();
     let mut s = Smo {
         q,
+        team,
         l,
         active: l,
         alpha: alpha0.to_vec(),
@@ -115,6 +135,7 @@ pub fn solve_warm(
         status: vec![0; l],
         index: (0..l).collect(),
         unshrunk: false,
+        next_up: None,
     };
     for t in 0..l {
         s.set_status(t);
@@ -186,6 +207,7 @@ impl<'q> Smo<'q> {
         self.hi.swap(i, j);
         self.qd.swap(i, j);
         self.index.swap(i, j);
+        self.next_up = None;
     }
 
     /// (max g over variables that may increase, min g over those that may decrease), active set.
@@ -206,13 +228,17 @@ impl<'q> Smo<'q> {
     /// The pair (i, j) to move (i up, j down), or None when the active problem is tol-optimal.
     fn select(&mut self, tol: f64, selection: Selection) -> Option<(usize, usize)> {
         let n = self.active;
-        let (gmax, i) = scan_up(&self.g[..n], &self.status[..n])?;
+        let up = match self.next_up.take() {
+            Some((active, up)) if active == n => up,
+            _ => team_scan_up(self.team, &self.g[..n], &self.status[..n]),
+        };
+        let (gmax, i) = up?;
         let (gmin, j) = match selection {
             Selection::FirstOrder => scan_down_first_order(&self.g[..n], &self.status[..n]),
             Selection::SecondOrder => {
                 let qdi = self.qd[i];
                 let qi = self.q.row(i, n);
-                scan_down_second_order(&self.g[..n], &self.status[..n], &self.qd[..n], qi, gmax, qdi)
+                team_scan_down_second_order(self.team, &self.g[..n], &self.status[..n], &self.qd[..n], qi, gmax, qdi)
             }
         };
         if gmax - gmin < tol || j == usize::MAX {
@@ -236,19 +262,34 @@ impl<'q> Smo<'q> {
             let lambda = ((self.g[i] - self.g[j]) / a).min(room_i).min(room_j);
             self.alpha[i] = if lambda == room_i { self.hi[i] } else { old_i + lambda };
             self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
-            for ((gt, &ki), &kj) in self.g[..n].iter_mut().zip(qi).zip(qj) {
-                *gt -= lambda * (ki as f64 - kj as f64);
+            for t in [i, j] {
+                let a = self.alpha[t];
+                self.status[t] = (if a < self.hi[t] { UP } else { 0 }) | (if a > self.lo[t] { DOWN } else { 0 });
             }
+            // the next selection's first scan rides along with the update
+            let found: Mutex<Vec<(usize, Up)>> = Mutex::new(Vec::new());
+            let status = &self.status;
+            self.team.for_chunks(&mut self.g[..n], &|offset, g| {
+                let (qi, qj) = (&qi[offset..offset + g.len()], &qj[offset..offset + g.len()]);
+                for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
+                    *gt -= lambda * (ki as f64 - kj as f64);
+                }
+                let up = scan_up(g, &status[offset..offset + g.len()]).map(|(v, t)| (v, t + offset));
+                found.lock().unwrap_or_else(|p| p.into_inner()).push((offset, up));
+            });
+            let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+            found.sort_unstable_by_key(|&(offset, _)| offset);
+            self.next_up = Some((n, merge_up(found.into_iter().map(|(_, up)| up))));
         }
-        self.set_status(i);
-        self.set_status(j);
         for (t, old) in [(i, old_i), (j, old_j)] {
             let d = self.bound_value(t, self.alpha[t]) - self.bound_value(t, old);
             if d != 0.0 {
                 let row = self.q.row(t, self.l);
-                for (gb, &k) in self.gbar.iter_mut().zip(row) {
-                    *gb += d * k as f64;
-                }
+                self.team.for_chunks(&mut self.gbar, &|offset, gbar| {
+                    for (gb, &k) in gbar.iter_mut().zip(&row[offset..]) {
+                        *gb += d * k as f64;
+                    }
+                });
             }
         }
     }
@@ -451,7 +492,7 @@ fn scan_down_first_order(g: &[f64], status: &[u8]) -> (f64, usize) {
 /// Over variables that may decrease: min g (for the stopping test), and Fan, Chen and Lin's j, the
 /// last position minimising -(gmax - g_t)^2 / (Q_ii + Q_tt - 2 Q_it) among those with g_t < gmax.
 /// Panics if `status`, `qd` or `qi` is shorter than `g`.
-fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64) -> (f64, usize) {
+fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64) -> (f64, f64, usize) {
     assert!(status.len() >= g.len() && qd.len() >= g.len() && qi.len() >= g.len(), "an entry per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
@@ -468,7 +509,7 @@ fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax
 fn scan_down_second_order_from(
     g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64, from: usize,
     (mut gmin, mut best, mut j): (f64, f64, usize),
-) -> (f64, usize) {
+) -> (f64, f64, usize) {
     for t in from..g.len() {
         if status[t] & DOWN == 0 {
             continue;
@@ -485,6 +526,63 @@ fn scan_down_second_order_from(
                 best = obj;
                 j = t;
             }
+        }
+    }
+    (gmin, best, j)
+}
+
+/// `scan_up` split over a team: each member scans a contiguous part, and the parts are merged in
+/// order with the sequential tie rule (the last position wins), so the choice is the same.
+fn team_scan_up(team: &Team, g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+    if team.size() == 1 {
+        return scan_up(g, status);
+    }
+    let found: Vec<Mutex<Option<(f64, usize)>>> = (0..team.max_parts()).map(|_| Mutex::new(None)).collect();
+    team.run(g.len(), &|part, parts| {
+        let r = Team::part(g.len(), part, parts);
+        let best = scan_up(&g[r.clone()], &status[r.clone()]).map(|(v, i)| (v, i + r.start));
+        *found[part].lock().unwrap_or_else(|p| p.into_inner()) = best;
+    });
+    merge_up(found.into_iter().map(|f| f.into_inner().unwrap_or_else(|p| p.into_inner())))
+}
+
+/// The parts' `scan_up` results, in order, merged with the sequential tie rule.
+fn merge_up(found: impl IntoIterator<Item = Option<(f64, usize)>>) -> Option<(f64, usize)> {
+    let mut best: Option<(f64, usize)> = None;
+    for (v, i) in found.into_iter().flatten() {
+        if best.is_none_or(|(b, _)| v >= b) {
+            best = Some((v, i));
+        }
+    }
+    best
+}
+
+/// `scan_down_second_order` split over a team, merged as `team_scan_up` is: (min g, j).
+fn team_scan_down_second_order(
+    team: &Team, g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
+) -> (f64, usize) {
+    if team.size() == 1 {
+        let (gmin, _, j) = scan_down_second_order(g, status, qd, qi, gmax, qdi);
+        return (gmin, j);
+    }
+    let found: Vec<Mutex<(f64, f64, usize)>> =
+        (0..team.max_parts()).map(|_| Mutex::new((f64::INFINITY, f64::INFINITY, usize::MAX))).collect();
+    team.run(g.len(), &|part, parts| {
+        let r = Team::part(g.len(), part, parts);
+        let (gmin, best, j) =
+            scan_down_second_order(&g[r.clone()], &status[r.clone()], &qd[r.clone()], &qi[r.clone()], gmax, qdi);
+        let j = if j == usize::MAX { j } else { j + r.start };
+        *found[part].lock().unwrap_or_else(|p| p.into_inner()) = (gmin, best, j);
+    });
+    let (mut gmin, mut best, mut j) = (f64::INFINITY, f64::INFINITY, usize::MAX);
+    for f in found {
+        let (pg, pb, pj) = f.into_inner().unwrap_or_else(|p| p.into_inner());
+        if pg < gmin {
+            gmin = pg;
+        }
+        if pj != usize::MAX && pb <= best {
+            best = pb;
+            j = pj;
         }
     }
     (gmin, j)
@@ -596,7 +694,7 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_down_second_order(
         g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
-    ) -> (f64, usize) {
+    ) -> (f64, f64, usize) {
         let full = g.len().min(status.len()).min(qd.len()).min(qi.len()) / 4 * 4;
         let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
         let (zero, two, sign) = (_mm256_setzero_pd(), _mm256_set1_pd(2.0), _mm256_set1_pd(-0.0));
@@ -640,6 +738,54 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A problem large enough for every pass to be split gives the same solution, to the last
+    /// bit, on a team of one, two and three (so does `n_jobs`), with the same kernel work.
+    #[test]
+    fn teams_of_any_size_solve_to_the_same_bits() {
+        use crate::data::{DenseView, Matrix};
+        use crate::kernel::{KernelEngine, KernelSpec, Split};
+        use crate::rng::Rng;
+        use crate::solver::qmatrix::ExampleQ;
+        use crate::team::with_team;
+
+        let (n, d) = (4000, 4);
+        let mut rng = Rng::new(11);
+        let xs: Vec<f64> = (0..n * d).map(|_| rng.below(10_000) as f64 / 5000.0 - 1.0).collect();
+        // a noisy circle: many free and many bounded support vectors
+        let y: Vec<f64> = (0..n)
+            .map(|i| {
+                let r = xs[d * i] * xs[d * i] + xs[d * i + 1] * xs[d * i + 1];
+                if (r < 0.5) != (rng.below(10) == 0) {
+                    1.0
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
+        let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+        let (lo, hi): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| ((v * 2.0).min(0.0), (v * 2.0).max(0.0))).unzip();
+        let solve = |threads: usize| {
+            let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 2.0 }).unwrap();
+            let sol = with_team(threads, |team| {
+                let split = if team.size() > 1 { Split::Team(team) } else { Split::Serial };
+                // a small cache: rows are computed again and again, and swapped while cached
+                let mut q = ExampleQ::new(&engine, (0..n).collect(), 4 * n * 400).split(split);
+                solve_on(team, &mut q, &y, &lo, &hi, &vec![0.0; n], None, &SmoParams::default(), &Control::new())
+                    .unwrap()
+            });
+            (sol, engine.evals())
+        };
+        let (one, evals) = solve(1);
+        assert!(one.converged && one.iterations > 1000);
+        for threads in [2, 3] {
+            let (other, other_evals) = solve(threads);
+            assert_eq!(other.iterations, one.iterations);
+            assert_eq!(other_evals, evals);
+            assert!(other.alpha.iter().zip(&one.alpha).all(|(a, b)| a.to_bits() == b.to_bits()));
+            assert_eq!(other.bias.to_bits(), one.bias.to_bits());
+        }
+    }
 
     /// A status or curvature slice shorter than the gradients is refused before any vector load.
     #[test]
