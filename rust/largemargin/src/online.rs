@@ -13,6 +13,7 @@ use crate::solver::huller::Huller;
 use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, Oracle, SelectionStrategy};
 use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
+use crate::team::{with_team, Team, SOLO};
 
 #[derive(Clone, Debug)]
 pub struct LaSvmConfig {
@@ -94,7 +95,7 @@ pub fn train_lasvm(
     if config.epochs == 0 && !config.finishing && warm.is_none() {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
-    solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget| {
+    solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget, team| {
         // The rows labelled 0 take no part in this problem (a one-vs-one pair's other classes):
         // the problem is the subset of the others, over the same engine.
         let members: Vec<usize> = (0..n).filter(|&i| labels[p][i] != 0.0).collect();
@@ -105,7 +106,7 @@ pub fn train_lasvm(
         let warm_p: Option<Vec<f64>> =
             warm.map(|w| members.iter().take_while(|&&i| i < w[p].len()).map(|&i| w[p][i]).collect());
         let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget };
-        let mut svm = LaSvm::new(engine, members.clone(), &y, &c, params)?;
+        let mut svm = LaSvm::new(engine, members.clone(), &y, &c, params)?.on_team(team);
         let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
         let first_new = match &warm_p {
             Some(w) => {
@@ -186,7 +187,7 @@ pub fn train_baseline(
     if epochs == 0 {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
-    solve_problems(x, labels.len(), kernel, cache_bytes, |engine, p, budget| {
+    solve_problems(x, labels.len(), kernel, cache_bytes, |engine, p, budget, _team| {
         let mut rng = Rng::new(seed.wrapping_add(p as u64));
         let mut order: Vec<usize> = (0..n).collect();
         rng.shuffle(&mut order);
@@ -218,10 +219,11 @@ pub fn train_baseline(
 }
 
 /// The harness every online trainer shares: one engine over the data, the cache budget split
-/// between the problems solved at once, problems in parallel, an external kernel's failure first.
+/// between the problems solved at once, problems in parallel (one problem alone gets a team of
+/// every thread, which a solver may use), an external kernel's failure first.
 fn solve_problems(
     x: &Matrix, problems: usize, kernel: &KernelSpec, cache_bytes: usize,
-    solve: impl Fn(&KernelEngine, usize, usize) -> Result<BinaryFit> + Sync,
+    solve: impl Fn(&KernelEngine, usize, usize, &Team) -> Result<BinaryFit> + Sync,
 ) -> Result<OnlineFit> {
     if x.rows() == 0 {
         return Err(Error::InvalidData("no examples".into()));
@@ -230,7 +232,11 @@ fn solve_problems(
     let engine = KernelEngine::within(*x, kernel.clone(), cache_bytes)?;
     let at_once = problems.clamp(1, rayon::current_num_threads().max(1));
     let budget = cache_bytes.saturating_sub(engine.extra_bytes()) / at_once;
-    let solved: Vec<Result<BinaryFit>> = (0..problems).into_par_iter().map(|p| solve(&engine, p, budget)).collect();
+    let solved: Vec<Result<BinaryFit>> = if problems == 1 {
+        vec![with_team(rayon::current_num_threads(), |team| solve(&engine, 0, budget, team))]
+    } else {
+        (0..problems).into_par_iter().map(|p| solve(&engine, p, budget, &SOLO)).collect()
+    };
     if let Some(e) = engine.failure() {
         return Err(e);
     }

@@ -4,7 +4,7 @@
 //! which the kernel cache follows.
 
 use crate::error::{Error, Result};
-use crate::kernel::KernelEngine;
+use crate::kernel::{KernelEngine, Split};
 use crate::solver::qmatrix::{ExampleQ, QMatrix};
 
 /// Checks an online problem's labels: +1 or -1 (or NaN, "not known yet", where `unknown_allowed`),
@@ -38,6 +38,11 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
             at: (0..n).collect(),
             pos_of: (0..n).collect(),
         }
+    }
+    /// Rows computed split as `split` says.
+    pub fn split(mut self, split: Split<'e>) -> Self {
+        self.q = self.q.split(split);
+        self
     }
     /// |S|.
     pub fn len(&self) -> usize {

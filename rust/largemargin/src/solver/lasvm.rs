@@ -10,11 +10,12 @@
 
 use crate::control::Control;
 use crate::error::{Error, Result};
-use crate::kernel::KernelEngine;
+use crate::kernel::{KernelEngine, Split};
 use crate::rng::Rng;
 use crate::solver::expansion::{check_labels, ExpansionSet};
 use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, Selection, SmoParams};
+use crate::team::{Team, SOLO};
 
 /// Fewest SMO iterations of a finishing round (a round is at least |S|/4 iterations).
 const FINISHING_ROUND: u64 = 1000;
@@ -165,6 +166,8 @@ pub struct LaSvm<'e, 'a> {
     bias: f64,
     gap: f64,
     pub stats: LaSvmStats,
+    /// Splits the kernel rows, the gradient updates, the scans over S and the finishing step.
+    team: &'e Team<'e>,
 }
 
 impl<'e, 'a> LaSvm<'e, 'a> {
@@ -193,7 +196,17 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             bias: 0.0,
             gap: f64::INFINITY,
             stats: LaSvmStats::default(),
+            team: &SOLO,
         })
+    }
+
+    /// Runs the problem on `team` (a problem that has every core): the solution is the same.
+    pub fn on_team(mut self, team: &'e Team<'e>) -> Self {
+        if team.size() > 1 {
+            self.set = self.set.split(Split::Team(team));
+        }
+        self.team = team;
+        self
     }
 
     /// Starts from a previous solution: `alpha[k]` for the problem's first `support` examples,
@@ -234,17 +247,40 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         }
     }
 
-    /// (g_max, i) over s in S with alpha_s < B_s and (g_min, j) over those with alpha_s > A_s.
+    /// (g_max, i) over s in S with alpha_s < B_s and (g_min, j) over those with alpha_s > A_s
+    /// (the first position on ties), in parts over the team merged in order.
     fn extremes(&self) -> ((f64, usize), (f64, usize)) {
-        let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
-        for s in 0..self.set.len() {
-            let (lo, hi) = self.bounds(s);
-            let (a, g) = (self.alpha[s], self.grad[s]);
-            if a < hi && g > up.0 {
-                up = (g, s);
+        type Extremes = ((f64, usize), (f64, usize));
+        let scan = |range: std::ops::Range<usize>| -> Extremes {
+            let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
+            for s in range {
+                let (lo, hi) = self.bounds(s);
+                let (a, g) = (self.alpha[s], self.grad[s]);
+                if a < hi && g > up.0 {
+                    up = (g, s);
+                }
+                if a > lo && g < down.0 {
+                    down = (g, s);
+                }
             }
-            if a > lo && g < down.0 {
-                down = (g, s);
+            (up, down)
+        };
+        let n = self.set.len();
+        if self.team.size() == 1 {
+            return scan(0..n);
+        }
+        let found: Vec<std::sync::Mutex<Option<Extremes>>> =
+            (0..self.team.max_parts()).map(|_| std::sync::Mutex::new(None)).collect();
+        self.team.run(n, &|part, parts| {
+            *found[part].lock().unwrap_or_else(|p| p.into_inner()) = Some(scan(Team::part(n, part, parts)));
+        });
+        let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
+        for (u, d) in found.into_iter().filter_map(|f| f.into_inner().unwrap_or_else(|p| p.into_inner())) {
+            if u.1 != usize::MAX && (up.1 == usize::MAX || u.0 > up.0) {
+                up = u;
+            }
+            if d.1 != usize::MAX && (down.1 == usize::MAX || d.0 < down.0) {
+                down = d;
             }
         }
         (up, down)
@@ -273,9 +309,12 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 "the kernel is not positive semi-definite (K_ii + K_jj - 2 K_ij = {curvature})"
             )));
         };
-        for ((g, &ki), &kj) in self.grad[..n].iter_mut().zip(ri).zip(rj) {
-            *g -= lambda * (ki as f64 - kj as f64);
-        }
+        self.team.for_chunks(&mut self.grad[..n], &|offset, grad| {
+            let (ri, rj) = (&ri[offset..offset + grad.len()], &rj[offset..offset + grad.len()]);
+            for ((g, &ki), &kj) in grad.iter_mut().zip(ri).zip(rj) {
+                *g -= lambda * (ki as f64 - kj as f64);
+            }
+        });
         self.alpha[i] = if lambda == hi_i - self.alpha[i] { hi_i } else { self.alpha[i] + lambda };
         self.alpha[j] = if lambda == self.alpha[j] - lo_j { lo_j } else { self.alpha[j] - lambda };
         Ok(())
@@ -508,7 +547,8 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             let max_iter = if shrinking { None } else { Some(FINISHING_ROUND.max(n as u64 / 4)) };
             let params = SmoParams { tol: self.params.tol, shrinking, max_iter, selection };
             let mut prefix = Prefix::new(self.set.matrix(), n);
-            let sol = smo::solve_warm(
+            let sol = smo::solve_on(
+                self.team,
                 &mut prefix,
                 &self.y[..n],
                 &lo,
