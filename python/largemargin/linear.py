@@ -41,8 +41,9 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
-    def _native_args(self, X, y_first, sample_weight, bound_weight):
-        """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver."""
+    def _native_args(self, xn, y_first, sample_weight, bound_weight):
+        """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver; `xn` is the
+        data converted once by `to_native`."""
         raise NotImplementedError
 
     def _validate(self, X, y, sample_weight, reset):
@@ -118,11 +119,12 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         # example's largest weight over all the problems for the bound on the step size
         weights = [sample_weight * np.where(labels[p] > 0, pos, neg) for p, (pos, neg) in enumerate(pairs)]
         largest = np.max(weights, axis=0) if len(weights) > 1 else weights[0]
-        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(X, labels[0], weights[0], largest)
+        xn = to_native(X)  # once: each conversion of a large sparse matrix is a pass over it
+        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(xn, labels[0], weights[0], largest)
         seed = draw_seed(self.random_state)
         try:
             state, fits, seconds = _native.fit_linear(
-                to_native(X), labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs, state=state, algorithm=algorithm, loss=loss, alpha=float(alpha),
+                xn, labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs, state=state, algorithm=algorithm, loss=loss, alpha=float(alpha),
                 t0=float(t0), rate=rate, skip=int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate), epochs=int(epochs), shuffle=bool(self.shuffle),
                 seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose), average_start=float(self._average_start(X.shape[0])),
                 tol=None if tol is None else float(tol), n_iter_no_change=int(n_iter_no_change),
@@ -250,7 +252,7 @@ class LinearSGD(_LinearSGDBase):
     t0 : float or None, default None
         Step sizes are 1/(alpha (t + t0)) (SGD-QN's start at that too; ASGD's are
         eta0 / (1 + t/t0)^0.75, eta0 = 1/(alpha t0)). None: chosen as the thesis does, by one pass
-        over a random tenth of the data for t0 = 1, 10, ..., 1e8 (for ASGD without averaging),
+        over a random tenth of the data (at least 1,000 examples, at most 5,000) for t0 = 1, 10, ..., 1e8 (for ASGD without averaging),
         but never below the stable t0: curvature * max_i c_i (|x_i|^2 + intercept_rate) / alpha,
         c_i the example's weight (class weights included, the largest over the one-vs-rest
         problems) and the curvature the largest change of the loss's derivative over a unit
@@ -341,16 +343,16 @@ class LinearSGD(_LinearSGDBase):
     def _stopping(self):
         return self.tol, self.n_iter_no_change, self.max_iter
 
-    def _native_args(self, X, y_first, sample_weight, bound_weight):
+    def _native_args(self, xn, y_first, sample_weight, bound_weight):
         if not hasattr(self, "skip_"):
-            self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(to_native(X))
+            self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(xn)
         if not hasattr(self, "t0_"):
             if self.t0 is not None:
                 self.t0_ = float(self.t0)
             else:
                 seed = draw_seed(self.random_state)
                 self.t0_ = _native.choose_linear_t0(
-                    to_native(X), np.ascontiguousarray(y_first), sample_weight=np.ascontiguousarray(sample_weight),
+                    xn, np.ascontiguousarray(y_first), sample_weight=np.ascontiguousarray(sample_weight),
                     bound_weight=np.ascontiguousarray(bound_weight), algorithm=self._algorithm(), loss=self._loss, alpha=float(self.alpha), skip=self.skip_, fit_bias=bool(self.fit_intercept),
                     bias_rate=float(self.intercept_rate), seed=seed,
                 )
@@ -405,7 +407,7 @@ class MarginPerceptron(_LinearSGDBase):
         check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
         check_positive_int("n_iter_no_change", self.n_iter_no_change)
 
-    def _native_args(self, X, y_first, sample_weight, bound_weight):
+    def _native_args(self, xn, y_first, sample_weight, bound_weight):
         # the rate is constant; t0 and skip play no part
         return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
 

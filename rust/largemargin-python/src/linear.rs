@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use largemargin::linear::{train_linear, LinearConfig, Problem, Stopping};
 use largemargin::solver::loss::Loss;
-use largemargin::solver::sgd::{choose_t0, skip_for, t0_candidates, SgdParams};
+use largemargin::solver::sgd::{choose_t0, skip_for_density, t0_candidates, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -143,6 +143,8 @@ pub fn choose_linear_t0<'py>(
 /// SVMSGD2's and SGD-QN's skip for this data: 16 / density.
 #[pyfunction]
 pub fn linear_skip(x: &Bound<'_, PyAny>) -> PyResult<u64> {
+    // the shape and the count of nonzeros are all it needs: no pass over the data to check it
     let xm = PyMatrix::extract(x)?;
-    Ok(skip_for(&xm.view()?))
+    let (rows, cols, nnz) = xm.shape_and_nonzeros();
+    Ok(skip_for_density(rows, cols, nnz))
 }

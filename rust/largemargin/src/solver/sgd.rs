@@ -112,12 +112,18 @@ impl SgdParams {
 /// The skip of SVMSGD2 and SGD-QN for data of this density (fraction of nonzero features):
 /// the regularisation step, O(d), then costs about as much as the skip pattern steps between two.
 pub fn skip_for(x: &Matrix) -> u64 {
-    let cells = (x.rows() as f64) * (x.cols().max(1) as f64);
-    let density = match x {
-        Matrix::Csr32(m) => m.indices().len() as f64 / cells.max(1.0),
-        Matrix::Csr64(m) => m.indices().len() as f64 / cells.max(1.0),
-        _ => 1.0,
+    let nnz = match x {
+        Matrix::Csr32(m) => Some(m.indices().len()),
+        Matrix::Csr64(m) => Some(m.indices().len()),
+        _ => None,
     };
+    skip_for_density(x.rows(), x.cols(), nnz)
+}
+
+/// `skip_for` from the shape and the stored entries (None: dense).
+pub fn skip_for_density(rows: usize, cols: usize, nnz: Option<usize>) -> u64 {
+    let cells = (rows as f64) * (cols.max(1) as f64);
+    let density = nnz.map_or(1.0, |z| z as f64 / cells.max(1.0));
     (16.0 / density.max(1e-12)).round().clamp(1.0, 1e9) as u64
 }
 

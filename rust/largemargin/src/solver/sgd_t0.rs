@@ -2,6 +2,8 @@
 //! and the choice of t0 (the step's offset) by trying candidates on a sample, as Bottou's SGD
 //! code does.
 
+use rayon::prelude::*;
+
 use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
@@ -11,23 +13,38 @@ use crate::solver::loss::Loss;
 use crate::solver::sgd::{LinearModel, SgdParams};
 
 /// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) and the training error
-/// (the fraction of examples with y f(x) <= 0).
+/// (the fraction of examples with y f(x) <= 0). The data term is summed by blocks of examples,
+/// then over the blocks in order: the blocks of a built-in loss run in parallel on the current
+/// rayon pool, with the same sum on any number of threads (a Python loss takes them in turn).
 pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn Loss, lambda: f64) -> (f64, f64) {
     let n = x.rows();
-    let (mut total, mut wrong) = (0.0, 0usize);
-    for_each_loss(
-        0..n,
-        |i| model.decision(x, i),
-        y,
-        loss,
-        |i, f, l| {
-            total += c[i] * l;
-            wrong += (y[i] * f <= 0.0) as usize;
-        },
-    );
+    let block = |b: usize| {
+        let (mut total, mut wrong) = (0.0, 0usize);
+        for_each_loss(
+            b * PRIMAL_BLOCK..n.min((b + 1) * PRIMAL_BLOCK),
+            |i| model.decision(x, i),
+            y,
+            loss,
+            |i, f, l| {
+                total += c[i] * l;
+                wrong += (y[i] * f <= 0.0) as usize;
+            },
+        );
+        (total, wrong)
+    };
+    let blocks = n.div_ceil(PRIMAL_BLOCK);
+    let parts: Vec<(f64, usize)> = if loss.as_margin().is_some() {
+        (0..blocks).into_par_iter().map(block).collect()
+    } else {
+        (0..blocks).map(block).collect()
+    };
+    let (total, wrong) = parts.iter().fold((0.0, 0usize), |(t, w), &(bt, bw)| (t + bt, w + bw));
     let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
     (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
 }
+
+/// Examples per block of `primal`'s sum.
+const PRIMAL_BLOCK: usize = 16 * LOSS_BLOCK;
 
 /// Examples per `Loss::losses` call where the objective's data term is summed.
 const LOSS_BLOCK: usize = 1024;
@@ -96,7 +113,9 @@ pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> f64 {
 }
 
 /// The thesis' choice of t0: one pass over a random tenth of the data (at least 1,000 examples
-/// when there are that many) for each candidate, keeping the t0 whose pass ends at the lowest
+/// when there are that many, at most `T0_SAMPLE_MAX`, as Bottou's SGD code tries its steps on a
+/// bounded sample: on large data the search would otherwise cost about a pass per candidate) for
+/// each candidate, keeping the t0 whose pass ends at the lowest
 /// primal on that subset. Candidates below `stable_t0` (with the weights `bound_weight`) are
 /// replaced by it: one pass over a small subset does not show a divergence that takes more
 /// passes (iris: t0 = 1000 diverges in the second pass over 112 examples).
@@ -118,7 +137,7 @@ pub fn choose_t0(
     let mut rng = Rng::new(seed);
     let mut subset: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut subset);
-    subset.truncate((n / 10).max(n.min(1000)));
+    subset.truncate((n / 10).max(n.min(1000)).min(T0_SAMPLE_MAX));
     let value = |t0: f64| -> Result<f64> {
         let q = SgdParams { t0, ..p.clone() };
         let mut m = LinearModel::new(x.cols());
@@ -150,6 +169,9 @@ pub fn choose_t0(
     }
     Ok(if best.0.is_finite() { best.1 } else { t0 })
 }
+
+/// The largest sample `choose_t0` tries its candidates on (a tenth of 50,000 examples).
+pub const T0_SAMPLE_MAX: usize = 5000;
 
 /// The candidates of `choose_t0`: powers of ten from 1 to 1e8.
 pub fn t0_candidates() -> Vec<f64> {
