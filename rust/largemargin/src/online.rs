@@ -13,7 +13,7 @@ use crate::solver::huller::Huller;
 use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, Oracle, SelectionStrategy};
 use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
-use crate::team::{with_team, Team, SOLO};
+use crate::team::{threads_for, with_team, Team, SOLO};
 
 #[derive(Clone, Debug)]
 pub struct LaSvmConfig {
@@ -233,7 +233,7 @@ fn solve_problems(
     let at_once = problems.clamp(1, rayon::current_num_threads().max(1));
     let budget = cache_bytes.saturating_sub(engine.extra_bytes()) / at_once;
     let solved: Vec<Result<BinaryFit>> = if problems == 1 {
-        vec![with_team(rayon::current_num_threads(), |team| solve(&engine, 0, budget, team))]
+        vec![with_team(threads_for(x.rows()), |team| solve(&engine, 0, budget, team))]
     } else {
         (0..problems).into_par_iter().map(|p| solve(&engine, p, budget, &SOLO)).collect()
     };

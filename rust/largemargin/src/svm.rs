@@ -12,7 +12,7 @@ use crate::rng::Rng;
 use crate::solver::isda::{self, Bias, IsdaParams};
 use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
 use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
-use crate::team::{with_team, Team};
+use crate::team::{threads_for, with_team, Team};
 
 /// The solver of each dual problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -247,7 +247,7 @@ pub fn train_svc(
     };
     // One pair has every core, through a team; several are solved concurrently, one per thread.
     let solved: Vec<Result<PairFit>> = if pairs.len() == 1 {
-        vec![with_team(rayon::current_num_threads(), |team| solve_pair(team, 0, pairs[0]))]
+        vec![with_team(threads_for(y.len()), |team| solve_pair(team, 0, pairs[0]))]
     } else {
         pairs.par_iter().enumerate().map(|(p, &pair)| solve_pair(&Team::solo(), p, pair)).collect()
     };
@@ -316,7 +316,7 @@ pub fn train_svr(
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
-    let sol = with_team(rayon::current_num_threads(), |team| {
+    let sol = with_team(threads_for(2 * l), |team| {
         let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(split_for(team));
         params.solve(team, &mut q, &p, &lo, &hi, control)
     });

@@ -164,6 +164,16 @@ struct SendPtr<T>(*mut T);
 // SAFETY: used only to hand disjoint chunks of one slice to the team's members.
 unsafe impl<T: Send> Sync for SendPtr<T> {}
 
+/// The team size for one problem of `variables` variables on the current rayon pool: every
+/// thread, or one when no pass would be long enough to split (no helper thread is started).
+pub fn threads_for(variables: usize) -> usize {
+    if variables >= SPLIT_MIN {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
+
 /// Runs `body` with a team of `threads` members (at most one per processor: a helper that spins
 /// on a processor another member needs would only delay it): the caller and `threads - 1` helper
 /// threads that live until `body` returns. A team of one starts no thread.
