@@ -268,10 +268,10 @@ impl KernelCache {
         let (before, rest) = list.split_at(cut);
         let mut emptied = Vec::new();
         for group in [before, &rest[..rest.len().min(1)], &rest[rest.len().min(1)..]] {
-            let found = std::sync::Mutex::new(Vec::new());
             let rows = SharedRows(self.rows.as_mut_ptr());
-            team.run(group.len() * WALK_SPLIT_WEIGHT, &|part, parts| {
-                let mine = &group[Team::part(group.len(), part, parts)];
+            let weight = group.len() * WALK_SPLIT_WEIGHT;
+            let gone = team.map(weight, &|part| {
+                let mine = &group[part.start / WALK_SPLIT_WEIGHT..part.end / WALK_SPLIT_WEIGHT];
                 let rows = &rows;
                 let mut gone = Vec::new();
                 for &r in mine {
@@ -295,9 +295,9 @@ impl KernelCache {
                         }
                     }
                 }
-                found.lock().unwrap_or_else(|p| p.into_inner()).extend(gone);
+                gone
             });
-            emptied.extend(found.into_inner().unwrap_or_else(|p| p.into_inner()));
+            emptied.extend(gone.into_iter().flatten());
         }
         for r in emptied {
             self.forget(r);

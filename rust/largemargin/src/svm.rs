@@ -12,7 +12,7 @@ use crate::rng::Rng;
 use crate::solver::isda::{self, Bias, IsdaParams};
 use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
 use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
-use crate::team::{threads_for, with_team, Team};
+use crate::team::{threads_for, with_team, Team, SOLO};
 
 /// The solver of each dual problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,16 +135,6 @@ fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// How a problem's kernel rows are split: over its team when it has one (the problem has every
-/// core), else over the rayon pool.
-fn split_for<'t>(team: &'t Team<'t>) -> Split<'t> {
-    if team.size() > 1 {
-        Split::Team(team)
-    } else {
-        Split::Pool
-    }
-}
-
 /// The binary problem "pos against neg" on the examples given, with per-example C.
 #[allow(clippy::too_many_arguments)]
 fn solve_binary(
@@ -156,7 +146,7 @@ fn solve_binary(
     let y: Vec<f64> = (0..examples.len()).map(|t| if t < np { 1.0 } else { -1.0 }).collect();
     let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).min(0.0)).collect();
     let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).max(0.0)).collect();
-    let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes).split(split_for(team));
+    let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes).split(Split::over(team));
     let sol = params.solve(team, &mut q, &y, &lo, &hi, control)?;
     Ok((examples, sol))
 }
@@ -249,7 +239,7 @@ pub fn train_svc(
     let solved: Vec<Result<PairFit>> = if pairs.len() == 1 {
         vec![with_team(threads_for(y.len()), |team| solve_pair(team, 0, pairs[0]))]
     } else {
-        pairs.par_iter().enumerate().map(|(p, &pair)| solve_pair(&Team::solo(), p, pair)).collect()
+        pairs.par_iter().enumerate().map(|(p, &pair)| solve_pair(&SOLO, p, pair)).collect()
     };
     if let Some(e) = engine.failure() {
         return Err(e);
@@ -317,7 +307,7 @@ pub fn train_svr(
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
     let sol = with_team(threads_for(2 * l), |team| {
-        let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(split_for(team));
+        let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(Split::over(team));
         params.solve(team, &mut q, &p, &lo, &hi, control)
     });
     if let Some(e) = engine.failure() {

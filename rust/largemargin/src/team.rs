@@ -19,6 +19,7 @@
 use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -51,7 +52,7 @@ struct Shared {
     panicked: AtomicBool,
     /// Helpers that parked (or are about to), with their handles.
     parked: AtomicUsize,
-    threads: std::sync::Mutex<Vec<Thread>>,
+    threads: Mutex<Vec<Thread>>,
 }
 
 // SAFETY: `task` is written only by the caller while no helper can read it (see its comment);
@@ -66,13 +67,6 @@ pub struct Team<'s> {
 
 /// The team of one: every pass runs on the caller.
 pub static SOLO: Team<'static> = Team { shared: None, size: 1 };
-
-impl Team<'static> {
-    /// A team of one: every pass runs on the caller.
-    pub fn solo() -> Team<'static> {
-        Team { shared: None, size: 1 }
-    }
-}
 
 impl Team<'_> {
     /// Members of the team, the caller included.
@@ -145,18 +139,37 @@ impl Team<'_> {
         (len * part / parts)..(len * (part + 1) / parts)
     }
 
-    /// `f(offset, chunk)` over `out` cut into one contiguous chunk per member.
-    pub fn for_chunks<T: Send>(&self, out: &mut [T], f: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    /// `f(range)` for the parts of a pass over `len` elements, the results in the parts' order
+    /// (one result when the pass is not split).
+    pub fn map<R: Send>(&self, len: usize, f: &(dyn Fn(std::ops::Range<usize>) -> R + Sync)) -> Vec<R> {
+        if self.shared.is_none() || len < SPLIT_MIN {
+            return vec![f(0..len)];
+        }
+        let found: Vec<Mutex<Option<R>>> = (0..self.max_parts()).map(|_| Mutex::new(None)).collect();
+        self.run(len, &|part, parts| {
+            let r = f(Self::part(len, part, parts));
+            *found[part].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+        });
+        found.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner())).collect()
+    }
+
+    /// `f(offset, chunk)` over `out` cut into one contiguous chunk per member, the results in the
+    /// chunks' order.
+    pub fn map_chunks<T: Send, R: Send>(&self, out: &mut [T], f: &(dyn Fn(usize, &mut [T]) -> R + Sync)) -> Vec<R> {
         let len = out.len();
         let base = SendPtr(out.as_mut_ptr());
-        self.run(len, &|part, parts| {
-            let r = Self::part(len, part, parts);
+        self.map(len, &|r| {
             let b = &base;
             // SAFETY: the parts of one pass are disjoint ranges of `out`, each run once, and `out`
             // stays mutably borrowed until every part is done.
             let chunk = unsafe { std::slice::from_raw_parts_mut(b.0.add(r.start), r.len()) };
             f(r.start, chunk)
-        });
+        })
+    }
+
+    /// `f(offset, chunk)` over `out` cut into one contiguous chunk per member.
+    pub fn for_chunks<T: Send>(&self, out: &mut [T], f: &(dyn Fn(usize, &mut [T]) + Sync)) {
+        self.map_chunks(out, f);
     }
 }
 
@@ -180,7 +193,7 @@ pub fn threads_for(variables: usize) -> usize {
 pub fn with_team<R>(threads: usize, body: impl FnOnce(&Team) -> R) -> R {
     let threads = threads.min(std::thread::available_parallelism().map_or(1, |p| p.get()));
     if threads <= 1 {
-        return body(&Team::solo());
+        return body(&SOLO);
     }
     let shared = Shared {
         generation: AtomicU64::new(0),
@@ -189,7 +202,7 @@ pub fn with_team<R>(threads: usize, body: impl FnOnce(&Team) -> R) -> R {
         stop: AtomicBool::new(false),
         panicked: AtomicBool::new(false),
         parked: AtomicUsize::new(0),
-        threads: std::sync::Mutex::new(Vec::new()),
+        threads: Mutex::new(Vec::new()),
     };
     std::thread::scope(|s| {
         for member in 1..threads {

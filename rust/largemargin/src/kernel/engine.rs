@@ -28,6 +28,17 @@ pub enum Split<'t> {
     Team(&'t Team<'t>),
 }
 
+impl<'t> Split<'t> {
+    /// Over `team` if it has helpers, else over the rayon pool.
+    pub fn over(team: &'t Team<'t>) -> Self {
+        if team.size() > 1 {
+            Split::Team(team)
+        } else {
+            Split::Pool
+        }
+    }
+}
+
 /// A kernel over a set of target rows (training examples, or a model's support vectors): kernel
 /// values of any query row against any targets, counted. The engine chooses how it holds the
 /// targets: mostly-zero dense data gets a sparse copy, sparse data a column-major copy; what it
@@ -436,15 +447,7 @@ impl<'a> KernelEngine<'a> {
                 transform_block(&self.spec, t, ob);
             }
         };
-        if let Split::Team(team) = split {
-            return team.for_chunks(out, &|offset, o| run(o, &cols[offset..offset + o.len()]));
-        }
-        let chunk = chunk_for(cols.len(), matches!(split, Split::Pool));
-        if chunk < cols.len() {
-            out.par_chunks_mut(chunk).zip(cols.par_chunks(chunk)).for_each(|(o, c)| run(o, c));
-        } else {
-            run(out, cols);
-        }
+        split_chunks(split, out, &|offset, o| run(o, &cols[offset..offset + o.len()]));
     }
 
     /// Dot products (or dense squared distances) of q with every target, in memory order.
@@ -472,15 +475,7 @@ impl<'a> KernelEngine<'a> {
                 }
             }
         };
-        if let Split::Team(team) = split {
-            return team.for_chunks(base, &fill);
-        }
-        let chunk = chunk_for(n, matches!(split, Split::Pool));
-        if chunk < n {
-            base.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| fill(c * chunk, part));
-        } else {
-            fill(0, base);
-        }
+        split_chunks(split, base, &fill);
     }
 
     /// out[k] = K(q, x_cols[k]) through one pass over all targets.
@@ -499,6 +494,19 @@ impl<'a> KernelEngine<'a> {
                 }
             });
         });
+    }
+}
+
+/// `f(offset, chunk)` over `out` cut as `split` says: over a team, in chunks of the pool, or whole.
+fn split_chunks<T: Send>(split: Split, out: &mut [T], f: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    if let Split::Team(team) = split {
+        return team.for_chunks(out, f);
+    }
+    let chunk = chunk_for(out.len(), matches!(split, Split::Pool));
+    if chunk < out.len() {
+        out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| f(c * chunk, part));
+    } else {
+        f(0, out);
     }
 }
 

@@ -202,9 +202,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     /// Runs the problem on `team` (a problem that has every core): the solution is the same.
     pub fn on_team(mut self, team: &'e Team<'e>) -> Self {
-        if team.size() > 1 {
-            self.set = self.set.split(Split::Team(team));
-        }
+        self.set = self.set.split(Split::over(team));
         self.team = team;
         self
     }
@@ -265,17 +263,8 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             }
             (up, down)
         };
-        let n = self.set.len();
-        if self.team.size() == 1 {
-            return scan(0..n);
-        }
-        let found: Vec<std::sync::Mutex<Option<Extremes>>> =
-            (0..self.team.max_parts()).map(|_| std::sync::Mutex::new(None)).collect();
-        self.team.run(n, &|part, parts| {
-            *found[part].lock().unwrap_or_else(|p| p.into_inner()) = Some(scan(Team::part(n, part, parts)));
-        });
         let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
-        for (u, d) in found.into_iter().filter_map(|f| f.into_inner().unwrap_or_else(|p| p.into_inner())) {
+        for (u, d) in self.team.map(self.set.len(), &scan) {
             if u.1 != usize::MAX && (up.1 == usize::MAX || u.0 > up.0) {
                 up = u;
             }

@@ -13,8 +13,7 @@
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::solver::qmatrix::QMatrix;
-use crate::team::Team;
-use std::sync::Mutex;
+use crate::team::{Team, SOLO};
 
 /// Curvature used when Q_ii + Q_jj - 2 Q_ij is not positive (non-PSD kernels, duplicates).
 const TAU: f64 = 1e-12;
@@ -79,7 +78,7 @@ struct Smo<'q> {
     unshrunk: bool,
     /// `scan_up` of the active set as the last update left it, computed in the same pass as the
     /// gradient (one pass over the data instead of two), with the active size it covers.
-    next_up: Option<(usize, Option<(f64, usize)>)>,
+    next_up: Option<(usize, Up)>,
 }
 
 const UP: u8 = 1;
@@ -102,7 +101,7 @@ pub fn solve_warm(
     q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64], gradient0: Option<&[f64]>,
     params: &SmoParams, control: &Control,
 ) -> Result<SmoSolution> {
-    solve_on(&Team::solo(), q, p, lo, hi, alpha0, gradient0, params, control)
+    solve_on(&SOLO, q, p, lo, hi, alpha0, gradient0, params, control)
 }
 
 /// `solve_warm` with the gradient update and the selection scans split over `team` (give `q` the
@@ -192,8 +191,7 @@ impl<'q> Smo<'q> {
     }
 
     fn set_status(&mut self, t: usize) {
-        let a = self.alpha[t];
-        self.status[t] = (if a < self.hi[t] { UP } else { 0 }) | (if a > self.lo[t] { DOWN } else { 0 });
+        self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]);
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -262,24 +260,20 @@ impl<'q> Smo<'q> {
             let lambda = ((self.g[i] - self.g[j]) / a).min(room_i).min(room_j);
             self.alpha[i] = if lambda == room_i { self.hi[i] } else { old_i + lambda };
             self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
+            // (the rows borrow the matrix: set_status would borrow all of self)
             for t in [i, j] {
-                let a = self.alpha[t];
-                self.status[t] = (if a < self.hi[t] { UP } else { 0 }) | (if a > self.lo[t] { DOWN } else { 0 });
+                self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]);
             }
             // the next selection's first scan rides along with the update
-            let found: Mutex<Vec<(usize, Up)>> = Mutex::new(Vec::new());
             let status = &self.status;
-            self.team.for_chunks(&mut self.g[..n], &|offset, g| {
+            let parts = self.team.map_chunks(&mut self.g[..n], &|offset, g| {
                 let (qi, qj) = (&qi[offset..offset + g.len()], &qj[offset..offset + g.len()]);
                 for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
                     *gt -= lambda * (ki as f64 - kj as f64);
                 }
-                let up = scan_up(g, &status[offset..offset + g.len()]).map(|(v, t)| (v, t + offset));
-                found.lock().unwrap_or_else(|p| p.into_inner()).push((offset, up));
+                scan_up(g, &status[offset..offset + g.len()]).map(|(v, t)| (v, t + offset))
             });
-            let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
-            found.sort_unstable_by_key(|&(offset, _)| offset);
-            self.next_up = Some((n, merge_up(found.into_iter().map(|(_, up)| up))));
+            self.next_up = Some((n, merge_up(parts)));
         }
         for (t, old) in [(i, old_i), (j, old_j)] {
             let d = self.bound_value(t, self.alpha[t]) - self.bound_value(t, old);
@@ -531,24 +525,20 @@ fn scan_down_second_order_from(
     (gmin, best, j)
 }
 
+/// The status byte of a variable at `a` in [lo, hi].
+fn status_of(a: f64, lo: f64, hi: f64) -> u8 {
+    (if a < hi { UP } else { 0 }) | (if a > lo { DOWN } else { 0 })
+}
+
 /// `scan_up` split over a team: each member scans a contiguous part, and the parts are merged in
 /// order with the sequential tie rule (the last position wins), so the choice is the same.
-fn team_scan_up(team: &Team, g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
-    if team.size() == 1 {
-        return scan_up(g, status);
-    }
-    let found: Vec<Mutex<Option<(f64, usize)>>> = (0..team.max_parts()).map(|_| Mutex::new(None)).collect();
-    team.run(g.len(), &|part, parts| {
-        let r = Team::part(g.len(), part, parts);
-        let best = scan_up(&g[r.clone()], &status[r.clone()]).map(|(v, i)| (v, i + r.start));
-        *found[part].lock().unwrap_or_else(|p| p.into_inner()) = best;
-    });
-    merge_up(found.into_iter().map(|f| f.into_inner().unwrap_or_else(|p| p.into_inner())))
+fn team_scan_up(team: &Team, g: &[f64], status: &[u8]) -> Up {
+    merge_up(team.map(g.len(), &|r| scan_up(&g[r.clone()], &status[r.clone()]).map(|(v, i)| (v, i + r.start))))
 }
 
 /// The parts' `scan_up` results, in order, merged with the sequential tie rule.
-fn merge_up(found: impl IntoIterator<Item = Option<(f64, usize)>>) -> Option<(f64, usize)> {
-    let mut best: Option<(f64, usize)> = None;
+fn merge_up(found: Vec<Up>) -> Up {
+    let mut best: Up = None;
     for (v, i) in found.into_iter().flatten() {
         if best.is_none_or(|(b, _)| v >= b) {
             best = Some((v, i));
@@ -561,22 +551,13 @@ fn merge_up(found: impl IntoIterator<Item = Option<(f64, usize)>>) -> Option<(f6
 fn team_scan_down_second_order(
     team: &Team, g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
 ) -> (f64, usize) {
-    if team.size() == 1 {
-        let (gmin, _, j) = scan_down_second_order(g, status, qd, qi, gmax, qdi);
-        return (gmin, j);
-    }
-    let found: Vec<Mutex<(f64, f64, usize)>> =
-        (0..team.max_parts()).map(|_| Mutex::new((f64::INFINITY, f64::INFINITY, usize::MAX))).collect();
-    team.run(g.len(), &|part, parts| {
-        let r = Team::part(g.len(), part, parts);
+    let found = team.map(g.len(), &|r| {
         let (gmin, best, j) =
             scan_down_second_order(&g[r.clone()], &status[r.clone()], &qd[r.clone()], &qi[r.clone()], gmax, qdi);
-        let j = if j == usize::MAX { j } else { j + r.start };
-        *found[part].lock().unwrap_or_else(|p| p.into_inner()) = (gmin, best, j);
+        (gmin, best, if j == usize::MAX { j } else { j + r.start })
     });
     let (mut gmin, mut best, mut j) = (f64::INFINITY, f64::INFINITY, usize::MAX);
-    for f in found {
-        let (pg, pb, pj) = f.into_inner().unwrap_or_else(|p| p.into_inner());
+    for (pg, pb, pj) in found {
         if pg < gmin {
             gmin = pg;
         }
