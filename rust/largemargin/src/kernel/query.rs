@@ -70,6 +70,7 @@ impl<'q> Query<'q> {
         matches!(self, Query::S64(..) | Query::S32(..))
     }
     /// Row i of a matrix.
+    #[inline(always)]
     pub fn row(m: &Matrix<'q>, i: usize) -> Self {
         match m {
             Matrix::Dense64(d) => Query::D64(d.row(i)),
