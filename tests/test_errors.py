@@ -136,6 +136,13 @@ def test_fit_leaves_the_callers_sparse_matrix_untouched():
                          shape=(1, X.shape[1]))
     m = lm.SVC().fit(X, y)
     np.testing.assert_allclose(m.decision_function(dup), m.decision_function(X[:1]))
+    # LinearSGD hands sparse data over as it is and canonicalises only when refused: training on
+    # rows whose entries are split in two halves is training on their sums
+    halves = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), 2 * X.indptr), shape=X.shape)
+    assert not halves.has_canonical_format
+    fitted = lm.LinearSGD(random_state=0).fit(halves, y)
+    np.testing.assert_allclose(fitted.coef_, lm.LinearSGD(random_state=0).fit(X, y).coef_, rtol=1e-5, atol=1e-7)
+    assert halves.nnz == 2 * X.nnz  # the caller's matrix untouched
 
 
 def test_rows_whose_squared_norm_overflows_are_refused_whatever_gamma():

@@ -9,6 +9,10 @@ def is_sparse(X):
     return sp.issparse(X)
 
 
+# What the native side says of CSR indices that are not sorted and unique.
+NOT_CANONICAL = "column indices must be sorted, unique"
+
+
 def canonical_csr(X):
     """X as CSR with sorted, unique column indices, the caller's matrix untouched: a copy is made
     only when X is not in that form already (duplicates are summed, as scipy reads them)."""
@@ -20,11 +24,14 @@ def canonical_csr(X):
     return X
 
 
-def to_native(X):
+def to_native(X, canonical=True):
     """The native view of a validated matrix. Dense arrays pass through untouched when already
-    C-contiguous float32/float64; CSR data is shared, indptr is widened to int64."""
+    C-contiguous float32/float64; CSR data is shared, indptr is widened to int64. With
+    ``canonical=False`` sparse data is passed as it is: the native side refuses unsorted or
+    repeated indices (`NOT_CANONICAL` in its message), and the caller retries with the canonical
+    form, sparing data that is canonical (nearly all) scipy's own pass to find out."""
     if sp.issparse(X):
-        X = canonical_csr(X)
+        X = canonical_csr(X) if canonical else X.tocsr()
         data = X.data
         if data.dtype not in (np.float32, np.float64):
             data = data.astype(np.float64)

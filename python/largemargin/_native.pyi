@@ -36,7 +36,6 @@ __all__ = [
     "nilsson_decision",
     "fit_network",
     "network_decision",
-    "choose_linear_t0",
     "linear_skip",
     "decision_function",
     "kernel_matrix",
@@ -496,7 +495,7 @@ def predict_sequence(
 # Linear SGD: algorithm "sgd" | "svmsgd2" | "sgdqn" | "sgdqn2009" | "asgd" |
 # "margin_perceptron"; loss a built-in loss's name or a CheckedLoss.
 # fit_linear returns (new state, [(primal, training error, passes, converged) per problem],
-# seconds of the passes).
+# seconds of the passes, t0); t0=None chooses it first (the sample drawn with t0_seed).
 # ---------------------------------------------------------------------------------------------
 
 def fit_linear(
@@ -509,7 +508,7 @@ def fit_linear(
     algorithm: str,
     loss: str | _CheckedLoss,
     alpha: float,
-    t0: float,
+    t0: float | None,
     rate: float | None,
     skip: int,
     fit_bias: bool,
@@ -522,21 +521,8 @@ def fit_linear(
     average_start: float = 0.0,
     tol: float | None = None,
     n_iter_no_change: int = 5,
-) -> tuple[LinearState, list[tuple[float, float, int, bool]], float]: ...
-def choose_linear_t0(
-    x: _NativeMatrix,
-    labels: _F64,
-    *,
-    sample_weight: _F64,
-    bound_weight: _F64,
-    algorithm: str,
-    loss: str | _CheckedLoss,
-    alpha: float,
-    skip: int,
-    fit_bias: bool,
-    bias_rate: float,
-    seed: int,
-) -> float: ...
+    t0_seed: int = 0,
+) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float]: ...
 def linear_skip(x: _NativeMatrix) -> int: ...
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Multiclass problems are one-vs-rest, the binary problems solved in parallel."""
 import re
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _native
-from ._arrays import canonical_csr, to_native
+from ._arrays import NOT_CANONICAL, canonical_csr, to_native
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry
@@ -41,16 +42,16 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
-    def _native_args(self, xn, y_first, sample_weight, bound_weight):
-        """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver; `xn` is the
-        data converted once by `to_native`."""
+    def _native_args(self, xn):
+        """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver, t0 None when
+        the fit is to choose it; `xn` is the data converted once by `to_native`."""
         raise NotImplementedError
 
     def _validate(self, X, y, sample_weight, reset):
+        # (NaN and infinity are refused by the native fit, naming the row: checking here too
+        # would be one more pass over the data)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C",
-                             reset=reset)
-        if sp.issparse(X):
-            X = canonical_csr(X)
+                             reset=reset, ensure_all_finite=False)
         check_classification_targets(y)
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
@@ -115,41 +116,60 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         else:
             # the weights are kept once, as coef_ (float32 -> float64 -> float32 is exact)
             state = dict(state, w=self.coef_.astype(np.float32))
-        # the first problem's example weights, class weights included, for t0's choice; each
-        # example's largest weight over all the problems for the bound on the step size
-        weights = [sample_weight * np.where(labels[p] > 0, pos, neg) for p, (pos, neg) in enumerate(pairs)]
-        largest = np.max(weights, axis=0) if len(weights) > 1 else weights[0]
-        xn = to_native(X)  # once: each conversion of a large sparse matrix is a pass over it
-        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(xn, labels[0], weights[0], largest)
+        # converted once (each conversion of a large sparse matrix is a pass over it), not
+        # canonicalised unless the native side finds it has to be (see to_native)
+        xn = to_native(X, canonical=False)
+        algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(xn)
+        # t0 None: the fit chooses it first, on a sample drawn with this seed
+        chosen = t0 is None
+        t0_seed = draw_seed(self.random_state) if chosen else 0
         seed = draw_seed(self.random_state)
+        fit = partial(
+            _native.fit_linear, labels=labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs,
+            state=state, algorithm=algorithm, loss=loss, alpha=float(alpha), t0=None if t0 is None else float(t0),
+            t0_seed=t0_seed, rate=rate, skip=int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate),
+            epochs=int(epochs), shuffle=bool(self.shuffle), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
+            average_start=float(self._average_start(X.shape[0])), tol=None if tol is None else float(tol),
+            n_iter_no_change=int(n_iter_no_change),
+        )
         try:
-            state, fits, seconds = _native.fit_linear(
-                xn, labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs, state=state, algorithm=algorithm, loss=loss, alpha=float(alpha),
-                t0=float(t0), rate=rate, skip=int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate), epochs=int(epochs), shuffle=bool(self.shuffle),
-                seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose), average_start=float(self._average_start(X.shape[0])),
-                tol=None if tol is None else float(tol), n_iter_no_change=int(n_iter_no_change),
-            )
+            try:
+                state, fits, seconds, t0 = fit(xn)
+            except ValueError as e:
+                if not (sp.issparse(X) and NOT_CANONICAL in str(e)):
+                    raise
+                state, fits, seconds, t0 = fit(to_native(canonical_csr(X)))
         except ValueError as e:
             diverged = re.search(r"SGD diverged on problem (\d+) after (\d+) examples", str(e))
             if diverged is None:
                 raise
             p, t = int(diverged.group(1)), int(diverged.group(2))
             raise ValueError(f"{type(self).__name__} diverged after {t} examples on {_problem_name(classes, targets, p)} "
-                             f"(the weights overflowed) with t0={t0:g} and alpha={alpha:g}: set a larger t0 or "
+                             f"(the weights overflowed) with {'the chosen t0' if chosen else f't0={t0:g}'} and alpha={alpha:g}: set a larger t0 or "
                              f"alpha") from None
         self._set_state(state)
+        if chosen:
+            self.t0_ = float(t0)
         self.classes_ = classes
         self.objective_ = np.array([f[0] for f in fits])
         loss_name = getattr(self, "loss", None)
         zero = _ZERO_MODEL_LOSS.get(loss_name) if isinstance(loss_name, str) else None
         for p, objective in enumerate(self.objective_):
             # the zero model's objective bounds the optimum's: ending far above it is a blow-up
-            if zero is not None and objective > 2 * zero * float(np.mean(weights[p])):
+            # the zero model's objective: the mean loss at margin 0 times the mean example weight
+            pos, neg = pairs[p]
+            if zero is None:
+                mean_weight = 0.0
+            elif pos == neg:
+                mean_weight = pos * float(np.mean(sample_weight))
+            else:
+                mean_weight = float(np.mean(sample_weight * np.where(labels[p] > 0, pos, neg)))
+            if zero is not None and objective > 2 * zero * mean_weight:
                 warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at "
-                              f"objective {objective:.4g}, above the zero model's {zero * float(np.mean(weights[p])):.4g}: "
+                              f"objective {objective:.4g}, above the zero model's {zero * mean_weight:.4g}: "
                               f"it is diverging (t0={t0:g}, alpha={alpha:g}; set a larger t0 or alpha)",
                               ConvergenceWarning, stacklevel=3)
-            elif zero is not None and objective >= 0.999 * zero * float(np.mean(weights[p])):
+            elif zero is not None and objective >= 0.999 * zero * mean_weight:
                 # steps too small to move (a safe t0 set by one feature far larger than the
                 # others): the stopping rule would read "no change" as converged
                 warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at the zero "
@@ -343,20 +363,13 @@ class LinearSGD(_LinearSGDBase):
     def _stopping(self):
         return self.tol, self.n_iter_no_change, self.max_iter
 
-    def _native_args(self, xn, y_first, sample_weight, bound_weight):
+    def _native_args(self, xn):
         if not hasattr(self, "skip_"):
             self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(xn)
-        if not hasattr(self, "t0_"):
-            if self.t0 is not None:
-                self.t0_ = float(self.t0)
-            else:
-                seed = draw_seed(self.random_state)
-                self.t0_ = _native.choose_linear_t0(
-                    xn, np.ascontiguousarray(y_first), sample_weight=np.ascontiguousarray(sample_weight),
-                    bound_weight=np.ascontiguousarray(bound_weight), algorithm=self._algorithm(), loss=self._loss, alpha=float(self.alpha), skip=self.skip_, fit_bias=bool(self.fit_intercept),
-                    bias_rate=float(self.intercept_rate), seed=seed,
-                )
-        return self._algorithm(), self._loss, self.alpha, self.t0_, None, self.skip_, self.intercept_rate
+        if not hasattr(self, "t0_") and self.t0 is not None:
+            self.t0_ = float(self.t0)
+        # (no t0_ yet: the first fit chooses it)
+        return self._algorithm(), self._loss, self.alpha, getattr(self, "t0_", None), None, self.skip_, self.intercept_rate
 
     def _average_start(self, n):
         if self._algorithm() != "asgd":
@@ -407,7 +420,7 @@ class MarginPerceptron(_LinearSGDBase):
         check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
         check_positive_int("n_iter_no_change", self.n_iter_no_change)
 
-    def _native_args(self, xn, y_first, sample_weight, bound_weight):
+    def _native_args(self, xn):
         # the rate is constant; t0 and skip play no part
         return "margin_perceptron", "hinge", self.weight_decay, 1.0, float(self.learning_rate), 1, 1.0
 

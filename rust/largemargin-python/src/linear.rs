@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use largemargin::linear::{train_linear, LinearConfig, Problem, Stopping};
+use largemargin::linear::{fit_linear as fit_problems, LinearConfig, Problem, Stopping};
 use largemargin::solver::loss::Loss;
-use largemargin::solver::sgd::{choose_t0, skip_for_density, t0_candidates, SgdParams};
+use largemargin::solver::sgd::{skip_for_density, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -45,25 +45,27 @@ fn params(
     Ok(p)
 }
 
-/// The new state, (primal, training error, passes run, converged) per problem, and the seconds
-/// of the passes.
-type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64);
+/// The new state, (primal, training error, passes run, converged) per problem, the seconds of
+/// the passes, and t0.
+type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64, f64);
 
 /// `epochs` passes of SGD on one binary problem per row of `labels` (+1/-1), in parallel,
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
 /// (positive, negative) class weights of problem p. With `tol`, each problem stops early once its
 /// objective has not improved by tol (relative) for `n_iter_no_change` passes, `epochs` the cap.
+/// `t0` None: chosen first as the thesis does (`largemargin::linear::fit_linear`, the sample
+/// drawn with `t0_seed`), on the data checked and converted once for both.
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
-/// and the seconds the passes took.
+/// the seconds the passes took, and t0.
 #[pyfunction]
-#[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5))]
+#[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
     sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,
-    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool,
-    bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>, verbose: bool, average_start: f64,
-    tol: Option<f64>, n_iter_no_change: usize,
+    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>, skip: u64,
+    fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>, verbose: bool,
+    average_start: f64, tol: Option<f64>, n_iter_no_change: usize, t0_seed: u64,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -72,7 +74,7 @@ pub fn fit_linear<'py>(
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
     let config = LinearConfig {
-        params: params(algorithm, alpha, t0, rate, skip, fit_bias, bias_rate, average_start)?,
+        params: params(algorithm, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
         epochs,
         shuffle,
         seed,
@@ -92,8 +94,9 @@ pub fn fit_linear<'py>(
         .collect();
     let sw = sample_weight.as_slice()?;
     let loss = loss.as_ref();
-    let (fits, seconds) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
-        let mut train = || train_linear(&xv, &problems, sw, &mut models, loss, &config, ctl);
+    let (fits, seconds, t0) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
+        let choose = t0.is_none().then_some(t0_seed);
+        let mut train = || fit_problems(&xv, &problems, sw, &mut models, loss, &config, choose, ctl);
         if python {
             keeping_thread_state(train)
         } else {
@@ -104,40 +107,8 @@ pub fn fit_linear<'py>(
         linear_models_to_py(py, &models)?,
         fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(),
         seconds,
+        t0,
     ))
-}
-
-/// The thesis' t0: the candidate (powers of ten, 1 to 1e8) whose one pass over a random tenth of
-/// the data ends at the lowest primal there, for one binary problem; no candidate below the
-/// stable t0 of the weights `bound_weight` (each example's largest over all the problems).
-#[pyfunction]
-#[pyo3(signature = (x, labels, *, sample_weight, bound_weight, algorithm, loss, alpha, skip, fit_bias, bias_rate, seed))]
-#[allow(clippy::too_many_arguments)]
-pub fn choose_linear_t0<'py>(
-    py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray1<'py, f64>,
-    sample_weight: PyReadonlyArray1<'py, f64>, bound_weight: PyReadonlyArray1<'py, f64>, algorithm: &str,
-    loss: &Bound<'py, PyAny>, alpha: f64, skip: u64, fit_bias: bool, bias_rate: f64, seed: u64,
-) -> PyResult<f64> {
-    let mut failures = Vec::new();
-    let loss = loss_from_py(loss, &mut failures)?;
-    // (ASGD's choice runs on a tenth of the data: averaging, started later, plays no part)
-    let p = params(algorithm, alpha, 1.0, None, skip, fit_bias, bias_rate, f64::MAX)?;
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
-    let (y, c, bound) = (labels.as_slice()?, sample_weight.as_slice()?, bound_weight.as_slice()?);
-    if y.len() != xv.rows() || c.len() != xv.rows() || bound.len() != xv.rows() {
-        return Err(PyValueError::new_err("one label and one weight per example"));
-    }
-    let loss = loss.as_ref();
-    let python = !failures.is_empty();
-    run_fit_watching(py, Some(1), None, failures, |ctl| {
-        let choose = || choose_t0(&xv, y, c, bound, loss, &p, &t0_candidates(), seed, ctl);
-        if python {
-            keeping_thread_state(choose)
-        } else {
-            choose()
-        }
-    })
 }
 
 /// SVMSGD2's and SGD-QN's skip for this data: 16 / density.

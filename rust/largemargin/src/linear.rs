@@ -10,7 +10,8 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solver::loss::Loss;
-use crate::solver::sgd::{primal, LinearModel, SgdParams};
+use crate::solver::sgd::{choose_t0, primal, t0_candidates, LinearModel, SgdParams};
+use crate::team::{threads_for, with_team};
 
 #[derive(Clone, Debug)]
 pub struct LinearConfig {
@@ -57,6 +58,43 @@ pub struct Problem<'a> {
     pub negative_weight: f64,
 }
 
+impl Problem<'_> {
+    /// Each example's weight in this problem: its sample weight times its class's weight.
+    pub fn weights(&self, sample_weight: &[f64]) -> Vec<f64> {
+        self.y
+            .iter()
+            .zip(sample_weight)
+            .map(|(&y, &s)| s * if y > 0.0 { self.positive_weight } else { self.negative_weight })
+            .collect()
+    }
+}
+
+/// The thesis' t0 for a fit of these problems (`choose_t0` with `t0_candidates`): tried on the
+/// first problem, the step bounded by each example's largest weight over all of them, so that
+/// one t0 is stable for every problem. `params.t0` is ignored.
+pub fn choose_linear_t0(
+    x: &Matrix, problems: &[Problem], sample_weight: &[f64], loss: &dyn Loss, params: &SgdParams, seed: u64,
+    control: &Control,
+) -> Result<f64> {
+    let n = x.rows();
+    let Some(first) = problems.first() else {
+        return Err(Error::InvalidData("no problem to choose t0 for".into()));
+    };
+    if sample_weight.len() != n || problems.iter().any(|p| p.y.len() != n) {
+        return Err(Error::InvalidData(format!("{n} examples but labels or weights of another count")));
+    }
+    let c = first.weights(sample_weight);
+    let mut bound = None;
+    for problem in &problems[1..] {
+        let bound = bound.get_or_insert_with(|| c.clone());
+        bound.iter_mut().zip(problem.weights(sample_weight)).for_each(|(b, w)| *b = b.max(w));
+    }
+    // ASGD's choice runs on a sample: averaging, started later, plays no part
+    let p = SgdParams { t0: 1.0, rate: None, average_start: f64::MAX, ..params.clone() };
+    // (the data is checked for NaN and infinity on the way, by `stable_t0`)
+    choose_t0(x, first.y, &c, bound.as_deref().unwrap_or(&c), loss, &p, &t0_candidates(), seed, control)
+}
+
 /// What a fit reports per problem.
 #[derive(Clone, Debug)]
 pub struct LinearFit {
@@ -76,6 +114,18 @@ pub fn train_linear(
     x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
     config: &LinearConfig, control: &Control,
 ) -> Result<(Vec<LinearFit>, f64)> {
+    fit_linear(x, problems, sample_weight, models, loss, config, None, control)
+        .map(|(fits, seconds, _)| (fits, seconds))
+}
+
+/// `train_linear`, with t0 chosen first by `choose_linear_t0` (its sample drawn with
+/// `choose_t0_seed`) when a seed is given, `config.params.t0` otherwise. The inputs are
+/// checked once for both. Returns the fits, the seconds of the passes, and t0.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_linear(
+    x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
+    config: &LinearConfig, choose_t0_seed: Option<u64>, control: &Control,
+) -> Result<(Vec<LinearFit>, f64, f64)> {
     let n = x.rows();
     if n == 0 {
         return Err(Error::InvalidData("no examples".into()));
@@ -90,62 +140,69 @@ pub fn train_linear(
     if let Some(stop) = &config.stop {
         stop.validate()?;
     }
-    x.check_finite()?;
-    // (made again for the evaluation: holding every problem's weights at once would take n x problems)
-    let weights = |problem: &Problem| -> Vec<f64> {
-        problem
-            .y
-            .iter()
-            .zip(sample_weight)
-            .map(|(&y, &s)| s * if y > 0.0 { problem.positive_weight } else { problem.negative_weight })
-            .collect()
+    let config = &match choose_t0_seed {
+        Some(seed) => {
+            let t0 = choose_linear_t0(x, problems, sample_weight, loss, &config.params, seed, control)?;
+            LinearConfig { params: SgdParams { t0, ..config.params.clone() }, ..config.clone() }
+        }
+        None => {
+            x.check_finite()?;
+            config.clone()
+        }
     };
+    // (made again for the evaluation: holding every problem's weights at once would take n x problems)
+    let weights = |problem: &Problem| problem.weights(sample_weight);
     let started = std::time::Instant::now();
     // per problem: passes run, and the last evaluation when the stopping rule made one
-    let runs: Vec<(usize, Option<LinearFit>)> = models
-        .par_iter_mut()
-        .zip(problems.par_iter())
-        .enumerate()
-        .map(|(k, (model, problem))| {
-            let c = weights(problem);
-            let mut order: Vec<usize> = (0..n).collect();
-            let (mut best, mut unchanged, mut last) = (f64::INFINITY, 0usize, None);
-            // the zero model's primal, the rule's scale (after the first pass: a loss's own
-            // errors surface from its first step, as without the rule)
-            let mut scale = None;
-            for epoch in 0..config.epochs {
-                if config.shuffle {
-                    // seeded by the examples seen so far: a continued fit draws new orders
-                    Rng::new(config.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
-                }
-                model.epoch(x, problem.y, &c, &order, loss, &config.params, control)?;
-                if !(model.bias.is_finite() && model.w.iter().all(|v| v.is_finite())) {
-                    return Err(Error::InvalidParameter(format!(
-                        "SGD diverged on problem {k} after {} examples (the weights overflowed): \
+    // one problem: its passes on a team, which stages the rows of a shuffled pass ahead (several:
+    // the problems themselves in parallel)
+    let threads = if problems.len() == 1 { threads_for(n) } else { 1 };
+    let runs: Vec<(usize, Option<LinearFit>)> = with_team(threads, |team| {
+        models
+            .par_iter_mut()
+            .zip(problems.par_iter())
+            .enumerate()
+            .map(|(k, (model, problem))| {
+                let c = weights(problem);
+                let mut order: Vec<usize> = (0..n).collect();
+                let (mut best, mut unchanged, mut last) = (f64::INFINITY, 0usize, None);
+                // the zero model's primal, the rule's scale (after the first pass: a loss's own
+                // errors surface from its first step, as without the rule)
+                let mut scale = None;
+                for epoch in 0..config.epochs {
+                    if config.shuffle {
+                        // seeded by the examples seen so far: a continued fit draws new orders
+                        Rng::new(config.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
+                    }
+                    model.epoch_on(team, x, problem.y, &c, &order, loss, &config.params, control)?;
+                    if !(model.bias.is_finite() && model.w.iter().all(|v| v.is_finite())) {
+                        return Err(Error::InvalidParameter(format!(
+                            "SGD diverged on problem {k} after {} examples (the weights overflowed): \
                          use a larger t0 or alpha, or scale the features",
-                        model.t
-                    )));
-                }
-                if let Some(stop) = &config.stop {
-                    let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
-                    let scale = *scale.get_or_insert_with(|| {
-                        let mut at_zero = vec![0.0; n];
-                        loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
-                        at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
-                    });
-                    unchanged = if value > best - stop.tol * scale { unchanged + 1 } else { 0 };
-                    best = best.min(value);
-                    let converged = unchanged >= stop.n_iter_no_change;
-                    last = Some(LinearFit { primal: value, training_error: error, epochs: epoch + 1, converged });
-                    if converged {
-                        break;
+                            model.t
+                        )));
+                    }
+                    if let Some(stop) = &config.stop {
+                        let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
+                        let scale = *scale.get_or_insert_with(|| {
+                            let mut at_zero = vec![0.0; n];
+                            loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
+                            at_zero.iter().zip(&c).map(|(l, c)| c * l).sum::<f64>() / n as f64
+                        });
+                        unchanged = if value > best - stop.tol * scale { unchanged + 1 } else { 0 };
+                        best = best.min(value);
+                        let converged = unchanged >= stop.n_iter_no_change;
+                        last = Some(LinearFit { primal: value, training_error: error, epochs: epoch + 1, converged });
+                        if converged {
+                            break;
+                        }
                     }
                 }
-            }
-            control.problem_done();
-            Ok::<_, Error>((last.as_ref().map_or(config.epochs, |f| f.epochs), last))
-        })
-        .collect::<Result<_>>()?;
+                control.problem_done();
+                Ok::<_, Error>((last.as_ref().map_or(config.epochs, |f| f.epochs), last))
+            })
+            .collect::<Result<_>>()
+    })?;
     let seconds = started.elapsed().as_secs_f64();
     let fits = models
         .par_iter()
@@ -159,7 +216,7 @@ pub fn train_linear(
             })
         })
         .collect();
-    Ok((fits, seconds))
+    Ok((fits, seconds, config.params.t0))
 }
 
 #[cfg(test)]

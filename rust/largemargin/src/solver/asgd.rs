@@ -21,7 +21,8 @@
 //! itself after folding F u into a. The vectors are float64: a - F du adds terms of the size
 //! k |w| and cancels them, which float32 would not survive after a few thousand steps.
 
-use crate::kernel::Query;
+use crate::data::Real;
+use crate::kernel::{dense_dot, gather_dot, Query};
 
 /// Above this, D or A are folded back into the vectors (a few digits lost to cancellation at most).
 const RENORMALISE: f64 = 1e4;
@@ -59,9 +60,16 @@ impl Averaged {
     /// f(x) of the iterate: <u, x> / D + b.
     #[inline(always)]
     pub fn decision(&self, x: Query) -> f64 {
-        let mut s = 0.0;
         let u = &self.u[..];
-        x.for_each_nonzero(|j, v| s += u[j] * v);
+        assert!(x.span() <= u.len(), "a row wider than the weights");
+        let s = match x {
+            Query::D32(v) => dense_dot(v, &u[..v.len()]),
+            Query::D64(v) => dense_dot(v, &u[..v.len()]),
+            // SAFETY: every index of the row is below its span, at most u.len() (asserted).
+            Query::S32(j, v) => unsafe { gather_dot(u, j, v) },
+            // SAFETY: as above.
+            Query::S64(j, v) => unsafe { gather_dot(u, j, v) },
+        };
         s / self.divisor + self.bias
     }
 
@@ -83,14 +91,17 @@ impl Averaged {
         }
         if d != 0.0 {
             let du = -eta * d * self.divisor;
-            let (u, a, coef) = (&mut self.u[..], &mut self.a[..], self.coef);
-            if self.count > 0.0 && average {
-                x.for_each_nonzero(|j, v| {
+            let (u, a) = (&mut self.u[..], &mut self.a[..]);
+            let coef = if self.count > 0.0 && average { Some(self.coef) } else { None };
+            match x {
+                Query::S32(j, v) => move_sparse(u, a, j, v, du, coef),
+                Query::S64(j, v) => move_sparse(u, a, j, v, du, coef),
+                _ => x.for_each_nonzero(|j, v| {
                     u[j] += du * v;
-                    a[j] -= coef * du * v;
-                });
-            } else {
-                x.for_each_nonzero(|j, v| u[j] += du * v);
+                    if let Some(coef) = coef {
+                        a[j] -= coef * du * v;
+                    }
+                }),
             }
             self.bias -= bias_step * d;
         }
@@ -152,6 +163,32 @@ impl Averaged {
             self.a.iter().zip(&self.u).map(|(a, u)| (a + self.coef * u) / self.norm).collect()
         } else {
             self.u.iter().map(|u| u / self.divisor).collect()
+        }
+    }
+}
+
+/// The pattern step on a sparse row: u += du x and, while averaging (`coef` F), a -= F du x,
+/// with one width check per row instead of one per nonzero.
+#[inline(always)]
+fn move_sparse<T: Real>(u: &mut [f64], a: &mut [f64], j: &[i32], v: &[T], du: f64, coef: Option<f64>) {
+    assert!(j.len() == v.len() && j.last().is_none_or(|&l| (l as usize) < u.len().min(a.len())));
+    // SAFETY: a Query's sparse indices increase and are non-negative, so each is at most the
+    // last, which is below both lengths (asserted).
+    unsafe {
+        match coef {
+            Some(coef) => {
+                let average_step = coef * du;
+                for (&j, x) in j.iter().zip(v) {
+                    let x = x.to_f64();
+                    *u.get_unchecked_mut(j as usize) += du * x;
+                    *a.get_unchecked_mut(j as usize) -= average_step * x;
+                }
+            }
+            None => {
+                for (&j, x) in j.iter().zip(v) {
+                    *u.get_unchecked_mut(j as usize) += du * x.to_f64();
+                }
+            }
         }
     }
 }

@@ -13,5 +13,6 @@ pub mod perceptron;
 pub mod qmatrix;
 pub mod schedule;
 pub mod sgd;
+mod sgd_staging;
 pub mod sgd_t0;
 pub mod smo;

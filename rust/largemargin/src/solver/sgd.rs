@@ -24,11 +24,13 @@
 //! dense or sparse rows of any `Matrix`.
 
 use crate::control::Control;
-use crate::data::Matrix;
+use crate::data::{CsrView, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::solver::asgd::Averaged;
 use crate::solver::loss::Loss;
+use crate::solver::sgd_staging::{staged_pass, Gathered, Value};
+use crate::team::{Team, SOLO};
 use crate::vecops::avx2_fma;
 
 pub use crate::solver::sgd_t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
@@ -176,6 +178,16 @@ impl LinearModel {
     pub fn epoch(
         &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams, control: &Control,
     ) -> Result<()> {
+        self.epoch_on(&SOLO, x, y, c, order, loss, p, control)
+    }
+
+    /// `epoch` with a team: with two members or more, a shuffled pass over sparse rows has the
+    /// rows staged ahead by a helper (`sgd_staging`). The same model on any team.
+    #[allow(clippy::too_many_arguments)]
+    pub fn epoch_on(
+        &mut self, team: &Team, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams,
+        control: &Control,
+    ) -> Result<()> {
         p.validate()?;
         if x.cols() > self.w.len() {
             return Err(Error::InvalidData(format!("{} features for a model of {}", x.cols(), self.w.len())));
@@ -205,15 +217,12 @@ impl LinearModel {
         if self.count == 0 {
             self.count = p.skip;
         }
-        let mut outcome = Ok(());
-        for block in order.chunks(4096) {
-            self.steps_fast(x, y, c, block, loss, p);
-            control.add_iterations(block.len() as u64);
-            outcome = control.poll();
-            if outcome.is_err() {
-                break;
-            }
-        }
+        let staged = team.size() >= 2 && order.windows(2).any(|k| k[1] != k[0] + 1);
+        let outcome = match x {
+            Matrix::Csr32(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
+            Matrix::Csr64(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
+            _ => self.blocks(x, y, c, order, loss, p, control),
+        };
         if p.algorithm == Algorithm::Asgd {
             // the model is the average (or, before averaging starts, the iterate)
             self.averaged.weights_into(&mut self.w);
@@ -221,32 +230,70 @@ impl LinearModel {
         outcome
     }
 
-    /// `steps` on the examples of `block`, built for AVX2+FMA when the processor has them, with
-    /// a built-in loss called directly.
-    fn steps_fast(&mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
-        steps_fast(self, x, y, c, block, loss, p)
+    /// The steps over `order` a block at a time, polling `control` between blocks.
+    #[allow(clippy::too_many_arguments)]
+    fn blocks(
+        &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams, control: &Control,
+    ) -> Result<()> {
+        let mut outcome = Ok(());
+        let mut examples = Vec::with_capacity(BLOCK);
+        for block in order.chunks(BLOCK) {
+            // every row's bounds, label and weight first: in a shuffled order each is a miss, and
+            // taken in a loop of their own they are fetched together, not one per step
+            examples.clear();
+            examples.extend(block.iter().map(|&i| (Query::row(x, i), y[i], c[i])));
+            let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
+            self.steps_fast(&examples, shuffled, loss, p);
+            control.add_iterations(block.len() as u64);
+            outcome = control.poll();
+            if outcome.is_err() {
+                break;
+            }
+        }
+        outcome
     }
 
-    /// One step per example of `block`, the model's counters kept in locals meanwhile.
+    /// The steps over a shuffled `order` of sparse rows staged ahead by the team's helper,
+    /// polling `control` about every `BLOCK` examples.
+    #[allow(clippy::too_many_arguments)]
+    fn staged_epoch<T: Value>(
+        &mut self, team: &Team, x: &CsrView<T>, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams,
+        control: &Control,
+    ) -> Result<()> {
+        let (mut outcome, mut unpolled) = (Ok(()), 0);
+        staged_pass(team, x, y, c, order, &mut |examples| self.steps_fast(examples, true, loss, p), &mut |len| {
+            unpolled += len;
+            if unpolled >= BLOCK {
+                control.add_iterations(std::mem::take(&mut unpolled) as u64);
+                outcome = control.poll();
+            }
+            outcome.is_ok()
+        });
+        control.add_iterations(unpolled as u64);
+        outcome
+    }
+
+    /// `steps` on `examples`, built for AVX2+FMA when the processor has them, with a built-in
+    /// loss called directly.
+    fn steps_fast(&mut self, examples: &[Gathered<'_>], shuffled: bool, loss: &dyn Loss, p: &SgdParams) {
+        steps_fast(self, examples, shuffled, loss, p)
+    }
+
+    /// One step per example, the model's counters kept in locals meanwhile.
     #[inline(always)]
-    fn steps<L: Loss + ?Sized, const PREFETCH: bool>(
-        &mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &L, p: &SgdParams,
-    ) {
+    fn steps<L: Loss + ?Sized, const PREFETCH: bool>(&mut self, examples: &[Gathered<'_>], loss: &L, p: &SgdParams) {
         if p.algorithm == Algorithm::Asgd {
-            return self.averaged_steps::<L, PREFETCH>(x, y, c, block, loss, p);
+            return self.averaged_steps::<L, PREFETCH>(examples, loss, p);
         }
         let (mut t, mut count, mut bias, mut r, mut update_scale) =
             (self.t, self.count, self.bias, self.r, self.update_scale);
         let (w, scale, previous) = (&mut self.w[..], &mut self.scale[..], &mut self.previous[..]);
-        for (k, &i) in block.iter().enumerate() {
+        for (k, &(x, y, c)) in examples.iter().enumerate() {
             if PREFETCH {
                 // a step takes less time than a row's trip from memory: ask for it a few
                 // examples ahead (the hardware cannot guess a shuffled order)
-                if let Some(&ahead) = block.get(k + PREFETCH_AHEAD) {
-                    prefetch_row(x, ahead, y, c);
-                }
+                prefetch_ahead(examples, k);
             }
-            let (x, y, c) = (Query::row(x, i), y[i], c[i]);
             let f = x.dot(w) + bias;
             let eta = p.rate.unwrap_or_else(|| 1.0 / (p.lambda * (t + p.t0)));
             let d = match p.algorithm {
@@ -337,21 +384,23 @@ impl LinearModel {
     /// ASGD's steps: the iterate and the average in `averaged`, `bias` the averaged bias.
     #[inline(always)]
     fn averaged_steps<L: Loss + ?Sized, const PREFETCH: bool>(
-        &mut self, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &L, p: &SgdParams,
+        &mut self, examples: &[Gathered<'_>], loss: &L, p: &SgdParams,
     ) {
         let (mut t, mut bias) = (self.t, self.bias);
         let eta0 = 1.0 / (p.lambda * p.t0);
         let m = &mut self.averaged;
-        for (k, &i) in block.iter().enumerate() {
+        for (k, &(x, y, c)) in examples.iter().enumerate() {
             if PREFETCH {
-                if let Some(&ahead) = block.get(k + PREFETCH_AHEAD) {
-                    prefetch_row(x, ahead, y, c);
-                }
+                prefetch_ahead(examples, k);
             }
-            let (x, y, c) = (Query::row(x, i), y[i], c[i]);
             let d = c * loss.dloss(m.decision(x), y);
             // Xu (2011): eta0 (1 + lambda eta0 t)^-3/4
-            let eta = p.rate.unwrap_or_else(|| eta0 / (1.0 + p.lambda * eta0 * t).powf(0.75));
+            // (b^3/4 as sqrt(b) sqrt(sqrt(b)): a step costs a fraction of a powf)
+            let eta = p.rate.unwrap_or_else(|| {
+                let b = 1.0 + p.lambda * eta0 * t;
+                let root = b.sqrt();
+                eta0 / (root * root.sqrt())
+            });
             let bias_step = if p.fit_bias { eta * p.bias_rate } else { 0.0 };
             bias = m.step(x, d, eta, p.lambda, bias_step, t >= p.average_start, bias);
             t += 1.0;
@@ -404,44 +453,48 @@ fn rescale(scale: &mut [f32], r: f64, x: Query, a: f64, dloss_change: f64, lambd
     }
 }
 
+/// Examples per block of a pass (between two polls of the control).
+const BLOCK: usize = 4096;
+
 /// How many examples ahead `steps` asks for rows.
 const PREFETCH_AHEAD: usize = 4;
 
-/// Ask the memory system for row i of x and its label and weight (a hint: no effect on results).
+/// Before step k: ask for the row of the example `PREFETCH_AHEAD` steps ahead (a hint only).
 #[inline(always)]
-fn prefetch_row(x: &Matrix, i: usize, y: &[f64], c: &[f64]) {
+fn prefetch_ahead(examples: &[Gathered<'_>], k: usize) {
+    if let Some(&(row, _, _)) = examples.get(k + PREFETCH_AHEAD) {
+        match row {
+            Query::D32(v) => prefetch_lines(v),
+            Query::D64(v) => prefetch_lines(v),
+            Query::S32(j, v) => {
+                prefetch_lines(j);
+                prefetch_lines(v)
+            }
+            Query::S64(j, v) => {
+                prefetch_lines(j);
+                prefetch_lines(v)
+            }
+        }
+    }
+}
+
+/// Ask the memory system for every cache line of `s` (a hint: it never faults).
+#[inline(always)]
+fn prefetch_lines<T>(s: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        #[inline(always)]
-        fn lines<T>(s: &[T]) {
-            let (start, bytes) = (s.as_ptr() as *const i8, std::mem::size_of_val(s));
-            // every line the slice touches, its last one included
-            let first = start as usize & !63;
-            let mut line = first;
-            while line < start as usize + bytes {
-                // SAFETY: a prefetch never faults.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
-                line += 64;
-            }
+        let (start, bytes) = (s.as_ptr() as usize, std::mem::size_of_val(s));
+        // every line the slice touches, its last one included
+        let mut line = start & !63;
+        while line < start + bytes {
+            // SAFETY: a prefetch never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+            line += 64;
         }
-        match Query::row(x, i) {
-            Query::D32(v) => lines(v),
-            Query::D64(v) => lines(v),
-            Query::S32(j, v) => {
-                lines(j);
-                lines(v)
-            }
-            Query::S64(j, v) => {
-                lines(j);
-                lines(v)
-            }
-        }
-        lines(&y[i..=i]);
-        lines(&c[i..=i]);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (x, i, y, c);
+    let _ = s;
 }
 
 const LINEAR_DECAY_FLOOR: f64 = 0.8;
@@ -593,13 +646,12 @@ impl Example for Query<'_> {
 avx2_fma! {
     /// `LinearModel::steps` on `block` with the loss's margin form where it has one; rows in
     /// storage order stream by themselves, a shuffled order gets prefetching.
-    fn steps_fast(m: &mut LinearModel, x: &Matrix, y: &[f64], c: &[f64], block: &[usize], loss: &dyn Loss, p: &SgdParams) {
-        let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
+    fn steps_fast(m: &mut LinearModel, examples: &[Gathered<'_>], shuffled: bool, loss: &dyn Loss, p: &SgdParams) {
         match (loss.as_margin(), shuffled) {
-            (Some(l), false) => m.steps::<_, false>(x, y, c, block, &l, p),
-            (Some(l), true) => m.steps::<_, true>(x, y, c, block, &l, p),
-            (None, false) => m.steps::<_, false>(x, y, c, block, loss, p),
-            (None, true) => m.steps::<_, true>(x, y, c, block, loss, p),
+            (Some(l), false) => m.steps::<_, false>(examples, &l, p),
+            (Some(l), true) => m.steps::<_, true>(examples, &l, p),
+            (None, false) => m.steps::<_, false>(examples, loss, p),
+            (None, true) => m.steps::<_, true>(examples, loss, p),
         }
     }
 }
@@ -640,6 +692,39 @@ mod tests {
             m.epoch(x, y, &c, &order, &MarginLoss::SquaredHinge, &p, &Control::new()).unwrap();
         }
         m
+    }
+
+    #[test]
+    fn a_pass_staged_by_a_team_is_the_same_pass() {
+        // a shuffled order over sparse rows, in float64 and float32, several stretches long
+        let (x, y) = problem(3 * super::super::sgd_staging::STRETCH + 17, 40, 11);
+        let (ip, ix, xd) = (x.indptr().to_vec(), x.indices().to_vec(), x.data().to_vec());
+        let xd32: Vec<f32> = xd.iter().map(|&v| v as f32).collect();
+        let c: Vec<f64> = (0..x.rows()).map(|i| 0.5 + (i % 3) as f64).collect();
+        let mut order: Vec<usize> = (0..x.rows()).collect();
+        Rng::new(5).shuffle(&mut order);
+        let views = [
+            Matrix::Csr64(crate::data::CsrView::new(&ip, &ix, &xd, x.cols()).unwrap()),
+            Matrix::Csr32(crate::data::CsrView::new(&ip, &ix, &xd32, x.cols()).unwrap()),
+        ];
+        for view in &views {
+            for algorithm in [Algorithm::Asgd, Algorithm::SvmSgd2, Algorithm::SgdQn] {
+                let p = SgdParams { algorithm, lambda: 1e-3, t0: 100.0, skip: 7, ..Default::default() };
+                let run = |threads: usize| {
+                    crate::team::with_team(threads, |team| {
+                        let mut m = LinearModel::new(x.cols());
+                        for _ in 0..2 {
+                            m.epoch_on(team, view, &y, &c, &order, &MarginLoss::SquaredHinge, &p, &Control::new())
+                                .unwrap();
+                        }
+                        m
+                    })
+                };
+                let (one, two) = (run(1), run(2));
+                assert!(one.w.iter().zip(&two.w).all(|(a, b)| a.to_bits() == b.to_bits()), "{algorithm:?}");
+                assert_eq!((one.bias.to_bits(), one.t), (two.bias.to_bits(), two.t));
+            }
+        }
     }
 
     /// The squared-hinge primal is smooth and strongly convex: its minimum is found by gradient
@@ -880,7 +965,7 @@ mod tests {
         let t0 =
             choose_t0(&x, &y, &c, &c, &MarginLoss::SquaredHinge, &p, &t0_candidates(), 1, &Control::new()).unwrap();
         // a candidate above the stable t0, or that bound itself
-        let floor = stable_t0(&x, &c, &MarginLoss::SquaredHinge, &p);
+        let floor = stable_t0(&x, &c, &MarginLoss::SquaredHinge, &p).unwrap();
         assert!(t0 == floor || t0_candidates().contains(&t0) && t0 > floor, "{t0} (bound {floor})");
         // the chosen t0 is no worse, after one full pass, than the extreme candidates
         let value = |t0: f64| {
@@ -922,7 +1007,7 @@ mod tests {
             let loss = MarginLoss::SquaredHinge;
             for bound in [&c, &heavy] {
                 let t0 = choose_t0(&x, &y, &c, bound, &loss, &p, &t0_candidates(), 3, &Control::new()).unwrap();
-                assert!(t0 >= stable_t0(&x, bound, &loss, &p) && t0 >= 1e4, "{algorithm:?}: {t0}");
+                assert!(t0 >= stable_t0(&x, bound, &loss, &p).unwrap() && t0 >= 1e4, "{algorithm:?}: {t0}");
                 let q = SgdParams { t0, ..p.clone() };
                 let mut m = LinearModel::new(4);
                 let order: Vec<usize> = (0..n).collect();

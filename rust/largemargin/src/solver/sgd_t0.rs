@@ -100,15 +100,42 @@ pub fn loss_curvature(loss: &dyn Loss) -> f64 {
 /// least squares at 1/R^2: Bach and Moulines 2013). Every schedule here starts at its largest
 /// step 1/(lambda t0) and never exceeds it: t0 >= curvature max_i c_i (|x_i|^2 + bias_rate) / lambda.
 /// `c` should hold each example's largest weight over the problems that share t0 (class weights
-/// included).
-pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> f64 {
+/// included). The same pass checks the data: a NaN or an infinity is refused, naming its row.
+pub fn stable_t0(x: &Matrix, c: &[f64], loss: &dyn Loss, p: &SgdParams) -> Result<f64> {
     let bias = if p.fit_bias { p.bias_rate } else { 0.0 };
-    let largest = (0..x.rows()).map(|i| c[i] * (Query::row(x, i).squared_norm() + bias)).fold(0.0, f64::max);
+    // (a pass over the whole data: in parallel, a maximum being the same in any order; a row
+    // holding a NaN or an infinity has a norm that is not finite, and so has one too large)
+    let (largest, overflow) = (0..x.rows())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let norm = squared_norm(Query::row(x, i));
+            (c[i] * (norm + bias), !norm.is_finite())
+        })
+        .reduce(|| (0.0, false), |(a, p), (b, q)| (a.max(b), p || q));
+    if overflow {
+        x.check_finite()?;
+    }
     let floor = loss_curvature(loss) * largest / p.lambda;
-    if floor.is_finite() {
-        floor
-    } else {
-        0.0
+    Ok(if floor.is_finite() { floor } else { 0.0 })
+}
+
+/// |x|^2 with four running sums (one would wait on every addition).
+fn squared_norm(x: Query) -> f64 {
+    fn sum<T: crate::data::Real>(v: &[T]) -> f64 {
+        let mut acc = [0.0f64; 4];
+        let chunks = v.chunks_exact(4);
+        let tail: f64 = chunks.remainder().iter().map(|x| x.to_f64() * x.to_f64()).sum();
+        for c in chunks {
+            for k in 0..4 {
+                acc[k] += c[k].to_f64() * c[k].to_f64();
+            }
+        }
+        (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    }
+    match x {
+        Query::D32(v) | Query::S32(_, v) => sum(v),
+        Query::D64(v) | Query::S64(_, v) => sum(v),
     }
 }
 
@@ -127,7 +154,7 @@ pub fn choose_t0(
     if bound_weight.len() != x.rows() {
         return Err(Error::InvalidData("one bound weight per example".into()));
     }
-    let floor = stable_t0(x, bound_weight, loss, p);
+    let floor = stable_t0(x, bound_weight, loss, p)?;
     let mut stable: Vec<f64> = candidates.iter().copied().filter(|&t0| t0 > floor).collect();
     if floor > 0.0 {
         stable.insert(0, floor);
@@ -151,9 +178,16 @@ pub fn choose_t0(
     let mut zero = 0.0;
     for_each_loss(subset.iter().copied(), |_| 0.0, y, loss, |i, _, l| zero += c[i] * l);
     zero /= subset.len().max(1) as f64;
+    // the candidates' passes are independent: in parallel for a built-in loss (a Python loss
+    // takes them in turn), the best taken in the candidates' order
+    let values: Vec<Result<f64>> = if loss.as_margin().is_some() {
+        candidates.par_iter().map(|&t0| value(t0)).collect()
+    } else {
+        candidates.iter().map(|&t0| value(t0)).collect()
+    };
     let mut best = (f64::INFINITY, f64::NAN);
-    for &t0 in candidates {
-        let v = value(t0)?;
+    for (&t0, v) in candidates.iter().zip(values) {
+        let v = v?;
         if v.is_finite() && v < zero && v < best.0 {
             best = (v, t0);
         }
