@@ -196,8 +196,7 @@ pub fn linear_models_from_py(state: &Bound<'_, PyDict>) -> PyResult<Vec<LinearMo
                 (Some(u), Some(a), Some(s)) => {
                     let s = s.as_array();
                     Averaged {
-                        u: u.as_array().row(p).to_vec(),
-                        a: a.as_array().row(p).to_vec(),
+                        ua: u.as_array().row(p).iter().zip(a.as_array().row(p)).map(|(&u, &a)| [u, a]).collect(),
                         divisor: s[[p, 0]],
                         coef: s[[p, 1]],
                         norm: s[[p, 2]],
@@ -229,13 +228,13 @@ pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel]) -> PyRe
     state.set_item("update_scale", models.iter().map(|m| m.update_scale).collect::<Vec<_>>())?;
     let width = models.first().map_or(0, |m| m.previous.len());
     state.set_item("previous", rows(&|m| &m.previous, width)?)?;
-    let width = models.first().map_or(0, |m| m.averaged.u.len());
-    let rows64 = |f: &dyn Fn(&LinearModel) -> &[f64], cols: usize| -> PyResult<Bound<'py, PyAny>> {
-        let flat: Vec<f64> = models.iter().flat_map(|m| f(m).iter().copied()).collect();
-        Ok(flat.into_pyarray(py).reshape([k, cols])?.into_any())
+    let width = models.first().map_or(0, |m| m.averaged.ua.len());
+    let rows64 = |side: usize| -> PyResult<Bound<'py, PyAny>> {
+        let flat: Vec<f64> = models.iter().flat_map(|m| m.averaged.ua.iter().map(move |p| p[side])).collect();
+        Ok(flat.into_pyarray(py).reshape([k, width])?.into_any())
     };
-    state.set_item("asgd_u", rows64(&|m| &m.averaged.u, width)?)?;
-    state.set_item("asgd_a", rows64(&|m| &m.averaged.a, width)?)?;
+    state.set_item("asgd_u", rows64(0)?)?;
+    state.set_item("asgd_a", rows64(1)?)?;
     let scalars: Vec<f64> = models
         .iter()
         .flat_map(|m| {

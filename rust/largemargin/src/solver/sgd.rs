@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::solver::asgd::Averaged;
 use crate::solver::loss::Loss;
-use crate::solver::sgd_staging::{staged_pass, Gathered, Value};
+use crate::solver::sgd_staging::{prefetch_lines, staged_pass, Gathered, Value};
 use crate::team::{Team, SOLO};
 use crate::vecops::avx2_fma;
 
@@ -211,7 +211,7 @@ impl LinearModel {
                 self.previous = self.w.clone();
                 self.r = self.t;
             }
-            Algorithm::Asgd if self.averaged.u.len() != d => self.averaged = Averaged::new(&self.w, self.bias),
+            Algorithm::Asgd if self.averaged.ua.len() != d => self.averaged = Averaged::new(&self.w, self.bias),
             _ => {}
         }
         if self.count == 0 {
@@ -476,25 +476,6 @@ fn prefetch_ahead(examples: &[Gathered<'_>], k: usize) {
             }
         }
     }
-}
-
-/// Ask the memory system for every cache line of `s` (a hint: it never faults).
-#[inline(always)]
-fn prefetch_lines<T>(s: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let (start, bytes) = (s.as_ptr() as usize, std::mem::size_of_val(s));
-        // every line the slice touches, its last one included
-        let mut line = start & !63;
-        while line < start + bytes {
-            // SAFETY: a prefetch never faults.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
-            line += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = s;
 }
 
 const LINEAR_DECAY_FLOOR: f64 = 0.8;
