@@ -298,7 +298,11 @@ class LinearSGD(_LinearSGDBase):
         steps 0.3 and 1 both 44 of 46 against LinearSVC, error ratios 1.029 and 1.022.
     shuffle : bool, default True
         A new random order each epoch (else the data's order).
-    class_weight, random_state, n_jobs, verbose : as in scikit-learn.
+    n_jobs : int or None, default None
+        Threads (None: every core). One-vs-rest problems train in parallel; a binary problem
+        on sparse data uses a second thread to fetch the rows of a shuffled pass ahead of the
+        steps. The model is the same for every n_jobs.
+    class_weight, random_state, verbose : as in scikit-learn.
 
     Fitted: ``coef_``, ``intercept_``, ``classes_``, ``objective_`` (the primal of each binary
     problem after the last pass), ``training_error_``, ``n_iter_`` (the passes run: the most of
