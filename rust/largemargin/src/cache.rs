@@ -30,6 +30,15 @@ pub struct KernelCache {
     longest: usize,
     /// The rows of a walk over a team (kept between swaps).
     walk: Vec<usize>,
+    /// The linked rows in no particular order (`slot[i]`: where row i is in it), so that a walk
+    /// over a team reads them from one array instead of chasing the list's links, and when each
+    /// was last put at the front (`stamp`, rising): the list runs from the highest stamp down.
+    members: Vec<usize>,
+    slot: Vec<usize>,
+    stamp: Vec<u64>,
+    /// The last stamp given at the front, and the last given at the back (`discard`).
+    clock: u64,
+    floor: u64,
 }
 
 impl KernelCache {
@@ -48,6 +57,11 @@ impl KernelCache {
             full_rows: true,
             longest: 0,
             walk: Vec::new(),
+            members: Vec::new(),
+            slot: vec![NIL; n],
+            stamp: vec![0; n],
+            clock: 1 << 62,
+            floor: 1 << 62,
         }
     }
 
@@ -93,6 +107,11 @@ impl KernelCache {
         }
         self.prev[i] = NIL;
         self.next[i] = NIL;
+        let at = std::mem::replace(&mut self.slot[i], NIL);
+        self.members.swap_remove(at);
+        if let Some(&moved) = self.members.get(at) {
+            self.slot[moved] = at;
+        }
     }
     fn push_front(&mut self, i: usize) {
         self.prev[i] = NIL;
@@ -103,6 +122,14 @@ impl KernelCache {
             self.tail = i
         }
         self.head = i;
+        self.join(i);
+        self.clock += 1;
+        self.stamp[i] = self.clock;
+    }
+    /// Row i, just linked, among the members.
+    fn join(&mut self, i: usize) {
+        self.slot[i] = self.members.len();
+        self.members.push(i);
     }
     /// Frees row i (also for a row its solver will not ask for again, or only much later:
     /// keeping it would make every index swap patch it).
@@ -177,6 +204,10 @@ impl KernelCache {
         self.next[i] = NIL;
         self.next[self.tail] = i;
         self.tail = i;
+        self.join(i);
+        // (below every stamp given so far: the list still runs from the highest stamp down)
+        self.floor -= 1;
+        self.stamp[i] = self.floor;
     }
 
     /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
@@ -254,20 +285,24 @@ impl KernelCache {
             r = next;
         }
     }
-    /// The walk of `swap_index_on` over a team: the cached rows in LRU order, cut at the row now
-    /// at i into the rows before it, that row, and the rows after it; each group in parallel.
+    /// The walk of `swap_index_on` over a team: the cached rows cut at the row now at i into the
+    /// rows a walk in LRU order meets before it (used more recently: a higher stamp), that row,
+    /// and the rows after it; each group in parallel. (Within a group the order does not matter:
+    /// only the row at i is read by other rows' visits, and it is a group of its own.)
     fn walk_on(&mut self, i: usize, j: usize, team: &Team) {
         let mut list = std::mem::take(&mut self.walk);
         list.clear();
-        let mut r = self.head;
-        while r != NIL {
-            list.push(r);
-            r = self.next[r];
+        let at = self.linked(i).then(|| self.stamp[i]);
+        let sooner = |r: usize| at.is_some_and(|s| self.stamp[r] > s);
+        list.extend(self.members.iter().copied().filter(|&r| sooner(r)));
+        let cut = list.len();
+        if at.is_some() {
+            list.push(i);
         }
-        let cut = list.iter().position(|&r| r == i).unwrap_or(list.len());
-        let (before, rest) = list.split_at(cut);
+        let after = list.len();
+        list.extend(self.members.iter().copied().filter(|&r| r != i && !sooner(r)));
         let mut emptied = Vec::new();
-        for group in [before, &rest[..rest.len().min(1)], &rest[rest.len().min(1)..]] {
+        for group in [&list[..cut], &list[cut..after], &list[after..]] {
             let rows = SharedRows(self.rows.as_mut_ptr());
             let weight = group.len() * WALK_SPLIT_WEIGHT;
             let gone = team.map(weight, &|part| {
@@ -340,6 +375,67 @@ mod tests {
             *v = (i * 100 + k) as f32;
         }
         start
+    }
+
+    #[test]
+    fn a_swap_walked_by_a_team_is_the_walk_of_one_thread() {
+        // enough cached rows for the walk to be split, rows of every length (whole, holding i but
+        // not j, shorter than i), discarded rows at the tail, full and short-row caches
+        let n = 2000;
+        for short in [false, true] {
+            crate::team::with_team(2, |team| {
+                let make = || {
+                    if short {
+                        KernelCache::with_short_rows(n, 6 << 20)
+                    } else {
+                        KernelCache::new(n, 6 << 20)
+                    }
+                };
+                let (mut one, mut two) = (make(), make());
+                let mut rng = crate::rng::Rng::new(17);
+                for step in 0..4000 {
+                    let (i, j) = (rng.below(n), rng.below(n));
+                    match step % 7 {
+                        0 | 1 => {
+                            one.swap_index(i, j);
+                            two.swap_index_on(i, j, team);
+                        }
+                        2 => {
+                            one.discard(i);
+                            two.discard(i);
+                        }
+                        _ => {
+                            let len = 1 + rng.below(n);
+                            fill(&mut one, i, len);
+                            fill(&mut two, i, len);
+                        }
+                    }
+                }
+                assert!(one.members.len() > 300, "too few rows cached for the walk to be split");
+                for r in 0..n {
+                    assert_eq!(one.row(r), two.row(r), "row {r} (short rows: {short})");
+                }
+                assert_eq!(one.used_bytes(), two.used_bytes());
+            });
+        }
+        // the row that lands at i holds i but not j, so its own visit cuts it; the rows that hold
+        // i but not j take their new entry i from it where it still holds their index
+        let (i, j, len) = (100, 1900, 1000);
+        crate::team::with_team(2, |team| {
+            let (mut one, mut two) = (KernelCache::new(n, 16 << 20), KernelCache::new(n, 16 << 20));
+            for c in [&mut one, &mut two] {
+                for r in (0..700).chain([j]).chain(700..1400) {
+                    fill(c, r, len);
+                }
+            }
+            one.swap_index(i, j);
+            two.swap_index_on(i, j, team);
+            let patched = (0..n).filter(|&r| one.len_of(r) > i).count();
+            assert_eq!(patched, i, "the rows below i keep their entry i, the others are cut");
+            for r in 0..n {
+                assert_eq!(one.row(r), two.row(r), "row {r}");
+            }
+        });
     }
 
     #[test]
