@@ -140,8 +140,11 @@ def test_fit_leaves_the_callers_sparse_matrix_untouched():
     # rows whose entries are split in two halves is training on their sums
     halves = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), 2 * X.indptr), shape=X.shape)
     assert not halves.has_canonical_format
-    fitted = lm.LinearSGD(random_state=0).fit(halves, y)
-    np.testing.assert_allclose(fitted.coef_, lm.LinearSGD(random_state=0).fit(X, y).coef_, rtol=1e-5, atol=1e-7)
+    for algorithm in ("asgd", "svmsgd2"):  # (SVMSGD2's skip counts the nonzeros: the summed ones)
+        fitted = lm.LinearSGD(algorithm=algorithm, random_state=0).fit(halves, y)
+        canonical = lm.LinearSGD(algorithm=algorithm, random_state=0).fit(X, y)
+        assert fitted.skip_ == canonical.skip_
+        np.testing.assert_allclose(fitted.coef_, canonical.coef_, rtol=1e-5, atol=1e-7)
     assert halves.nnz == 2 * X.nnz  # the caller's matrix untouched
 
 

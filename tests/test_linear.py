@@ -258,6 +258,10 @@ def test_bad_data_is_named(text_like):
         lm.LinearSGD().fit(X, ytr[:50])
     with pytest.raises(ValueError, match="one class|greater than one"):
         lm.LinearSGD().fit(Xtr[:50], np.ones(50))
+    # a negative class weight trained silently towards an objective of -8e49
+    for bad in ({1: -2.0}, {1: np.inf}):
+        with pytest.raises(ValueError, match="class_weight must give every class a nonnegative finite weight"):
+            lm.LinearSGD(class_weight=bad).fit(Xtr[:200], ytr[:200])
 
 
 def test_generators_are_seeded_and_shaped():

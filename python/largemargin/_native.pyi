@@ -36,7 +36,6 @@ __all__ = [
     "nilsson_decision",
     "fit_network",
     "network_decision",
-    "linear_skip",
     "decision_function",
     "kernel_matrix",
     "pairwise_probability",
@@ -495,7 +494,8 @@ def predict_sequence(
 # Linear SGD: algorithm "sgd" | "svmsgd2" | "sgdqn" | "sgdqn2009" | "asgd" |
 # "margin_perceptron"; loss a built-in loss's name or a CheckedLoss.
 # fit_linear returns (new state, [(primal, training error, passes, converged) per problem],
-# seconds of the passes, t0); t0=None chooses it first (the sample drawn with t0_seed).
+# seconds of the passes, t0, skip); t0=None chooses it first (the sample drawn with t0_seed),
+# skip=None is 16 / density of the data.
 # ---------------------------------------------------------------------------------------------
 
 def fit_linear(
@@ -510,7 +510,7 @@ def fit_linear(
     alpha: float,
     t0: float | None,
     rate: float | None,
-    skip: int,
+    skip: int | None,
     fit_bias: bool,
     bias_rate: float,
     epochs: int,
@@ -522,8 +522,7 @@ def fit_linear(
     tol: float | None = None,
     n_iter_no_change: int = 5,
     t0_seed: int = 0,
-) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float]: ...
-def linear_skip(x: _NativeMatrix) -> int: ...
+) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float, int]: ...
 
 # ---------------------------------------------------------------------------------------------
 # Mixture of experts: capped assignment, global gater (MLP; task "classification" |

@@ -103,6 +103,8 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y) if self.class_weight is not None \
             else np.ones(k)
+        if not np.all(np.isfinite(class_weight) & (class_weight >= 0)):
+            raise ValueError(f"class_weight must give every class a nonnegative finite weight, got {self.class_weight!r}")
         # binary: the two classes' weights; one-vs-rest: the class against weight 1 (as scikit-learn's SGD)
         pairs = [(float(class_weight[1]), float(class_weight[0]))] if k == 2 else \
             [(float(class_weight[c]), 1.0) for c in targets]
@@ -121,24 +123,24 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         xn = to_native(X, canonical=False)
         algorithm, loss, alpha, t0, rate, skip, bias_rate = self._native_args(xn)
         # t0 None: the fit chooses it first, on a sample drawn with this seed
-        chosen = t0 is None
+        chosen, skip_from_data = t0 is None, skip is None
         t0_seed = draw_seed(self.random_state) if chosen else 0
         seed = draw_seed(self.random_state)
         fit = partial(
             _native.fit_linear, labels=labels, sample_weight=np.ascontiguousarray(sample_weight), class_weights=pairs,
             state=state, algorithm=algorithm, loss=loss, alpha=float(alpha), t0=None if t0 is None else float(t0),
-            t0_seed=t0_seed, rate=rate, skip=int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate),
+            t0_seed=t0_seed, rate=rate, skip=None if skip is None else int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate),
             epochs=int(epochs), shuffle=bool(self.shuffle), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
             average_start=float(self._average_start(X.shape[0])), tol=None if tol is None else float(tol),
             n_iter_no_change=int(n_iter_no_change),
         )
         try:
             try:
-                state, fits, seconds, t0 = fit(xn)
+                state, fits, seconds, t0, skip = fit(xn)
             except ValueError as e:
                 if not (sp.issparse(X) and NOT_CANONICAL in str(e)):
                     raise
-                state, fits, seconds, t0 = fit(to_native(canonical_csr(X)))
+                state, fits, seconds, t0, skip = fit(to_native(canonical_csr(X)))
         except ValueError as e:
             diverged = re.search(r"SGD diverged on problem (\d+) after (\d+) examples", str(e))
             if diverged is None:
@@ -150,6 +152,8 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self._set_state(state)
         if chosen:
             self.t0_ = float(t0)
+        if skip_from_data:
+            self.skip_ = int(skip)
         self.classes_ = classes
         self.objective_ = np.array([f[0] for f in fits])
         loss_name = getattr(self, "loss", None)
@@ -172,9 +176,10 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             elif zero is not None and objective >= 0.999 * zero * mean_weight:
                 # steps too small to move (a safe t0 set by one feature far larger than the
                 # others): the stopping rule would read "no change" as converged
-                warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at the zero "
-                              f"model's objective ({objective:.4g}): the model barely moved (t0={t0:g}, alpha={alpha:g}); "
-                              f"if some features are far larger than others, standardise them (e.g. StandardScaler)",
+                warnings.warn(f"{type(self).__name__}: on {_problem_name(classes, targets, p)} the fit ended at objective "
+                              f"{objective:.4g}, no better than the zero model's {zero * mean_weight:.4g}: the model did "
+                              f"not learn (t0={t0:g}, alpha={alpha:g}); if some features are far larger than others, "
+                              f"standardise them (e.g. StandardScaler), else try another t0 or alpha",
                               ConvergenceWarning, stacklevel=3)
         self.training_error_ = np.array([f[1] for f in fits])
         # the passes run (the most of any one-vs-rest problem's, as scikit-learn's SGDClassifier)
@@ -272,12 +277,13 @@ class LinearSGD(_LinearSGDBase):
     t0 : float or None, default None
         Step sizes are 1/(alpha (t + t0)) (SGD-QN's start at that too; ASGD's are
         eta0 / (1 + t/t0)^0.75, eta0 = 1/(alpha t0)). None: chosen as the thesis does, by one pass
-        over a random tenth of the data (at least 1,000 examples, at most 5,000) for t0 = 1, 10, ..., 1e8 (for ASGD without averaging),
+        over a random tenth of the data (at least 1,000 examples, at most 5,000) for t0 = 1, 10, ..., 1e8 (ASGD with its
+        averaging, which starts within the sample when ``average_start`` is 0), the lowest primal there winning,
         but never below the stable t0: curvature * max_i c_i (|x_i|^2 + intercept_rate) / alpha,
         c_i the example's weight (class weights included, the largest over the one-vs-rest
         problems) and the curvature the largest change of the loss's derivative over a unit
         change of the decision value (1 for the hinge and squared hinge, 2 for modified Huber,
-        1/4 for the log loss): no first step overshoots an example's own margin, so the passes
+        0.245 for the log loss, the secant of its derivative over a unit change): no first step overshoots an example's own margin, so the passes
         cannot diverge (iris, standardised: the unbounded search chose t0 = 1000, and the
         squared hinge overflowed in the second pass).
     average_start : float, default 0.0
@@ -368,12 +374,14 @@ class LinearSGD(_LinearSGDBase):
         return self.tol, self.n_iter_no_change, self.max_iter
 
     def _native_args(self, xn):
-        if not hasattr(self, "skip_"):
-            self.skip_ = int(self.skip) if self.skip is not None else _native.linear_skip(xn)
+        # no skip_ or t0_ yet: the first fit reads skip from the data (its entries checked
+        # unique) and chooses t0
+        if not hasattr(self, "skip_") and self.skip is not None:
+            self.skip_ = int(self.skip)
         if not hasattr(self, "t0_") and self.t0 is not None:
             self.t0_ = float(self.t0)
-        # (no t0_ yet: the first fit chooses it)
-        return self._algorithm(), self._loss, self.alpha, getattr(self, "t0_", None), None, self.skip_, self.intercept_rate
+        return (self._algorithm(), self._loss, self.alpha, getattr(self, "t0_", None), None, getattr(self, "skip_", None),
+                self.intercept_rate)
 
     def _average_start(self, n):
         if self._algorithm() != "asgd":

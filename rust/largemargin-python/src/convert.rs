@@ -83,16 +83,6 @@ impl<'py> PyMatrix<'py> {
         ))
     }
 
-    /// (rows, columns, stored entries: None for a dense array), read without checking the data.
-    pub fn shape_and_nonzeros(&self) -> (usize, usize, Option<usize>) {
-        match self {
-            PyMatrix::D32(a) => (a.shape()[0], a.shape()[1], None),
-            PyMatrix::D64(a) => (a.shape()[0], a.shape()[1], None),
-            PyMatrix::S32(p, i, _, c) => (p.len().saturating_sub(1), *c, Some(i.len())),
-            PyMatrix::S64(p, i, _, c) => (p.len().saturating_sub(1), *c, Some(i.len())),
-        }
-    }
-
     pub fn view(&self) -> PyResult<Matrix<'_>> {
         fn dense<'a, T: numpy::Element + largemargin::data::Real>(
             a: &'a PyReadonlyArray2<'_, T>,

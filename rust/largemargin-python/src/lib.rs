@@ -528,7 +528,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mlp::nilsson_decision, m)?)?;
     m.add_function(wrap_pyfunction!(mlp::fit_network, m)?)?;
     m.add_function(wrap_pyfunction!(mlp::network_decision, m)?)?;
-    m.add_function(wrap_pyfunction!(linear::linear_skip, m)?)?;
     m.add_function(wrap_pyfunction!(decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(pairwise_probability, m)?)?;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use largemargin::linear::{fit_linear as fit_problems, LinearConfig, Problem, Stopping};
 use largemargin::solver::loss::Loss;
-use largemargin::solver::sgd::{skip_for_density, SgdParams};
+use largemargin::solver::sgd::{skip_for, SgdParams};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -46,24 +46,24 @@ fn params(
 }
 
 /// The new state, (primal, training error, passes run, converged) per problem, the seconds of
-/// the passes, and t0.
-type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64, f64);
+/// the passes, t0 and skip.
+type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64, f64, u64);
 
 /// `epochs` passes of SGD on one binary problem per row of `labels` (+1/-1), in parallel,
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
 /// (positive, negative) class weights of problem p. With `tol`, each problem stops early once its
 /// objective has not improved by tol (relative) for `n_iter_no_change` passes, `epochs` the cap.
-/// `t0` None: chosen first as the thesis does (`largemargin::linear::fit_linear`, the sample
+/// `skip` None: 16 / density of the data. `t0` None: chosen first as the thesis does (`largemargin::linear::fit_linear`, the sample
 /// drawn with `t0_seed`), on the data checked and converted once for both.
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
-/// the seconds the passes took, and t0.
+/// the seconds the passes took, t0 and skip.
 #[pyfunction]
 #[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
     sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,
-    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>, skip: u64,
+    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>, skip: Option<u64>,
     fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>, verbose: bool,
     average_start: f64, tol: Option<f64>, n_iter_no_change: usize, t0_seed: u64,
 ) -> PyResult<LinearOutcome<'py>> {
@@ -73,6 +73,11 @@ pub fn fit_linear<'py>(
     // other, so they run one after another on one thread, which keeps its Python thread state.
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
+    let mut models = linear_models_from_py(state)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    // (from the checked view: its stored entries are unique, so they count the nonzeros)
+    let skip = skip.unwrap_or_else(|| skip_for(&xv));
     let config = LinearConfig {
         params: params(algorithm, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
         epochs,
@@ -80,9 +85,6 @@ pub fn fit_linear<'py>(
         seed,
         stop: tol.map(|tol| Stopping { tol, n_iter_no_change }),
     };
-    let mut models = linear_models_from_py(state)?;
-    let xm = PyMatrix::extract(x)?;
-    let xv = xm.view()?;
     let labels: Vec<Vec<f64>> = labels.as_array().rows().into_iter().map(|r| r.to_vec()).collect();
     if class_weights.len() != labels.len() {
         return Err(PyValueError::new_err("one pair of class weights per problem"));
@@ -108,14 +110,6 @@ pub fn fit_linear<'py>(
         fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(),
         seconds,
         t0,
+        skip,
     ))
-}
-
-/// SVMSGD2's and SGD-QN's skip for this data: 16 / density.
-#[pyfunction]
-pub fn linear_skip(x: &Bound<'_, PyAny>) -> PyResult<u64> {
-    // the shape and the count of nonzeros are all it needs: no pass over the data to check it
-    let xm = PyMatrix::extract(x)?;
-    let (rows, cols, nnz) = xm.shape_and_nonzeros();
-    Ok(skip_for_density(rows, cols, nnz))
 }
