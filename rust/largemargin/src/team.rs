@@ -18,7 +18,7 @@
 
 use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -63,12 +63,33 @@ unsafe impl Sync for Shared {}
 pub struct Team<'s> {
     shared: Option<&'s Shared>,
     size: usize,
+    /// Passes split in the current window, and how many of them the caller finished alone
+    /// (it took a part whose helper had not started it).
+    window: AtomicU32,
+    late: AtomicU32,
+    /// Passes left to run on the caller alone.
+    solo_left: AtomicU32,
 }
 
 /// The team of one: every pass runs on the caller.
-pub static SOLO: Team<'static> = Team { shared: None, size: 1 };
+pub static SOLO: Team<'static> = Team::of(None, 1);
 
-impl Team<'_> {
+/// A part taking the caller this long is long enough for a helper with a processor to start
+/// its own meanwhile.
+const LONG_PART: Duration = Duration::from_micros(20);
+
+/// A window of split passes in which helpers were late this often...
+const LATE_WINDOW: u32 = 64;
+const LATE_MOST: u32 = LATE_WINDOW / 2;
+/// ...makes the next this many passes run on the caller alone: the helpers do not get a
+/// processor (another process has it), and spinning they would only take time from the caller.
+const SOLO_FOR: u32 = 4096;
+
+impl<'s> Team<'s> {
+    const fn of(shared: Option<&'s Shared>, size: usize) -> Self {
+        Team { shared, size, window: AtomicU32::new(0), late: AtomicU32::new(0), solo_left: AtomicU32::new(0) }
+    }
+
     /// Members of the team, the caller included.
     pub fn size(&self) -> usize {
         self.size
@@ -82,6 +103,12 @@ impl Team<'_> {
             Some(s) if len >= SPLIT_MIN => s,
             _ => return f(0, 1),
         };
+        // (one caller at a time: the counters need no more than relaxed atomics)
+        let solo = self.solo_left.load(Ordering::Relaxed);
+        if solo > 0 {
+            self.solo_left.store(solo - 1, Ordering::Relaxed);
+            return f(0, 1);
+        }
         let parts = self.size;
         // SAFETY: no helper reads `task` now: every part taken in the last pass was DONE before
         // the last `run` returned, and this pass is not yet published. The pointer's lifetime is
@@ -101,11 +128,17 @@ impl Team<'_> {
                 t.unpark();
             }
         }
+        let started = Instant::now();
         let mut outcome = panic::catch_unwind(AssertUnwindSafe(|| f(0, parts)));
+        // a helper that has not started its part in the time the caller took for a long one has
+        // no processor (a short pass can end before a running helper sees it: that is no sign)
+        let mut late = false;
+        let long = started.elapsed() >= LONG_PART;
         for (member, state) in shared.parts.iter().enumerate().skip(1) {
             let open = generation * 4 + OPEN;
             if state.compare_exchange(open, generation * 4 + TAKEN, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 // its helper is late: the caller takes the part
+                late |= long;
                 let mine = panic::catch_unwind(AssertUnwindSafe(|| f(member, parts)));
                 state.store(generation * 4 + DONE, Ordering::Release);
                 outcome = outcome.and(mine);
@@ -117,15 +150,41 @@ impl Team<'_> {
                 if spins < 1 << 14 {
                     std::hint::spin_loop();
                 } else {
+                    // hundreds of microseconds: its helper lost its processor in the middle
+                    late = true;
                     std::thread::yield_now();
                 }
             }
         }
+        self.count_pass(late);
         if let Err(p) = outcome {
             panic::resume_unwind(p);
         }
         if shared.panicked.swap(false, Ordering::Relaxed) {
             panic!("a team helper panicked");
+        }
+    }
+
+    /// The next `passes` passes on the caller alone, as after late helpers (for tests).
+    #[cfg(test)]
+    pub(crate) fn go_solo_for(&self, passes: u32) {
+        self.solo_left.store(passes, Ordering::Relaxed);
+    }
+
+    /// Counts a split pass; when helpers were late in most passes of a window, the next
+    /// `SOLO_FOR` passes run on the caller alone (helpers left idle park after `SPIN_FOR`).
+    fn count_pass(&self, late: bool) {
+        let late = self.late.load(Ordering::Relaxed) + late as u32;
+        let window = self.window.load(Ordering::Relaxed) + 1;
+        if window < LATE_WINDOW {
+            self.window.store(window, Ordering::Relaxed);
+            self.late.store(late, Ordering::Relaxed);
+            return;
+        }
+        self.window.store(0, Ordering::Relaxed);
+        self.late.store(0, Ordering::Relaxed);
+        if late >= LATE_MOST {
+            self.solo_left.store(SOLO_FOR, Ordering::Relaxed);
         }
     }
 
@@ -222,7 +281,7 @@ pub fn with_team<R>(threads: usize, body: impl FnOnce(&Team) -> R) -> R {
             }
         }
         let _stop = StopOnDrop(&shared);
-        body(&Team { shared: Some(&shared), size: threads })
+        body(&Team::of(Some(&shared), threads))
     })
 }
 
@@ -243,7 +302,13 @@ fn serve(shared: &Shared, member: usize, parts: usize) {
             }
             spins = spins.wrapping_add(1);
             if spins % 256 != 0 {
-                std::hint::spin_loop();
+                if spins % 64 == 0 {
+                    // let a thread waiting for this processor have it (the caller, or another
+                    // process): on an idle processor this returns at once
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
                 continue;
             }
             let since = *idle_since.get_or_insert_with(Instant::now);
@@ -292,14 +357,21 @@ mod tests {
                     });
                     assert!(out.iter().enumerate().all(|(k, &v)| v == k + 1), "threads {threads} len {len}");
                 }
-                // every part exactly once per pass, whoever takes it (helpers late or not)
+                // every part exactly once per pass, whoever takes it (helpers late or not; all
+                // of them on the caller, as one part, when they were late too often)
                 for pass in 0..2000 {
                     let seen: Vec<AtomicUsize> = (0..team.max_parts()).map(|_| AtomicUsize::new(0)).collect();
+                    let cut = AtomicUsize::new(0);
                     team.run(SPLIT_MIN, &|k, n| {
-                        assert_eq!(n, team.max_parts());
+                        assert!(n == 1 || n == team.max_parts());
+                        cut.store(n, Ordering::Relaxed);
                         seen[k].fetch_add(1, Ordering::Relaxed);
                     });
-                    assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "pass {pass}");
+                    let n = cut.load(Ordering::Relaxed);
+                    assert!(
+                        seen.iter().enumerate().all(|(k, c)| c.load(Ordering::Relaxed) == (k < n) as usize),
+                        "pass {pass}"
+                    );
                 }
             });
         }

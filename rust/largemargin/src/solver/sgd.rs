@@ -691,19 +691,23 @@ mod tests {
         for view in &views {
             for algorithm in [Algorithm::Asgd, Algorithm::SvmSgd2, Algorithm::SgdQn] {
                 let p = SgdParams { algorithm, lambda: 1e-3, t0: 100.0, skip: 7, ..Default::default() };
-                let run = |threads: usize| {
+                // (the last: a team that runs some stretches alone, as when its helper is late)
+                let run = |threads: usize, alone: u32| {
                     crate::team::with_team(threads, |team| {
                         let mut m = LinearModel::new(x.cols());
                         for _ in 0..2 {
+                            team.go_solo_for(alone);
                             m.epoch_on(team, view, &y, &c, &order, &MarginLoss::SquaredHinge, &p, &Control::new())
                                 .unwrap();
                         }
                         m
                     })
                 };
-                let (one, two) = (run(1), run(2));
-                assert!(one.w.iter().zip(&two.w).all(|(a, b)| a.to_bits() == b.to_bits()), "{algorithm:?}");
-                assert_eq!((one.bias.to_bits(), one.t), (two.bias.to_bits(), two.t));
+                let one = run(1, 0);
+                for two in [run(2, 0), run(2, 2)] {
+                    assert!(one.w.iter().zip(&two.w).all(|(a, b)| a.to_bits() == b.to_bits()), "{algorithm:?}");
+                    assert_eq!((one.bias.to_bits(), one.t), (two.bias.to_bits(), two.t));
+                }
             }
         }
     }

@@ -115,13 +115,19 @@ pub(super) fn staged_pass<T: Value>(
     let steps = Mutex::new(steps);
     for k in 0..stretches.len() {
         let (current, next) = (&buffers[k % 2], &buffers[(k + 1) % 2]);
-        team.run(SPLIT_MIN, &|part, _| match part {
-            0 => (lock(&steps))(&lock(current).examples()),
-            1 => {
-                if let Some(order) = stretches.get(k + 1) {
-                    lock(next).fill(x, y, c, order);
-                }
+        let fill_next = || {
+            if let Some(order) = stretches.get(k + 1) {
+                lock(next).fill(x, y, c, order);
             }
+        };
+        // (a team whose helpers keep missing their turn runs a pass as one part: both, in turn)
+        team.run(SPLIT_MIN, &|part, parts| match (part, parts) {
+            (0, 1) => {
+                (lock(&steps))(&lock(current).examples());
+                fill_next();
+            }
+            (0, _) => (lock(&steps))(&lock(current).examples()),
+            (1, _) => fill_next(),
             _ => {}
         });
         if !after(stretches[k].len()) {
