@@ -2,12 +2,13 @@
 solvers end to end: the measurements of one run, each fit in its own process.
 
     python benches/parallel.py [--parts smo,multiclass,rows,lasvm,sgd] [--repeat 3]
-                               [--out benches/results/parallel.json] [--quick]
+                               [--configs adult,ijcnn1] [--out benches/results/parallel.json] [--quick]
 
 smo         SVC on one binary problem with n_jobs=1 and n_jobs=2 (and scikit-learn's SVC once, on
             adult and ijcnn1): fit time, peak RSS, and whether the two models are the same (the
             same support vectors, dual coefficients within 1e-6 relative). adult and ijcnn1 with
-            LIBSVM's C and gamma (benches/run.py), and make_forest_like with 50,000 and 200,000 rows.
+            LIBSVM's C and gamma (benches/run.py), and make_forest_like with 50,000 and 200,000 rows
+            (--configs picks some: forest200k alone takes nine minutes).
 multiclass  the same for one-vs-one problems (mnist5k, letter): pairs solved concurrently.
 rows        RBF kernel rows of a 100,000 x 54 dense problem (make_forest_like): values per second
             and the bytes of data read per second, next to what a copy and a read of an array of
@@ -346,6 +347,8 @@ def main(argv=None):
     ap.add_argument("--parts", default="smo,multiclass,rows,lasvm,sgd")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--configs", help="comma-separated, the part smo's configurations to run (default: "
+                    + ", ".join(SMO_CONFIGS) + ")")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "parallel.json"))
     ap.add_argument("--worker")
     args = ap.parse_args(argv)
@@ -356,7 +359,14 @@ def main(argv=None):
     results, lines = {}, []
     with tempfile.TemporaryDirectory() as tmp:
         if "smo" in parts:
-            results["smo"] = part_svc(SMO_CONFIGS, args.repeat, args.quick, ("adult", "ijcnn1"), tmp)
+            configs = SMO_CONFIGS
+            if args.configs:
+                names = [c.strip() for c in args.configs.split(",") if c.strip()]
+                unknown = [c for c in names if c not in SMO_CONFIGS]
+                if unknown:
+                    ap.error(f"unknown configurations {unknown}: choose from {', '.join(SMO_CONFIGS)}")
+                configs = {c: SMO_CONFIGS[c] for c in names}
+            results["smo"] = part_svc(configs, args.repeat, args.quick, ("adult", "ijcnn1"), tmp)
             lines += table_svc(results["smo"], "SVC on one binary problem: n_jobs=2 against n_jobs=1") + [""]
         if "multiclass" in parts:
             results["multiclass"] = part_svc(MULTICLASS_CONFIGS, args.repeat, args.quick, (), tmp)
