@@ -99,8 +99,11 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         started = time.perf_counter()
         k = len(classes)
         targets = [1] if k == 2 else list(range(k))
-        y_idx = np.searchsorted(classes, y)
-        labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
+        if k == 2:  # (one comparison, written in place: a pass over y, not three)
+            labels = np.where(y == classes[1], 1.0, -1.0).reshape(1, -1)
+        else:
+            y_idx = np.searchsorted(classes, y)
+            labels = np.ascontiguousarray([np.where(y_idx == c, 1.0, -1.0) for c in targets])
         class_weight = compute_class_weight(self.class_weight, classes=classes, y=y) if self.class_weight is not None \
             else np.ones(k)
         if not np.all(np.isfinite(class_weight) & (class_weight >= 0)):
