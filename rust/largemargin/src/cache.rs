@@ -174,7 +174,15 @@ impl KernelCache {
                 }
                 let row = &mut self.rows[i];
                 if row.capacity() < len {
-                    row.reserve_exact(target - row.len());
+                    if row.is_empty() {
+                        // zeroed by the allocator: fresh pages from the system are zero already,
+                        // and are touched first by the caller's fill (split over its team)
+                        // instead of by a memset here, on one thread
+                        *row = vec![0.0; target];
+                        row.truncate(len);
+                    } else {
+                        row.reserve_exact(target - row.len());
+                    }
                     self.used += row.capacity() - cap;
                 }
             }

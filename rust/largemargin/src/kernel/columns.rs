@@ -125,18 +125,25 @@ impl DenseColumns {
         });
         let features = &features[..k];
         debug_assert_eq!(acc.len(), hi - lo);
-        acc.fill(0.0);
+        if features.is_empty() {
+            acc.fill(0.0);
+            return;
+        }
         let mut start = lo;
         for tile in acc.chunks_mut(DOTS_TILE) {
             let span = start..start + tile.len();
+            // the first group's sums start from 0 rather than from zeros written beforehand (no
+            // pass to clear the sums; 0 + x is x, as the cleared sum plus x was)
+            let mut fresh = true;
             let mut groups = features.chunks_exact(8);
             for g in &mut groups {
                 let n = tile.len();
                 // (each exactly n long: the loop below indexes them without bounds checks)
                 let c: [&[f64]; 8] = std::array::from_fn(|t| &self.value[g[t].0 + span.start..][..n]);
                 let v: [f64; 8] = std::array::from_fn(|t| g[t].1);
+                let from_zero = std::mem::replace(&mut fresh, false);
                 for (e, a) in tile.iter_mut().enumerate() {
-                    let mut s = *a;
+                    let mut s = if from_zero { 0.0 } else { *a };
                     s += v[0] * c[0][e];
                     s += v[1] * c[1][e];
                     s += v[2] * c[2][e];
@@ -149,8 +156,11 @@ impl DenseColumns {
                 }
             }
             for &(base, v) in groups.remainder() {
-                for (a, &x) in tile.iter_mut().zip(&self.value[base + span.start..base + span.end]) {
-                    *a += v * x;
+                let column = &self.value[base + span.start..base + span.end];
+                if std::mem::replace(&mut fresh, false) {
+                    tile.iter_mut().zip(column).for_each(|(a, &x)| *a = 0.0 + v * x);
+                } else {
+                    tile.iter_mut().zip(column).for_each(|(a, &x)| *a += v * x);
                 }
             }
             start = span.end;

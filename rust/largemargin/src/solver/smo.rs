@@ -353,9 +353,12 @@ impl<'q> Smo<'q> {
                 control.poll()?;
                 let a = self.alpha[s];
                 let row = self.q.row(s, l);
-                for t in n..l {
-                    self.g[t] -= a * row[t] as f64;
-                }
+                // (each entry on its own: the same values on a team of any size)
+                self.team.for_chunks(&mut self.g[n..l], &|offset, g| {
+                    for (gt, &k) in g.iter_mut().zip(&row[n + offset..]) {
+                        *gt -= a * k as f64;
+                    }
+                });
             }
         }
         Ok(())
