@@ -11,6 +11,7 @@
 //! heap fragments and the process holds 25-30% more than the budget (measured on Adult).
 
 use crate::team::{Team, SOLO};
+use crate::vecops::prefetch;
 
 const NIL: usize = usize::MAX;
 
@@ -91,7 +92,7 @@ impl KernelCache {
     }
 
     fn linked(&self, i: usize) -> bool {
-        self.head == i || self.prev[i] != NIL
+        self.slot[i] != NIL
     }
     fn unlink(&mut self, i: usize) {
         let (p, n) = (self.prev[i], self.next[i]);
@@ -360,18 +361,6 @@ const WALK_SPLIT_WEIGHT: usize = 8;
 
 /// Rows the index-swap walk prefetches ahead.
 const PREFETCH_AHEAD: usize = 8;
-
-/// A hint to bring the cache line of `p` in; any address is allowed (it is never dereferenced).
-#[inline(always)]
-fn prefetch(p: *const f32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 #[cfg(test)]
 mod tests {

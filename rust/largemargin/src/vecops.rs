@@ -79,6 +79,29 @@ pub(crate) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 
+/// A hint to bring the cache line of `p` in; any address is allowed (it is never dereferenced).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// `prefetch` for every cache line `s` touches, its last one included.
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(s: &[T]) {
+    let (start, bytes) = (s.as_ptr() as usize, std::mem::size_of_val(s));
+    let mut line = start & !63;
+    while line < start + bytes {
+        prefetch(line as *const u8);
+        line += 64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

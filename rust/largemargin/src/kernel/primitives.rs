@@ -177,13 +177,4 @@ pub(super) fn per_feature_table_fits(cols: usize, nnz: usize) -> bool {
 /// ahead so its first cache lines arrive while the current one is computed.
 pub(super) const PREFETCH_DISTANCE: usize = 6;
 
-#[inline(always)]
-pub(super) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(super) use crate::vecops::prefetch;

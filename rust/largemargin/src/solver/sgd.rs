@@ -29,9 +29,9 @@ use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::solver::asgd::Averaged;
 use crate::solver::loss::Loss;
-use crate::solver::sgd_staging::{prefetch_lines, staged_pass, Gathered, Value};
+use crate::solver::sgd_staging::{staged_pass, Gathered, Value};
 use crate::team::{Team, SOLO};
-use crate::vecops::avx2_fma;
+use crate::vecops::{avx2_fma, prefetch_lines};
 
 pub use crate::solver::sgd_t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
 
@@ -217,11 +217,13 @@ impl LinearModel {
         if self.count == 0 {
             self.count = p.skip;
         }
-        let staged = team.size() >= 2 && order.windows(2).any(|k| k[1] != k[0] + 1);
+        // (rows in storage order stream by themselves; a shuffled order is staged or prefetched)
+        let shuffled = order.windows(2).any(|k| k[1] != k[0] + 1);
+        let staged = team.size() >= 2 && shuffled;
         let outcome = match x {
             Matrix::Csr32(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
             Matrix::Csr64(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
-            _ => self.blocks(x, y, c, order, loss, p, control),
+            _ => self.blocks(x, y, c, order, shuffled, loss, p, control),
         };
         if p.algorithm == Algorithm::Asgd {
             // the model is the average (or, before averaging starts, the iterate)
@@ -233,7 +235,8 @@ impl LinearModel {
     /// The steps over `order` a block at a time, polling `control` between blocks.
     #[allow(clippy::too_many_arguments)]
     fn blocks(
-        &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams, control: &Control,
+        &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], shuffled: bool, loss: &dyn Loss, p: &SgdParams,
+        control: &Control,
     ) -> Result<()> {
         let mut outcome = Ok(());
         let mut examples = Vec::with_capacity(BLOCK);
@@ -242,7 +245,6 @@ impl LinearModel {
             // taken in a loop of their own they are fetched together, not one per step
             examples.clear();
             examples.extend(block.iter().map(|&i| (Query::row(x, i), y[i], c[i])));
-            let shuffled = block.windows(2).any(|k| k[1] != k[0] + 1);
             self.steps_fast(&examples, shuffled, loss, p);
             control.add_iterations(block.len() as u64);
             outcome = control.poll();

@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use crate::data::{CsrView, Real};
 use crate::kernel::Query;
 use crate::team::{Team, SPLIT_MIN};
+use crate::vecops::prefetch_lines;
 
 /// Examples per stretch: a stretch's rows (a few hundred KB for text) stay in the cache
 /// between the copy and the steps, and a hand-off costs about a microsecond against tens.
@@ -138,23 +139,4 @@ pub(super) fn staged_pass<T: Value>(
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Ask the memory system for every cache line of `s` (a hint: it never faults).
-#[inline(always)]
-pub(super) fn prefetch_lines<T>(s: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let (start, bytes) = (s.as_ptr() as usize, std::mem::size_of_val(s));
-        // every line the slice touches, its last one included
-        let mut line = start & !63;
-        while line < start + bytes {
-            // SAFETY: a prefetch never faults.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
-            line += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = s;
 }
