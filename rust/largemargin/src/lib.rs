@@ -3,7 +3,7 @@
 //! Modules, one concept each: `data` (borrowed feature matrices), `kernel` (the kernel engine),
 //! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
 //! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `mixture` (the hard mixture of experts' gaters and reassignment), `mlp` (the margin MLPs), `sequence` (training sequence labelers), `linear`
-//! (training linear models by SGD), `probability` (Platt scaling), `predict`
+//! (training linear models by SGD), `search` (cross-validated C and kernel search over `shared_rows`, kernel rows shared between threads), `probability` (Platt scaling), `predict`
 //! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files), `atomic_file`
 //! (files written whole or not at all) and `vecops` (the solvers' inner loops, vectorised).
 
@@ -27,7 +27,9 @@ pub mod online;
 pub mod predict;
 pub mod probability;
 pub mod rng;
+pub mod search;
 pub mod sequence;
+pub mod shared_rows;
 pub mod solver;
 pub mod svm;
 pub mod team;

@@ -346,6 +346,7 @@ pub fn solve(
         converged,
         gap,
         gradient: s.in_caller_order(&gradient),
+        gbar: vec![0.0; gradient.len()],
     })
 }
 

@@ -5,8 +5,39 @@
 //! (no label signs), so classification reads kernel rows directly; epsilon-regression has two
 //! variables per example (alpha+ in [0, C], alpha- in [-C, 0]) whose rows are the example's row.
 
+use std::sync::Arc;
+
 use crate::cache::KernelCache;
 use crate::kernel::{KernelEngine, Split};
+use crate::shared_rows::SharedRows;
+
+/// Rows served from the whole rows of a domain that solvers on other threads read too (the folds
+/// and values of C of a cross-validated search, see `SharedRows`): a row missing from a matrix's
+/// own cache is gathered from its example's domain row, computed there first if need be.
+#[derive(Clone, Copy)]
+pub struct SharedSource<'e> {
+    pub rows: &'e SharedRows,
+    pub domain: usize,
+    /// The domain's examples (indices of the engine's matrix), ascending.
+    pub members: &'e [usize],
+}
+
+impl SharedSource<'_> {
+    /// The domain row at `position`.
+    pub fn row(&self, engine: &KernelEngine, position: usize) -> Arc<[f32]> {
+        let members = self.members;
+        self.rows.row(self.domain, position, members.len(), |out| {
+            engine.row_split(members[position], members, out, Split::Pool)
+        })
+    }
+    /// `out[k]` = entry `targets[k]` (domain positions) of the domain row at `position`.
+    fn fill(&self, engine: &KernelEngine, position: usize, targets: &[usize], out: &mut [f32]) {
+        let row = self.row(engine, position);
+        for (o, &t) in out.iter_mut().zip(targets) {
+            *o = row[t];
+        }
+    }
+}
 
 pub trait QMatrix {
     /// Number of variables.
@@ -29,21 +60,45 @@ pub struct ExampleQ<'e, 'a> {
     diag: Vec<f64>,
     scratch: Scratch,
     split: Split<'e>,
+    /// Rows from shared domain rows, with each position's place in the domain.
+    shared: Option<(SharedSource<'e>, Vec<usize>)>,
+    /// `origin[t]`: the position, when the matrix was made, of what is now at position t.
+    pub origin: Vec<usize>,
 }
 
 impl<'e, 'a> ExampleQ<'e, 'a> {
     /// Variables are the examples `examples` of the engine's matrix, in that order.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
-        let diag = engine.diagonal(&examples);
         let cache = KernelCache::new(examples.len(), cache_bytes);
-        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool }
+        Self::over(engine, examples, cache)
+    }
+
+    fn over(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache: KernelCache) -> Self {
+        let diag = engine.diagonal(&examples);
+        let origin = (0..examples.len()).collect();
+        ExampleQ {
+            engine,
+            cache,
+            examples,
+            diag,
+            scratch: Scratch::default(),
+            split: Split::Pool,
+            shared: None,
+            origin,
+        }
     }
 
     /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
     pub fn with_short_rows(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
-        let diag = engine.diagonal(&examples);
         let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
-        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool }
+        Self::over(engine, examples, cache)
+    }
+    /// Rows missing from the cache taken from `source`'s domain rows; `positions[t]` is the domain
+    /// position of example t.
+    pub fn shared(mut self, source: SharedSource<'e>, positions: Vec<usize>) -> Self {
+        assert_eq!(positions.len(), self.examples.len(), "a domain position per example");
+        self.shared = Some((source, positions));
+        self
     }
     /// Rows computed split as `split` says (by default over the rayon pool).
     pub fn split(mut self, split: Split<'e>) -> Self {
@@ -75,7 +130,15 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         }
         let (buf, start) = self.cache.request(i, len);
         if start < len {
-            self.engine.row_split(self.examples[i], &self.examples[start..len], &mut buf[start..len], self.split);
+            match &self.shared {
+                Some((source, at)) => source.fill(self.engine, at[i], &at[start..len], &mut buf[start..len]),
+                None => self.engine.row_split(
+                    self.examples[i],
+                    &self.examples[start..len],
+                    &mut buf[start..len],
+                    self.split,
+                ),
+            }
         }
     }
 
@@ -83,6 +146,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     /// copied, only the others are computed.
     fn extend_from_symmetric(&mut self, i: usize, have: usize, len: usize) {
         let Scratch { known, missing, columns, computed } = &mut self.scratch;
+        let positions = self.shared.as_ref().map(|(_, at)| at);
         known.clear();
         known.resize(len - have, 0.0);
         missing.clear();
@@ -92,14 +156,17 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
                 Some(&v) if p != i => known[k] = v,
                 _ => {
                     missing.push(p);
-                    columns.push(self.examples[p]);
+                    columns.push(positions.map_or(self.examples[p], |at| at[p]));
                 }
             }
         }
         computed.clear();
         computed.resize(missing.len(), 0.0);
         if !missing.is_empty() {
-            self.engine.row_split(self.examples[i], columns, computed, self.split);
+            match &self.shared {
+                Some((source, at)) => source.fill(self.engine, at[i], columns, computed),
+                None => self.engine.row_split(self.examples[i], columns, computed, self.split),
+            }
         }
         // (the request may evict rows: the symmetric entries were copied out first)
         let (buf, _) = self.cache.request(i, len);
@@ -147,6 +214,10 @@ impl QMatrix for ExampleQ<'_, '_> {
         }
         self.examples.swap(i, j);
         self.diag.swap(i, j);
+        self.origin.swap(i, j);
+        if let Some((_, at)) = &mut self.shared {
+            at.swap(i, j);
+        }
     }
 }
 
@@ -196,6 +267,10 @@ pub struct PairedQ<'e, 'a> {
     diag: Vec<f64>,
     buf: [Vec<f32>; 2],
     split: Split<'e>,
+    /// Rows from shared domain rows, with each example slot's place in the domain.
+    shared: Option<(SharedSource<'e>, Vec<usize>)>,
+    /// `origin[t]`: the position, when the matrix was made, of what is now at position t.
+    pub origin: Vec<usize>,
 }
 
 impl<'e, 'a> PairedQ<'e, 'a> {
@@ -212,7 +287,16 @@ impl<'e, 'a> PairedQ<'e, 'a> {
             diag,
             buf: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
             split: Split::Pool,
+            shared: None,
+            origin: (0..2 * l).collect(),
         }
+    }
+    /// Rows missing from the cache taken from `source`'s domain rows; `positions[s]` is the domain
+    /// position of example s.
+    pub fn shared(mut self, source: SharedSource<'e>, positions: Vec<usize>) -> Self {
+        assert_eq!(positions.len(), self.examples.len(), "a domain position per example");
+        self.shared = Some((source, positions));
+        self
     }
     /// Rows computed split as `split` says (by default over the rayon pool).
     pub fn split(mut self, split: Split<'e>) -> Self {
@@ -223,7 +307,12 @@ impl<'e, 'a> PairedQ<'e, 'a> {
         let l = self.examples.len();
         let (buf, start) = self.cache.request(s, l);
         if start < l {
-            self.engine.row_split(self.examples[s], &self.examples[start..l], &mut buf[start..l], self.split);
+            match &self.shared {
+                Some((source, at)) => source.fill(self.engine, at[s], &at[start..l], &mut buf[start..l]),
+                None => {
+                    self.engine.row_split(self.examples[s], &self.examples[start..l], &mut buf[start..l], self.split)
+                }
+            }
         }
     }
     fn gather(&mut self, which: usize, i: usize, len: usize) {
@@ -256,6 +345,7 @@ impl QMatrix for PairedQ<'_, '_> {
     fn swap(&mut self, i: usize, j: usize) {
         self.slot.swap(i, j);
         self.diag.swap(i, j);
+        self.origin.swap(i, j);
     }
 }
 

@@ -55,6 +55,10 @@ pub struct SmoSolution {
     pub gap: f64,
     /// Final gradient p - Q alpha, in the caller's variable order.
     pub gradient: Vec<f64>,
+    /// The part of Q alpha owed to the variables at a nonzero bound (what a warm start along C
+    /// rescales instead of recomputing), in the caller's order. Exact when the solve started from
+    /// zero, was given its own, or shrinks; zeros from ISDA.
+    pub gbar: Vec<f64>,
 }
 
 struct Smo<'q> {
@@ -111,8 +115,19 @@ pub fn solve_on<'q>(
     team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
     gradient0: Option<&[f64]>, params: &SmoParams, control: &Control,
 ) -> Result<SmoSolution> {
+    solve_from(team, q, p, lo, hi, alpha0, gradient0, None, params, control)
+}
+
+/// `solve_on` from a start whose gradient and bound part `gbar` (see `SmoSolution::gbar`) the
+/// caller knows both: not a kernel row is computed to start, shrinking or not.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_from<'q>(
+    team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
+    gradient0: Option<&[f64]>, gbar0: Option<&[f64]>, params: &SmoParams, control: &Control,
+) -> Result<SmoSolution> {
     let l = q.size();
-    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || gradient0.is_some_and(|g| g.len() != l) {
+    let wrong = |v: Option<&[f64]>| v.is_some_and(|g| g.len() != l);
+    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || wrong(gradient0) || wrong(gbar0) {
         return Err(Error::InvalidData("SMO problem vectors differ in length".into()));
     }
     if !(params.tol > 0.0) {
@@ -142,8 +157,10 @@ pub fn solve_on<'q>(
     match gradient0 {
         Some(g) => {
             s.g.copy_from_slice(g);
-            if params.shrinking {
-                s.init_gbar();
+            match gbar0 {
+                Some(gb) => s.gbar.copy_from_slice(gb),
+                None if params.shrinking => s.init_gbar(),
+                None => {}
             }
         }
         None => s.init_gradient(),
@@ -441,11 +458,13 @@ impl<'q> Smo<'q> {
         let (up, down) = self.extremes();
         let mut alpha = vec![0.0; self.l];
         let mut gradient = vec![0.0; self.l];
+        let mut gbar = vec![0.0; self.l];
         for t in 0..self.l {
             alpha[self.index[t]] = self.alpha[t];
             gradient[self.index[t]] = self.g[t];
+            gbar[self.index[t]] = self.gbar[t];
         }
-        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0), gradient }
+        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0), gradient, gbar }
     }
 }
 

@@ -1,0 +1,216 @@
+//! Kernel rows shared by solvers that run at once on several threads: in a cross-validated search,
+//! every fold and every C of one kernel read the same kernel values, so a row is computed once
+//! over a whole domain (a fixed list of examples, e.g. the full training set) and each solver
+//! gathers the entries of its own variables from it.
+//!
+//! Rows are keyed by (domain, position in the domain) and kept under one LRU list and one byte
+//! budget. They are handed out as `Arc`s: a row evicted while a solver still reads it lives until
+//! that solver lets it go (at most a few rows per thread beyond the budget).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+const NIL: usize = usize::MAX;
+
+struct Node {
+    key: u64,
+    row: Arc<[f32]>,
+    prev: usize,
+    next: usize,
+}
+
+#[derive(Default)]
+struct Inner {
+    slots: HashMap<u64, usize>,
+    nodes: Vec<Node>,
+    free: Vec<usize>,
+    head: usize,
+    tail: usize,
+    /// Entries held by the cached rows.
+    used: usize,
+    hits: u64,
+    misses: u64,
+}
+
+/// Whole kernel rows over several domains, safe to share between threads.
+pub struct SharedRows {
+    inner: Mutex<Inner>,
+    /// Budget in f32 entries.
+    budget: usize,
+    domains: usize,
+}
+
+/// What the rows served: requests answered from the cache, and rows computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowStats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl SharedRows {
+    /// Rows of `domains` domains within `bytes`.
+    pub fn new(domains: usize, bytes: usize) -> Self {
+        assert!(domains < 1 << 24, "at most 2^24 domains");
+        let inner = Inner { head: NIL, tail: NIL, ..Default::default() };
+        SharedRows { inner: Mutex::new(inner), budget: bytes / std::mem::size_of::<f32>(), domains }
+    }
+
+    fn key(&self, domain: usize, position: usize) -> u64 {
+        assert!(domain < self.domains, "domain {domain} of {}", self.domains);
+        ((position as u64) << 24) | domain as u64
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The row at `position` of `domain` if cached (made most recently used), else None.
+    pub fn get(&self, domain: usize, position: usize) -> Option<Arc<[f32]>> {
+        let key = self.key(domain, position);
+        let mut inner = self.lock();
+        let at = *inner.slots.get(&key)?;
+        inner.unlink(at);
+        inner.push_front(at);
+        inner.hits += 1;
+        Some(inner.nodes[at].row.clone())
+    }
+
+    /// The row at `position` of `domain`, computed by `fill` (outside the lock, so other threads
+    /// go on meanwhile) if not cached. Two threads missing the same row both compute it; the
+    /// first to finish is kept.
+    pub fn row(&self, domain: usize, position: usize, len: usize, fill: impl FnOnce(&mut [f32])) -> Arc<[f32]> {
+        if let Some(row) = self.get(domain, position) {
+            return row;
+        }
+        let mut values = vec![0.0f32; len];
+        fill(&mut values);
+        let row: Arc<[f32]> = values.into();
+        let key = self.key(domain, position);
+        let mut inner = self.lock();
+        inner.misses += 1;
+        if let Some(&at) = inner.slots.get(&key) {
+            return inner.nodes[at].row.clone();
+        }
+        if len > self.budget {
+            return row; // not even one row fits: served, not kept
+        }
+        while inner.used + len > self.budget && inner.tail != NIL {
+            let victim = inner.tail;
+            inner.evict(victim);
+        }
+        let node = Node { key, row: row.clone(), prev: NIL, next: NIL };
+        let at = match inner.free.pop() {
+            Some(at) => {
+                inner.nodes[at] = node;
+                at
+            }
+            None => {
+                inner.nodes.push(node);
+                inner.nodes.len() - 1
+            }
+        };
+        inner.slots.insert(key, at);
+        inner.used += len;
+        inner.push_front(at);
+        row
+    }
+
+    pub fn stats(&self) -> RowStats {
+        let inner = self.lock();
+        RowStats { hits: inner.hits, misses: inner.misses }
+    }
+
+    /// Bytes held by the cached rows.
+    pub fn used_bytes(&self) -> usize {
+        self.lock().used * std::mem::size_of::<f32>()
+    }
+}
+
+impl Inner {
+    fn unlink(&mut self, at: usize) {
+        let (p, n) = (self.nodes[at].prev, self.nodes[at].next);
+        if p != NIL {
+            self.nodes[p].next = n;
+        } else {
+            self.head = n;
+        }
+        if n != NIL {
+            self.nodes[n].prev = p;
+        } else {
+            self.tail = p;
+        }
+    }
+    fn push_front(&mut self, at: usize) {
+        self.nodes[at].prev = NIL;
+        self.nodes[at].next = self.head;
+        if self.head != NIL {
+            let h = self.head;
+            self.nodes[h].prev = at;
+        } else {
+            self.tail = at;
+        }
+        self.head = at;
+    }
+    fn evict(&mut self, at: usize) {
+        self.unlink(at);
+        let key = self.nodes[at].key;
+        self.slots.remove(&key);
+        self.used -= self.nodes[at].row.len();
+        self.nodes[at].row = Arc::from(Vec::new());
+        self.free.push(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_computed_once_and_evicted_least_recent_first() {
+        // room for three rows of 10 entries
+        let rows = SharedRows::new(2, 3 * 10 * 4);
+        let mut computed = 0;
+        let mut get = |d: usize, p: usize| {
+            rows.row(d, p, 10, |out| {
+                computed += 1;
+                out.fill((d * 100 + p) as f32)
+            })[0]
+        };
+        assert_eq!(get(0, 1), 1.0);
+        assert_eq!(get(1, 1), 101.0);
+        assert_eq!(get(0, 2), 2.0);
+        assert_eq!(get(0, 1), 1.0); // hit: (1, 1) is now the least recent
+        assert_eq!(get(0, 3), 3.0); // evicts (1, 1)
+        assert_eq!(get(0, 2), 2.0);
+        assert_eq!(get(1, 1), 101.0); // computed again
+        assert_eq!(computed, 5);
+        assert_eq!(rows.stats(), RowStats { hits: 2, misses: 5 });
+        assert_eq!(rows.used_bytes(), 3 * 10 * 4);
+    }
+
+    #[test]
+    fn a_row_larger_than_the_budget_is_served_but_not_kept() {
+        let rows = SharedRows::new(1, 16);
+        assert_eq!(rows.row(0, 0, 10, |out| out.fill(7.0)).len(), 10);
+        assert!(rows.get(0, 0).is_none());
+        assert_eq!(rows.used_bytes(), 0);
+    }
+
+    #[test]
+    fn threads_share_rows() {
+        let rows = SharedRows::new(1, 1 << 20);
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let rows = &rows;
+                s.spawn(move || {
+                    for p in 0..100 {
+                        let r = rows.row(0, (p * 7 + t) % 50, 32, |out| out.fill(((p * 7 + t) % 50) as f32));
+                        assert_eq!(r[31], ((p * 7 + t) % 50) as f32);
+                    }
+                });
+            }
+        });
+        assert!(rows.stats().misses >= 50);
+        assert!(rows.used_bytes() <= 50 * 32 * 4);
+    }
+}
