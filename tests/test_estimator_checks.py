@@ -28,7 +28,8 @@ def expected_failures(est):
      lm.LaRankClassifier(), lm.AmbiguousLaRankClassifier(), lm.SimpleMLPClassifier(), lm.NilssonMLPClassifier(),
      lm.TanhMLPClassifier(), lm.TanhMLPClassifier(optimizer="block_newton", learning_rate=0.001),
      # (fewer experts and rounds than the defaults only to keep the checks quick; the defaults pass too)
-     lm.MixtureSVC(n_experts=3, max_iter=2), lm.MixtureSVR(n_experts=3, max_iter=2)],
+     lm.MixtureSVC(n_experts=3, max_iter=2), lm.MixtureSVR(n_experts=3, max_iter=2),
+     lm.SVCSearchCV(lm.SVC(), {"C": [0.1, 1.0]}, cv=3), lm.SVRSearchCV(lm.SVR(), {"C": [0.1, 1.0]}, cv=3)],
     # (the baselines take no sample_weight at all)
     expected_failed_checks=expected_failures,
 )

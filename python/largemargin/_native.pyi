@@ -17,6 +17,7 @@ import numpy.typing as npt
 __all__ = [
     "fit_svc",
     "fit_svr",
+    "cross_validate_svm",
     "fit_lasvm",
     "fit_online_baseline",
     "fit_larank",
@@ -144,6 +145,20 @@ class FitSvrResult(TypedDict):
     n_iter: _I64  # one value
     converged: list[bool]  # one value
     kernel_evals: int
+
+@type_check_only
+class CrossValidateResult(TypedDict):
+    # One entry per (setting, fold, C), setting-major, then fold, then C.
+    decision: list[_F64]  # eval rows (two classes, regression) or eval rows x n_classes (one-vs-rest scores)
+    predicted: list[_I64]  # more than two classes: the class voted; else empty
+    n_iter: _I64
+    n_support: _I64
+    converged: list[bool]
+    fit_seconds: _F64
+    score_seconds: _F64
+    kernel_evals: int
+    row_hits: int
+    row_misses: int
 
 @type_check_only
 class OnlineProblemResult(TypedDict):
@@ -322,6 +337,25 @@ def fit_svr(
     isda_k: float = 1.0,
     over_relaxation: float = 1.0,
 ) -> FitSvrResult: ...
+def cross_validate_svm(
+    x: _NativeMatrix,
+    *,
+    classes: _I64 | None = None,
+    n_classes: int = 0,
+    targets: _F64 | None = None,
+    sample_weight: _F64,
+    kernels: list[tuple[str | list[_KernelTerm], float, float, int]],
+    settings: list[tuple[list[int], list[list[float]], list[float], float]],  # (kernel per fold, class weights per fold, Cs, epsilon)
+    folds: list[tuple[_I64, _I64]],  # (train, eval)
+    tol: float,
+    shrinking: bool,
+    cache_size: float,
+    max_iter: int,
+    selection: str,
+    warm_start: str,  # "auto" | "keep" | "scale" | "cold"
+    n_jobs: int | None,
+    verbose: bool,
+) -> CrossValidateResult: ...
 def decision_function(
     x: _NativeMatrix,
     *,

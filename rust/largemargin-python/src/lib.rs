@@ -8,6 +8,7 @@ mod linear;
 mod mixture;
 mod mlp;
 mod run;
+mod search;
 mod sequence;
 
 use std::sync::Arc;
@@ -509,6 +510,7 @@ fn read_libsvm_model<'py>(py: Python<'py>, path: &str, zero_based: bool) -> PyRe
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(search::cross_validate_svm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_lasvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_online_baseline, m)?)?;
     m.add_function(wrap_pyfunction!(larank::fit_larank, m)?)?;

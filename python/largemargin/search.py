@@ -1,0 +1,670 @@
+"""Cross-validated search of C and the kernel's settings for ``SVC`` and ``SVR``: ``SVCSearchCV``
+and ``SVRSearchCV`` behave as scikit-learn's ``GridSearchCV`` over such an estimator (same
+``cv_results_`` keys, ``best_params_``, ``best_estimator_``, scorers), but run the whole grid in
+one native call that shares what independent fits compute again and again:
+
+- one kernel engine per kernel setting, whose rows (over every example) serve every fold and
+  every C from one bounded cache;
+- along increasing C, each fold's problem starts from the previous C's solution;
+- each fold's kernel values between its test rows and the support vectors of all its models are
+  computed once.
+
+A grid the native search cannot run (a Python kernel, ``solver="isda"``, ``probability=True``, a
+grid over other parameters, a fold missing a class) is run by ``GridSearchCV`` itself, with a
+warning that says why.
+"""
+
+import inspect
+import numbers
+import time
+import warnings
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import check_scoring, get_scorer
+from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
+from sklearn.utils import _safe_indexing, compute_class_weight
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _native
+from ._arrays import canonical_csr, is_sparse, to_native
+from ._checks import check_n_jobs
+from .svm import SVC, SVR
+
+# Grid parameters the native search varies; a grid over anything else goes to GridSearchCV.
+_NATIVE_KEYS = {"C", "kernel", "gamma", "degree", "coef0", "class_weight", "epsilon"}
+_C_STARTS = ("auto", "keep", "scale", "cold")
+DEFAULT_C = (0.1, 1.0, 10.0, 100.0, 1000.0)
+
+
+class _FoldClassifier(ClassifierMixin, BaseEstimator):
+    """A model of the search as a scorer sees it: its outputs on one fold's rows, computed by the
+    native search. Answers for those rows only."""
+
+    def __init__(self, classes, decision, predicted, break_ties=False, decision_function_shape="ovr"):
+        self.classes = classes
+        self.decision = decision
+        self.predicted = predicted
+        self.break_ties = break_ties
+        self.decision_function_shape = decision_function_shape
+
+    @property
+    def classes_(self):
+        return self.classes
+
+    def _rows(self, X):
+        if (X.shape[0] if hasattr(X, "shape") else len(X)) != len(self.decision):
+            raise ValueError("a search model answers for the rows of its fold only")
+
+    def predict(self, X):
+        self._rows(X)
+        if len(self.classes) == 2:
+            # LIBSVM's sign: a positive decision means classes_[0]
+            return self.classes[(self.decision <= 0).astype(int)]
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties:
+            return self.classes[np.argmax(self.decision, axis=1)]
+        return self.classes[self.predicted]
+
+    def decision_function(self, X):
+        self._rows(X)
+        if len(self.classes) == 2:
+            return -self.decision
+        if self.decision_function_shape == "ovo":
+            raise ValueError("the search scores one-vs-rest decision values: set decision_function_shape='ovr'")
+        return self.decision
+
+
+class _FoldRegressor(RegressorMixin, BaseEstimator):
+    """`_FoldClassifier` for regression: the predictions on one fold's rows."""
+
+    def __init__(self, decision):
+        self.decision = decision
+
+    def predict(self, X):
+        if X.shape[0] != len(self.decision):
+            raise ValueError("a search model answers for the rows of its fold only")
+        return self.decision
+
+
+def _estimator_has(name):
+    def check(self):
+        if hasattr(self, "best_estimator_"):
+            return hasattr(self.best_estimator_, name)
+        return hasattr(self._base(), name)
+
+    return check
+
+
+class _SearchCV(MetaEstimatorMixin, BaseEstimator):
+    """What SVCSearchCV and SVRSearchCV share."""
+
+    _estimator_type_ = None
+
+    def __init__(self, estimator=None, param_grid=None, *, scoring=None, n_jobs=None, refit=True, cv=None, verbose=0,
+                 error_score=np.nan, return_train_score=False, c_start="auto", backend="threads", client=None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.cv = cv
+        self.verbose = verbose
+        self.error_score = error_score
+        self.return_train_score = return_train_score
+        self.c_start = c_start
+        self.backend = backend
+        self.client = client
+
+    # --- parameters -------------------------------------------------------------------------
+
+    def _base(self):
+        est = self._estimator_type_() if self.estimator is None else self.estimator
+        if not isinstance(est, self._estimator_type_):
+            raise TypeError(f"{type(self).__name__} searches a largemargin.{self._estimator_type_.__name__}, got {est!r}")
+        return est
+
+    def _grid(self):
+        grid = {"C": list(DEFAULT_C)} if self.param_grid is None else self.param_grid
+        candidates = list(ParameterGrid(grid))
+        if not candidates:
+            raise ValueError("param_grid holds no candidate")
+        return candidates
+
+    def _scorers(self, est):
+        """{name: scorer} and whether several metrics were asked for."""
+        s = self.scoring
+        if s is None or isinstance(s, str) or callable(s):
+            return {"score": check_scoring(est, scoring=s)}, False
+        if isinstance(s, (list, tuple, set)):
+            if not s or not all(isinstance(v, str) for v in s) or len(set(s)) != len(s):
+                raise ValueError(f"scoring as a list must hold distinct metric names, got {s!r}")
+            return {name: get_scorer(name) for name in s}, True
+        if isinstance(s, dict):
+            if not s:
+                raise ValueError("scoring as a dict must not be empty")
+            return {name: check_scoring(est, scoring=v) for name, v in s.items()}, True
+        raise ValueError(f"scoring must be None, a string, a callable, a list or a dict, got {s!r}")
+
+    def _check_params(self, multimetric, scorers):
+        check_n_jobs(self.n_jobs)
+        if self.c_start not in _C_STARTS:
+            raise ValueError(f"c_start must be one of {_C_STARTS}, got {self.c_start!r}")
+        if self.backend not in ("threads", "dask"):
+            raise ValueError(f"backend must be 'threads' or 'dask', got {self.backend!r}")
+        if multimetric and self.refit is not False and not callable(self.refit) and self.refit not in scorers:
+            raise ValueError(
+                f"with several metrics, refit must be False, a callable or one of the metrics {sorted(scorers)}, got {self.refit!r}"
+            )
+
+    def _native_blocker(self, est, candidates):
+        """Why the native search cannot run this grid (None: it can)."""
+        keys = set().union(*candidates)
+        other = sorted(keys - _NATIVE_KEYS)
+        if other:
+            return f"the grid varies {', '.join(other)}: the native search varies {', '.join(sorted(_NATIVE_KEYS))}"
+        if getattr(est, "solver", "smo") != "smo":
+            return "solver='isda' has no warm start"
+        if getattr(est, "probability", False):
+            return "probability=True calibrates on inner folds"
+        for cand in candidates:
+            e = clone(est).set_params(**cand)
+            e._check_params()
+            if e._native_kernel is None and e._composed_kernel is None:
+                return f"the kernel {e.kernel!r} is computed in Python"
+            if e._native_kernel == "precomputed":
+                return "a precomputed kernel"
+        return None
+
+    # --- fitting ----------------------------------------------------------------------------
+
+    def fit(self, X, y=None, *, groups=None, sample_weight=None):
+        """Scores every candidate of the grid by cross-validation, then refits the best on all of
+        X (n_samples, n_features; sparse allowed) and y. ``sample_weight`` weights the training
+        rows of every fold and the refit, as ``GridSearchCV`` passes it to ``fit``."""
+        est = self._base()
+        scorers, multimetric = self._scorers(est)
+        self._check_params(multimetric, scorers)
+        candidates = self._grid()
+        reason = self._native_blocker(est, candidates)
+        if reason is None:
+            Xv, yv = validate_data(
+                self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
+                accept_large_sparse=True, y_numeric=not is_classifier(est),
+            )
+            if is_sparse(Xv):
+                Xv = canonical_csr(Xv)
+            splits = list(check_cv(self.cv, yv, classifier=is_classifier(est)).split(Xv, yv, groups))
+            if is_classifier(est):
+                check_classification_targets(yv)
+                classes, y_idx = np.unique(yv, return_inverse=True)
+                if len(classes) < 2:
+                    raise ValueError(f"the search needs at least two classes, got {classes!r}")
+                missing = [f for f, (train, _) in enumerate(splits) if len(np.unique(y_idx[train])) < len(classes)]
+                if missing:
+                    reason = f"fold {missing[0]} has no training example of some class"
+        if reason is not None:
+            warnings.warn(f"{type(self).__name__} runs this grid with GridSearchCV: {reason}", UserWarning, stacklevel=2)
+            return self._fit_with_gridsearch(est, X, y, groups, sample_weight)
+        self.multimetric_ = multimetric
+        self.scorer_ = scorers if multimetric else scorers["score"]
+        self.n_splits_ = len(splits)
+        sw = _check_sample_weight(sample_weight, Xv, dtype=np.float64, ensure_non_negative=True)
+        plan = _Plan(est, candidates, Xv, yv, splits, classes if is_classifier(est) else None, self.return_train_score)
+        task = dict(classes=y_idx.astype(np.int64), n_classes=len(classes)) if is_classifier(est) else dict(targets=np.ascontiguousarray(yv, dtype=np.float64))
+        native = dict(
+            tol=float(est.tol), shrinking=bool(est.shrinking), cache_size=float(est.cache_size), max_iter=int(est.max_iter),
+            selection=est.selection, warm_start=self.c_start, n_jobs=self.n_jobs, verbose=bool(self.verbose),
+        )
+        plan.score_weight = sw if sample_weight is not None and _scorers_take_weights(scorers, self) else None
+        if self.backend == "dask":
+            outcome = _run_on_dask(self.client, plan, Xv, yv, sw, task, native, scorers)
+        else:
+            outcome = _run_part(plan, range(len(plan.settings)), Xv, yv, sw, task, native, scorers)
+        self._store_results(plan, outcome, scorers)
+        if not all(outcome["converged"]):
+            warnings.warn(
+                f"Solver terminated early (max_iter={est.max_iter}) for some candidates and folds. Consider "
+                "pre-processing your data with StandardScaler or MinMaxScaler.",
+                ConvergenceWarning, stacklevel=2,
+            )
+        self._refit(est, X, y, sample_weight)
+        return self
+
+    def _fit_with_gridsearch(self, est, X, y, groups, sample_weight):
+        search = GridSearchCV(
+            est, self.param_grid if self.param_grid is not None else {"C": list(DEFAULT_C)}, scoring=self.scoring,
+            n_jobs=None, refit=self.refit, cv=self.cv, verbose=self.verbose, error_score=self.error_score,
+            return_train_score=self.return_train_score,
+        )
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        search.fit(X, y, groups=groups, **fit_params)
+        for name, value in vars(search).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, name, value)
+        self.n_kernel_evals_ = None
+        self.native_ = False
+        return self
+
+    def _store_results(self, plan, outcome, scorers):
+        n_cand, n_splits = len(plan.candidates), self.n_splits_
+        res = {}
+        for kind in ("fit", "score"):
+            t = outcome[f"{kind}_time"]
+            res[f"mean_{kind}_time"] = t.mean(axis=1)
+            res[f"std_{kind}_time"] = t.std(axis=1)
+        for name in sorted(set().union(*plan.candidates)):
+            values = [c.get(name) for c in plan.candidates]
+            mask = [name not in c for c in plan.candidates]
+            res[f"param_{name}"] = _masked(values, mask)
+        res["params"] = plan.candidates
+        sets = ("test", "train") if self.return_train_score else ("test",)
+        for which in sets:
+            for metric in scorers:
+                suffix = metric if self.multimetric_ else "score"
+                scores = outcome[f"{which}_{metric}"]
+                for f in range(n_splits):
+                    res[f"split{f}_{which}_{suffix}"] = scores[:, f]
+                res[f"mean_{which}_{suffix}"] = scores.mean(axis=1)
+                res[f"std_{which}_{suffix}"] = scores.std(axis=1)
+                if which == "test":
+                    res[f"rank_test_{suffix}"] = _rank(res[f"mean_test_{suffix}"])
+        self.cv_results_ = res
+        self.n_kernel_evals_ = int(outcome["kernel_evals"])
+        self.search_stats_ = {
+            "kernel_evals": int(outcome["kernel_evals"]),
+            "cached_row_hits": int(outcome["row_hits"]),
+            "kernel_rows_computed": int(outcome["row_misses"]),
+            "smo_iterations": int(outcome["n_iter"].sum()),
+        }
+        self.n_iter_ = outcome["n_iter"]
+        self.native_ = True
+        assert all(len(v) == n_cand for v in res.values())
+
+    def _best_index(self):
+        if callable(self.refit):
+            best = self.refit(self.cv_results_)
+            if not isinstance(best, numbers.Integral) or not 0 <= best < len(self.cv_results_["params"]):
+                raise IndexError("best_index_ returned by the refit callable is not a candidate's index")
+            return int(best)
+        metric = self.refit if self.multimetric_ else "score"
+        return int(self.cv_results_[f"rank_test_{metric}"].argmin())
+
+    def _refit(self, est, X, y, sample_weight):
+        if self.refit is False:
+            return
+        self.best_index_ = self._best_index()
+        self.best_params_ = self.cv_results_["params"][self.best_index_]
+        if not callable(self.refit):
+            metric = self.refit if self.multimetric_ else "score"
+            self.best_score_ = float(self.cv_results_[f"mean_test_{metric}"][self.best_index_])
+        started = time.perf_counter()
+        params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if self.backend == "dask":
+            self.best_estimator_ = _client(self.client).submit(_refit_one, est, self.best_params_, X, y, params, pure=False).result()
+        else:
+            self.best_estimator_ = _refit_one(est, self.best_params_, X, y, params)
+        self.refit_time_ = time.perf_counter() - started
+
+    def __getstate__(self):
+        # a live Client cannot travel; the unpickled estimator searches on the current client
+        state = dict(super().__getstate__())
+        if not (state.get("client") is None or isinstance(state["client"], str)):
+            state["client"] = None
+        return state
+
+    # --- the refitted model ---------------------------------------------------------------
+
+    def _check_refit(self, method):
+        check_is_fitted(self)
+        if not hasattr(self, "best_estimator_"):
+            raise AttributeError(f"{method} is only available with refit set to the metric to refit on")
+
+    @property
+    def classes_(self):
+        self._check_refit("classes_")
+        return self.best_estimator_.classes_
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        self._check_refit("predict")
+        return self.best_estimator_.predict(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        self._check_refit("decision_function")
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        self._check_refit("predict_proba")
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        self._check_refit("predict_log_proba")
+        return self.best_estimator_.predict_log_proba(X)
+
+    def score(self, X, y=None):
+        """The refitted model's score on (X, y) by the scorer the search ranked with."""
+        self._check_refit("score")
+        scorer = self.scorer_[self.refit] if self.multimetric_ else self.scorer_
+        return scorer(self.best_estimator_, X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        base = self._base()
+        base_tags = base.__sklearn_tags__()
+        tags.estimator_type = base_tags.estimator_type
+        tags.input_tags.sparse = True
+        if tags.classifier_tags is not None and base_tags.classifier_tags is not None:
+            tags.classifier_tags = base_tags.classifier_tags
+        if tags.regressor_tags is not None and base_tags.regressor_tags is not None:
+            tags.regressor_tags = base_tags.regressor_tags
+        return tags
+
+
+class _Plan:
+    """The grid as the native search takes it: candidates grouped by everything but C (one
+    setting each, its Cs increasing), with the kernels and class weights each fold's fit would
+    derive from its training rows (gamma='scale', class_weight='balanced')."""
+
+    def __init__(self, est, candidates, X, y, splits, classes, train_scores):
+        self.candidates = candidates
+        self.splits = splits
+        self.classifier = classes is not None
+        self.classes = classes
+        self.kernels, kernel_at = [], {}
+        self.settings, self.where = [], [None] * len(candidates)  # where[c] = (setting, C position)
+        groups = []
+        for ci, cand in enumerate(candidates):
+            others = {k: v for k, v in cand.items() if k != "C"}
+            for g, (o, members) in enumerate(groups):
+                if _same(o, others):
+                    members.append(ci)
+                    break
+            else:
+                groups.append((others, [ci]))
+        fold_rows = [X[train] for train, _ in splits]
+        for others, members in groups:
+            e = clone(est).set_params(**others)
+            e._check_params()
+            cs = sorted({float(candidates[ci].get("C", est.C)) for ci in members})
+            for ci in members:
+                self.where[ci] = (len(self.settings), cs.index(float(candidates[ci].get("C", est.C))))
+            kernels = []
+            for rows in fold_rows if e.gamma == "scale" else fold_rows[:1]:
+                e._gamma = e._resolve_gamma(rows) if e._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
+                kernel, gamma, coef0, degree = e._kernel_args()
+                key = (repr(kernel), gamma, coef0, degree)
+                if key not in kernel_at:
+                    kernel_at[key] = len(self.kernels)
+                    self.kernels.append((kernel, gamma, coef0, degree))
+                kernels.append(kernel_at[key])
+            if self.classifier:
+                balanced = isinstance(e.class_weight, str)
+                ys = [y[train] for train, _ in splits] if balanced else [y]
+                class_weight = [list(map(float, compute_class_weight(e.class_weight, classes=classes, y=yf))) for yf in ys]
+                epsilon = 0.0
+            else:
+                class_weight = [[1.0]]
+                epsilon = float(e.epsilon)
+                if not (np.isfinite(epsilon) and epsilon >= 0):
+                    raise ValueError(f"epsilon must be a non-negative number, got {e.epsilon!r}")
+            self.settings.append((kernels, class_weight, cs, epsilon, e))
+        self.folds = [
+            (np.asarray(train, dtype=np.int64), np.asarray(np.concatenate([test, train]) if train_scores else test, dtype=np.int64))
+            for train, test in splits
+        ]
+        self.train_scores = train_scores
+
+    def native_settings(self, which):
+        return [tuple(self.settings[s][:4]) for s in which]
+
+
+def _scorers_take_weights(scorers, search):
+    """Whether the scores weigh the rows by sample_weight: as GridSearchCV does (scikit-learn >= 1.7:
+    when some scorer accepts them, with its warning for those that do not)."""
+    if not hasattr(GridSearchCV, "_check_scorers_accept_sample_weight"):
+        return False
+    accepts = {}
+    for name, scorer in scorers.items():
+        if hasattr(scorer, "_accept_sample_weight"):
+            accepts[name] = scorer._accept_sample_weight()
+        else:
+            accepts[name] = "sample_weight" in inspect.signature(scorer).parameters
+        if not accepts[name]:
+            warnings.warn(
+                f"The scoring {name}={scorer} does not support sample_weight, which may lead to statistically "
+                f"incorrect results when fitting {search} with sample_weight. ",
+                UserWarning, stacklevel=3,
+            )
+    return any(accepts.values()) if len(scorers) > 1 else accepts[next(iter(scorers))]
+
+
+def _same(a, b):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        u, v = a[k], b[k]
+        if type(u) is not type(v):
+            return False
+        try:
+            if u != v:
+                return False
+        except ValueError:  # arrays
+            return False
+    return True
+
+
+def _run_part(plan, which, X, y, sw, task, native, scorers):
+    """The native search over the settings `which`, scored: per candidate of those settings and
+    per fold, the scores (test, and train if asked), fit and score times, iterations."""
+    which = list(which)
+    r = _native.cross_validate_svm(
+        to_native(X), **task, sample_weight=sw, kernels=plan.kernels,
+        settings=plan.native_settings(which), folds=plan.folds, **native,
+    )
+    n_splits = len(plan.splits)
+    n_cand = len(plan.candidates)
+    out = {"fit_time": np.full((n_cand, n_splits), np.nan), "score_time": np.full((n_cand, n_splits), np.nan),
+           "n_iter": np.zeros(n_cand, dtype=np.int64), "converged": [], "kernel_evals": r["kernel_evals"],
+           "row_hits": r["row_hits"], "row_misses": r["row_misses"]}
+    sets = ("test", "train") if plan.train_scores else ("test",)
+    for s in sets:
+        for m in scorers:
+            out[f"{s}_{m}"] = np.full((n_cand, n_splits), np.nan)
+    base = {s: i for i, s in enumerate(which)}
+    point_at = []
+    offset = 0
+    for s in which:
+        point_at.append(offset)
+        offset += n_splits * len(plan.settings[s][2])
+    rows = {}
+    for ci, (s, cpos) in enumerate(plan.where):
+        if s not in base:
+            continue
+        setting = plan.settings[s]
+        n_c = len(setting[2])
+        e = setting[4]
+        for f, (train, test) in enumerate(plan.splits):
+            p = point_at[base[s]] + f * n_c + cpos
+            dec, pred = r["decision"][p], r["predicted"][p]
+            m = len(test)
+            parts = [("test", test, slice(0, m))] + ([("train", train, slice(m, None))] if plan.train_scores else [])
+            started = time.perf_counter()
+            for name, idx, part in parts:
+                if (f, name) not in rows:
+                    weight = {} if plan.score_weight is None else {"sample_weight": plan.score_weight[idx]}
+                    rows[(f, name)] = (_safe_indexing(X, idx), _safe_indexing(y, idx), weight)
+                Xs, ys, weight = rows[(f, name)]
+                if plan.classifier:
+                    model = _FoldClassifier(plan.classes, dec[part], pred[part] if len(pred) else pred,
+                                            e.break_ties, e.decision_function_shape)
+                else:
+                    model = _FoldRegressor(dec[part])
+                for metric, scorer in scorers.items():
+                    out[f"{name}_{metric}"][ci, f] = scorer(model, Xs, ys, **weight)
+            out["fit_time"][ci, f] = r["fit_seconds"][p]
+            out["score_time"][ci, f] = r["score_seconds"][p] + time.perf_counter() - started
+            out["n_iter"][ci] += r["n_iter"][p]
+        out["converged"].extend(r["converged"][point_at[base[s]]:point_at[base[s]] + n_splits * n_c])
+    return out
+
+
+def _run_on_dask(client, plan, X, y, sw, task, native, scorers):
+    """One task per kernel (the settings sharing it, every fold and C): the data goes to the
+    workers once, only the scores come back."""
+    client = _client(client)
+    by_kernel = {}
+    for s, setting in enumerate(plan.settings):
+        by_kernel.setdefault(setting[0][0], []).append(s)
+    shipped = client.scatter([X, y, sw], broadcast=True, hash=False)
+    futures = [client.submit(_run_part, plan, which, *shipped, task, native, scorers, pure=False) for which in by_kernel.values()]
+    parts = client.gather(futures)
+    out = parts[0]
+    for part in parts[1:]:
+        for key, v in part.items():
+            if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+                have = ~np.isnan(v)
+                out[key][have] = v[have]
+            elif key == "n_iter":
+                out[key] = out[key] + v
+            elif key == "converged":
+                out[key] = out[key] + v
+            else:
+                out[key] += v
+    return out
+
+
+def _client(client):
+    try:
+        import distributed
+    except ImportError as e:
+        raise ImportError("backend='dask' needs dask.distributed: pip install 'largemargin[dask]'") from e
+    if client is None:
+        try:
+            return distributed.get_client()
+        except ValueError as e:
+            raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
+    if isinstance(client, str):
+        return distributed.Client(client)
+    return client
+
+
+def _refit_one(est, params, X, y, fit_params):
+    return clone(est).set_params(**params).fit(X, y, **fit_params)
+
+
+def _masked(values, mask):
+    arr = np.ma.MaskedArray(np.empty(len(values), dtype=object), mask=mask)
+    for i, v in enumerate(values):
+        arr[i] = v
+    kinds = {type(v) for v, m in zip(values, mask) if not m}
+    if kinds and all(issubclass(k, (numbers.Real,)) and not issubclass(k, bool) for k in kinds):
+        arr = np.ma.MaskedArray(np.array([v if not m else 0 for v, m in zip(values, mask)]), mask=mask)
+    return arr
+
+
+def _rank(means):
+    if np.isnan(means).all():
+        return np.ones(len(means), dtype=np.int32)
+    filled = np.where(np.isnan(means), np.nanmin(means) - 1, means)
+    return rankdata(-filled, method="min").astype(np.int32)
+
+
+class SVCSearchCV(ClassifierMixin, _SearchCV):
+    """Cross-validated grid search for ``largemargin.SVC``, at cache speed.
+
+    Behaves as ``GridSearchCV(estimator, param_grid, ...)``: the same ``cv_results_`` keys,
+    ``best_params_``, ``best_score_``, ``best_index_``, ``best_estimator_`` (refitted on all the
+    data), ``scorer_``, ``n_splits_``, ``refit_time_``, ``multimetric_``; ``predict`` and friends
+    use ``best_estimator_``. The grid is run in one native call: for each kernel setting one
+    kernel cache over all rows serves every fold and every C, each fold's problem starts from the
+    previous C's solution, and the scores come from decision values computed once per fold.
+
+    Parameters
+    ----------
+    estimator : SVC, default=None
+        The model whose parameters are searched (``SVC()`` if None): its ``tol``, ``cache_size``
+        (the shared cache's budget for the whole search), ``max_iter``, ``shrinking`` and
+        ``selection`` apply to every fit.
+    param_grid : dict or list of dicts, default=None
+        As ``GridSearchCV``'s. The native search varies ``C``, ``kernel``, ``gamma``, ``degree``,
+        ``coef0`` and ``class_weight``; a grid over anything else runs through ``GridSearchCV``
+        (warned). None: ``{"C": [0.1, 1, 10, 100, 1000]}``.
+    scoring : str, callable, list or dict, default=None
+        As ``GridSearchCV``'s (None: accuracy). Scorers see each fold's model through its
+        predictions and ``decision_function`` (one-vs-rest shape for several classes); a scorer
+        that needs ``predict_proba`` needs ``probability=True``, which runs through ``GridSearchCV``.
+    n_jobs : int, default=None
+        Threads of the native search (None: every core). Results do not depend on it.
+    refit : bool, str or callable, default=True
+    cv : int, cross-validation generator or iterable, default=None
+        As ``GridSearchCV``'s (None: 5-fold stratified).
+    verbose : int, default=0
+    error_score : 'raise' or float, default=np.nan
+        Used when the grid runs through ``GridSearchCV``; the native search raises on a failure.
+    return_train_score : bool, default=False
+    c_start : {'auto', 'keep', 'scale', 'cold'}, default='auto'
+        How each C after the first starts: from the previous solution as it is ('keep': feasible,
+        since the box grew), scaled by the ratio of the Cs ('scale': the coefficients at the
+        bound stay there), whichever of the two has the higher dual objective ('auto'; no kernel
+        value is needed to tell), or from zero as an independent fit ('cold', the same models as
+        ``GridSearchCV`` fits).
+    backend : {'threads', 'dask'}, default='threads'
+        'dask': one task per kernel setting on a ``dask.distributed`` cluster (the current client,
+        or ``client``), only scores and the refitted model coming back.
+    client : distributed.Client or str, default=None
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+    best_estimator_ : SVC
+    best_score_ : float
+    best_params_ : dict
+    best_index_ : int
+    n_kernel_evals_ : int
+        Kernel values computed by the whole search (None when it ran through GridSearchCV).
+    search_stats_ : dict
+        Kernel evaluations, rows served from the shared cache and rows computed, SMO iterations.
+    native_ : bool
+        Whether the native search ran (False: GridSearchCV did).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from largemargin import SVC, SVCSearchCV
+    >>> X, y = make_classification(n_samples=300, random_state=0)
+    >>> search = SVCSearchCV(SVC(), {"C": [0.1, 1, 10], "gamma": [0.01, 0.1]}, cv=3).fit(X, y)
+    >>> sorted(search.best_params_)
+    ['C', 'gamma']
+    """
+
+    _estimator_type_ = SVC
+    score = _SearchCV.score  # the search's scorer, not ClassifierMixin's accuracy
+
+
+class SVRSearchCV(RegressorMixin, _SearchCV):
+    """Cross-validated grid search for ``largemargin.SVR``, at cache speed: as ``SVCSearchCV``
+    (see there), with ``epsilon`` among the parameters the native search varies, R^2 as the
+    default score and 5-fold ``KFold`` as the default ``cv``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from largemargin import SVR, SVRSearchCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = X[:, 0] + 0.1 * rng.normal(size=200)
+    >>> search = SVRSearchCV(SVR(), {"C": [1, 10], "epsilon": [0.01, 0.1]}, cv=3).fit(X, y)
+    >>> search.best_score_ > 0.9
+    True
+    """
+
+    _estimator_type_ = SVR
+    score = _SearchCV.score  # the search's scorer, not RegressorMixin's R^2
