@@ -48,3 +48,31 @@ def test_train_a_linear_svm_by_sgd():
     assert "passes until the objective stops improving" in r.stdout
     r = run("train", "--solver", "svmsgd2", "--svr")
     assert r.returncode == 2 and "linear classifiers" in r.stderr
+
+
+def test_search_prints_the_grid_and_the_best_setting(tmp_path):
+    from sklearn.datasets import dump_svmlight_file, make_classification
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    import largemargin as lm
+
+    X, y = make_classification(n_samples=300, n_features=6, random_state=3)
+    path = tmp_path / "d.txt"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    r = run("search", str(path), "-c", "0.5,2^3", "-g", "2^-4,scale", "-v", "4")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    rows = [line.split() for line in lines[2:6]]
+    assert [row[:2] for row in rows] == [["0.5", "0.0625"], ["0.5", "scale"], ["8", "0.0625"], ["8", "scale"]]
+    # the same accuracies as GridSearchCV over the same folds (the file is read one-based: the same X)
+    g = GridSearchCV(lm.SVC(), {"C": [0.5, 8.0], "gamma": [0.0625, "scale"]},
+                     cv=StratifiedKFold(4, shuffle=True, random_state=0)).fit(X, y)
+    np.testing.assert_allclose([float(row[2]) for row in rows], 100 * g.cv_results_["mean_test_score"], atol=0.02)
+    assert lines[-2].startswith("best") and "accuracy" in lines[-2]
+    r = run("search", ABALONE, "--svr", "-c", "1,10", "-g", "0.5", "-p", "0.1,1", "-v", "3")
+    assert r.returncode == 0, r.stderr
+    assert "MSE" in r.stdout and r.stdout.count("\n") == 8
+    r = run("search", str(path), "-c", "1,ten")
+    assert r.returncode == 2 and "'ten' is not a number" in r.stderr
+    r = run("search", str(path), "-v", "1")
+    assert r.returncode == 2 and "-v must be at least 2" in r.stderr

@@ -1,5 +1,5 @@
 """The `largemargin` console command: train, predict and evaluate kernel SVMs on LIBSVM files,
-or on the bundled Adult dataset when no file is given.
+or on the bundled Adult dataset when no file is given; search C and gamma by cross-validation.
 
 A run reads all its files with one index base. `train` reads the training and test files with the
 base given (`--zero-based`/`--one-based`) or, by default, zero-based if either uses feature index
@@ -117,6 +117,65 @@ def _train_linear(args, name, Xtr, ytr, Xte, yte):
     return 0
 
 
+def _values(text, what, parse=float):
+    """A comma-separated list; a value may be written 2^k."""
+    out = []
+    for item in filter(None, (v.strip() for v in text.split(","))):
+        try:
+            out.append(2.0 ** float(item[2:]) if item.startswith("2^") else parse(item))
+        except ValueError:
+            raise ValueError(f"{what}: {item!r} is not a number (nor 2^k)") from None
+    if not out:
+        raise ValueError(f"{what}: no value in {text!r}")
+    return out
+
+
+def _search(args):
+    """Cross-validated grid of C x gamma (x epsilon), one native run for the whole grid."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    from .search import SVCSearchCV, SVRSearchCV
+
+    (X, y), = read_files([args.data], None, args.zero_based, np.float64)[0]
+    if len(y) == 0:
+        raise ValueError(f"{args.data}: no examples")
+    if args.folds < 2:
+        raise ValueError(f"-v must be at least 2, got {args.folds}")
+    grid = {"C": _values(args.C, "-c"), "gamma": _values(args.gamma, "-g", _gamma)}
+    base = dict(kernel=args.kernel, degree=args.degree, coef0=args.coef0, tol=args.tol, cache_size=args.cache_size)
+    if args.svr:
+        grid["epsilon"] = _values(args.epsilon, "-p")
+        search = SVRSearchCV(SVR(**base), grid, scoring="neg_mean_squared_error", refit=False,
+                             cv=KFold(args.folds, shuffle=True, random_state=args.seed), n_jobs=args.n_jobs)
+    else:
+        search = SVCSearchCV(SVC(**base), grid, refit=False, n_jobs=args.n_jobs,
+                             cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed))
+    n_points = len(grid["C"]) * len(grid["gamma"]) * len(grid.get("epsilon", [0]))
+    print(f"searching {n_points} settings x {args.folds} folds on {args.data}: {X.shape[0]} examples, kernel={args.kernel}")
+    t = time.perf_counter()
+    try:
+        search.fit(X, y)
+    except ValueError as e:
+        raise ValueError(f"{args.data}: {e}") from None
+    elapsed = time.perf_counter() - t
+    r = search.cv_results_
+    keys = [k for k in ("C", "gamma", "epsilon") if k in grid]
+    score = "MSE" if args.svr else "accuracy %"
+    print("  ".join(f"{k:>10}" for k in keys) + f"  {score:>12}  {'std':>8}")
+    for i, params in enumerate(r["params"]):
+        mean, std = r["mean_test_score"][i], r["std_test_score"][i]
+        shown = (-mean, std) if args.svr else (100 * mean, 100 * std)
+        print("  ".join(f"{params[k]:>10g}" if not isinstance(params[k], str) else f"{params[k]:>10}" for k in keys)
+              + f"  {shown[0]:>12.4f}  {shown[1]:>8.4f}")
+    best = int(np.argmin(r["rank_test_score"]))
+    mean = r["mean_test_score"][best]
+    shown = f"MSE {-mean:.6g}" if args.svr else f"accuracy {100 * mean:.4f} %"
+    print("best            " + ", ".join(f"{k}={r['params'][best][k]}" for k in keys) + f": {shown}")
+    print(f"time            {elapsed:.2f} s, {search.n_kernel_evals_:,} kernel evaluations" if search.native_
+          else f"time            {elapsed:.2f} s")
+    return 0
+
+
 def _model_and_data(model_path, data_path):
     """A saved model and a data file, indices matched as written (as svm-predict matches them):
     both are read zero-based, so that index i is column i in both."""
@@ -190,6 +249,25 @@ def build_parser():
     ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file (indices matched as written)")
     ev.add_argument("model")
     ev.add_argument("data")
+    se = sub.add_parser("search", help="cross-validated grid search of C and gamma (as LIBSVM's grid.py, one process)")
+    se.add_argument("data", help="training file in LIBSVM format (.gz/.bz2 ok)")
+    base = se.add_mutually_exclusive_group()
+    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
+                      help="feature indices start at 0 (default: 0 if the file uses index 0, else 1)")
+    base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
+                      help="feature indices start at 1")
+    se.add_argument("-c", "--C", default="0.1,1,10,100,1000", help="values of C, comma-separated; 2^k allowed (default 0.1,1,10,100,1000)")
+    se.add_argument("-g", "--gamma", default="scale", help="values of gamma, comma-separated; 2^k, 'scale' and 'auto' allowed (default scale)")
+    se.add_argument("-p", "--epsilon", default="0.1", help="--svr: values of epsilon, comma-separated (default 0.1)")
+    se.add_argument("-v", "--folds", type=int, default=5, help="folds (default 5; stratified for classification)")
+    se.add_argument("--seed", type=int, default=0, help="the folds' shuffle (default 0)")
+    se.add_argument("--svr", action="store_true", help="epsilon-SVR (scored by mean squared error) instead of C-SVC (accuracy)")
+    se.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
+    se.add_argument("-d", "--degree", type=int, default=3)
+    se.add_argument("-r", "--coef0", type=float, default=0.0)
+    se.add_argument("-e", "--tol", type=float, default=1e-3)
+    se.add_argument("--cache-size", type=float, default=200, help="kernel cache for the whole search, in MB")
+    se.add_argument("-j", "--n-jobs", type=int, default=None, help="threads (default: all cores)")
     sub.add_parser("plugins", help="list the installed plugins and what each registers")
     return p
 
@@ -232,6 +310,8 @@ def main(argv=None):
             return _predict(args)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "search":
+            return _search(args)
         if args.command == "plugins":
             return _plugins(args)
     except KeyboardInterrupt:
