@@ -87,15 +87,17 @@ pub fn cross_validate_svm<'py>(
     let width = if n_classes > 2 { n_classes } else { 1 };
     let decisions = PyList::empty(py);
     let predicted = PyList::empty(py);
-    let points = &result.points;
-    for p in points {
-        let rows = p.decision.len() / width;
+    let mut points = result.points;
+    for p in points.iter_mut() {
+        // (moved, not copied: a grid's decision values can be tens of MB)
+        let decision = std::mem::take(&mut p.decision);
+        let rows = decision.len() / width;
         decisions.append(if width > 1 {
-            matrix_array(py, p.decision.clone(), rows, width)?
+            matrix_array(py, decision, rows, width)?
         } else {
-            PyArray1::from_vec(py, p.decision.clone()).into_any()
+            PyArray1::from_vec(py, decision).into_any()
         })?;
-        predicted.append(usize_array(py, &p.predicted))?;
+        predicted.append(usize_array(py, &std::mem::take(&mut p.predicted)))?;
     }
     d.set_item("decision", decisions)?;
     d.set_item("predicted", predicted)?;

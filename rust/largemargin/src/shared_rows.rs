@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 const NIL: usize = usize::MAX;
+const ROUND: usize = 64;
 
 struct Node {
     key: u64,
@@ -75,29 +76,39 @@ impl SharedRows {
         Some(inner.nodes[at].row.clone())
     }
 
-    /// The row at `position` of `domain`, computed by `fill` (outside the lock, so other threads
-    /// go on meanwhile) if not cached. Two threads missing the same row both compute it; the
+    /// The row at `position` of `domain` (at least `len` entries), computed by `fill` (outside
+    /// the lock, so other threads go on meanwhile) if not cached. Two threads missing the same row both compute it; the
     /// first to finish is kept.
     pub fn row(&self, domain: usize, position: usize, len: usize, fill: impl FnOnce(&mut [f32])) -> Arc<[f32]> {
-        if let Some(row) = self.get(domain, position) {
-            return row;
-        }
-        let mut values = vec![0.0f32; len];
-        fill(&mut values);
-        let row: Arc<[f32]> = values.into();
         let key = self.key(domain, position);
+        // stored a little longer than asked (a multiple of 64 entries): rows of near lengths (a
+        // one-vs-one pair's) then recycle each other's storage
+        let len = len.div_ceil(ROUND) * ROUND;
+        let recycled = {
+            let mut inner = self.lock();
+            if let Some(&at) = inner.slots.get(&key) {
+                inner.unlink(at);
+                inner.push_front(at);
+                inner.hits += 1;
+                return inner.nodes[at].row.clone();
+            }
+            inner.misses += 1;
+            // room for the new row, in the storage of an evicted row of its length if one is free
+            // (rows come and go by the thousand: reusing their memory keeps the heap from
+            // fragmenting over the threads' arenas)
+            self.make_room(&mut inner, len)
+        };
+        let mut row = recycled.unwrap_or_else(|| std::iter::repeat_n(0.0f32, len).collect());
+        fill(Arc::get_mut(&mut row).expect("a new or recycled row has no other owner"));
         let mut inner = self.lock();
-        inner.misses += 1;
         if let Some(&at) = inner.slots.get(&key) {
             return inner.nodes[at].row.clone();
         }
         if len > self.budget {
             return row; // not even one row fits: served, not kept
         }
-        while inner.used + len > self.budget && inner.tail != NIL {
-            let victim = inner.tail;
-            inner.evict(victim);
-        }
+        // (other rows may have come in meanwhile)
+        drop(self.make_room(&mut inner, len));
         let node = Node { key, row: row.clone(), prev: NIL, next: NIL };
         let at = match inner.free.pop() {
             Some(at) => {
@@ -113,6 +124,20 @@ impl SharedRows {
         inner.used += len;
         inner.push_front(at);
         row
+    }
+
+    /// Evicts rows from the LRU tail until a row of `len` entries fits; returns the storage of
+    /// an evicted row of that length nobody else holds, if any.
+    fn make_room(&self, inner: &mut Inner, len: usize) -> Option<Arc<[f32]>> {
+        let mut kept = None;
+        while inner.used + len > self.budget && inner.tail != NIL {
+            let victim = inner.tail;
+            let mut row = inner.evict(victim);
+            if kept.is_none() && row.len() == len && Arc::get_mut(&mut row).is_some() {
+                kept = Some(row);
+            }
+        }
+        kept
     }
 
     pub fn stats(&self) -> RowStats {
@@ -151,13 +176,14 @@ impl Inner {
         }
         self.head = at;
     }
-    fn evict(&mut self, at: usize) {
+    /// Removes the row at node `at`, returning it.
+    fn evict(&mut self, at: usize) -> Arc<[f32]> {
         self.unlink(at);
         let key = self.nodes[at].key;
         self.slots.remove(&key);
         self.used -= self.nodes[at].row.len();
-        self.nodes[at].row = Arc::from(Vec::new());
         self.free.push(at);
+        std::mem::replace(&mut self.nodes[at].row, Arc::from(Vec::new()))
     }
 }
 
@@ -167,11 +193,11 @@ mod tests {
 
     #[test]
     fn rows_are_computed_once_and_evicted_least_recent_first() {
-        // room for three rows of 10 entries
-        let rows = SharedRows::new(2, 3 * 10 * 4);
+        // room for three rows of 64 entries
+        let rows = SharedRows::new(2, 3 * 64 * 4);
         let mut computed = 0;
         let mut get = |d: usize, p: usize| {
-            rows.row(d, p, 10, |out| {
+            rows.row(d, p, 64, |out| {
                 computed += 1;
                 out.fill((d * 100 + p) as f32)
             })[0]
@@ -185,13 +211,13 @@ mod tests {
         assert_eq!(get(1, 1), 101.0); // computed again
         assert_eq!(computed, 5);
         assert_eq!(rows.stats(), RowStats { hits: 2, misses: 5 });
-        assert_eq!(rows.used_bytes(), 3 * 10 * 4);
+        assert_eq!(rows.used_bytes(), 3 * 64 * 4);
     }
 
     #[test]
     fn a_row_larger_than_the_budget_is_served_but_not_kept() {
         let rows = SharedRows::new(1, 16);
-        assert_eq!(rows.row(0, 0, 10, |out| out.fill(7.0)).len(), 10);
+        assert_eq!(rows.row(0, 0, 10, |out| out.fill(7.0)).len(), 64);
         assert!(rows.get(0, 0).is_none());
         assert_eq!(rows.used_bytes(), 0);
     }
@@ -211,6 +237,6 @@ mod tests {
             }
         });
         assert!(rows.stats().misses >= 50);
-        assert!(rows.used_bytes() <= 50 * 32 * 4);
+        assert!(rows.used_bytes() <= 50 * 64 * 4);
     }
 }

@@ -27,7 +27,7 @@ impl SharedSource<'_> {
     pub fn row(&self, engine: &KernelEngine, position: usize) -> Arc<[f32]> {
         let members = self.members;
         self.rows.row(self.domain, position, members.len(), |out| {
-            engine.row_split(members[position], members, out, Split::Pool)
+            engine.row_split(members[position], members, &mut out[..members.len()], Split::Pool)
         })
     }
     /// `out[k]` = entry `targets[k]` (domain positions) of the domain row at `position`.
