@@ -107,6 +107,8 @@ def problem(family):
                                      max_epochs=10_000, early_stopping=False), *dense(60_000, 50))
     if family == "mlp_nilsson":
         return lm.NilssonMLPClassifier(hidden_units=501, max_epochs=10_000, early_stopping=False), *dense(60_000, 50)
+    if family == "search":
+        return lm.SVCSearchCV(lm.SVC(cache_size=10), {"C": [100, 1000], "gamma": [0.01, 0.1]}, cv=3), *dense(60_000, 50)
     if family == "mixture":
         from largemargin.datasets import make_forest_like
 
@@ -116,7 +118,7 @@ def problem(family):
 
 
 FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "svc_predict", "python_kernel", "sgd", "python_loss",
-            "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture"]
+            "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture", "search"]
 
 def measure(family, delay=1.5, timeout=120):
     """Runs the family's fit in a child process, sends SIGINT `delay` seconds after READY, and

@@ -63,6 +63,8 @@ def fit_wide(estimator, classes=2):
 @pytest.mark.parametrize("estimator, classes", [
     ("lm.SVC()", 2), ("lm.SVC(solver='isda')", 2), ("lm.LaSVM()", 2), ("lm.Huller()", 2),
     ("lm.KernelPerceptron()", 2), ("lm.LaRankClassifier()", 10),
+    # (one kernel: its rows of 3 pairs are at most 2,000 x 1,333 values, 11 MB)
+    ("lm.SVCSearchCV(lm.SVC(gamma=0.5), {'C': [1.0, 10.0]}, cv=3)", 3),
 ])
 def test_kernel_solvers_on_wide_sparse_data_stay_small(estimator, classes):
     # 2,000 examples: O(n) state and a few kernel rows are well under 1 MB each; the default
@@ -116,7 +118,8 @@ print(json.dumps(measure(eval(sys.argv[1]), X, y)))
 
 @pytest.mark.skipif(not LINUX, reason="reads /proc")
 @pytest.mark.parametrize("estimator", ["lm.LaSVM(cache_size=300)", "lm.SVC(cache_size=300)",
-                                       "lm.Huller(cache_size=300)"])
+                                       "lm.Huller(cache_size=300)",
+                                       "lm.SVCSearchCV(lm.SVC(cache_size=300), {'C': [0.5, 2.0]}, cv=3)"])
 def test_the_cache_budget_is_kept_and_given_back(estimator):
     # 20,000 x 20: the cache fills its 300 MB; afterwards the freed rows go back to the system
     # (they stayed in the allocator's arenas: 454 MB of a 500 MB LaSVM cache after the fit)

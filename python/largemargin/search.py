@@ -390,7 +390,6 @@ class _Plan:
                     break
             else:
                 groups.append((others, [ci]))
-        fold_rows = [X[train] for train, _ in splits]
         for others, members in groups:
             e = clone(est).set_params(**others)
             e._check_params()
@@ -398,8 +397,9 @@ class _Plan:
             for ci in members:
                 self.where[ci] = (len(self.settings), cs.index(float(candidates[ci].get("C", est.C))))
             kernels = []
-            for rows in fold_rows if e.gamma == "scale" else fold_rows[:1]:
-                e._gamma = e._resolve_gamma(rows) if e._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
+            for train, _ in splits if e.gamma == "scale" else splits[:1]:
+                # (gamma='scale' from each fold's training rows, as a fit on them)
+                e._gamma = e._resolve_gamma(X[train]) if e._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
                 kernel, gamma, coef0, degree = e._kernel_args()
                 key = (repr(kernel), gamma, coef0, degree)
                 if key not in kernel_at:
