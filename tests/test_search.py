@@ -177,6 +177,18 @@ def test_bad_parameters_are_refused(binary):
         lm.SVCSearchCV().fit(X, np.zeros(len(y)))
 
 
+def test_a_failed_fit_leaves_the_search_as_it_was(binary):
+    X, y = binary
+    s = lm.SVCSearchCV(param_grid={"C": [1.0, 10.0]}, cv=3).fit(X, y)
+    before = dict(s.cv_results_)
+    with pytest.raises(ValueError):
+        s.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        s.fit(np.where(X > 2, np.inf, X), y)
+    assert s.cv_results_.keys() == before.keys() and s.best_params_ in before["params"]
+    np.testing.assert_array_equal(s.cv_results_["mean_test_score"], before["mean_test_score"])
+
+
 def test_refit_false_and_pickling(binary):
     X, y = binary
     s = lm.SVCSearchCV(param_grid={"C": [1.0, 10.0]}, refit=False).fit(X, y)

@@ -210,17 +210,21 @@ def _eval(args):
     return 0
 
 
+def _index_base_options(parser, files):
+    base = parser.add_mutually_exclusive_group()
+    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
+                      help=f"feature indices start at 0 (default: 0 if {files} index 0, else 1)")
+    base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
+                      help="feature indices start at 1")
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="largemargin", description="Large-scale SVMs with a Rust core.")
     sub = p.add_subparsers(dest="command")
     t = sub.add_parser("train", help="train an SVM (on the bundled Adult data when no file is given)")
     t.add_argument("data", nargs="?", help="training file in LIBSVM format (.gz/.bz2 ok)")
     t.add_argument("--test", help="test file to report the error on (read with the training file's index base)")
-    base = t.add_mutually_exclusive_group()
-    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
-                      help="feature indices start at 0 (default: 0 if either file uses index 0, else 1)")
-    base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
-                      help="feature indices start at 1")
+    _index_base_options(t, "either file uses")
     t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format, the data's index base)")
     t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
     t.add_argument("--solver", default="smo", choices=["smo", "lasvm", *_LINEAR_SOLVERS],
@@ -251,11 +255,7 @@ def build_parser():
     ev.add_argument("data")
     se = sub.add_parser("search", help="cross-validated grid search of C and gamma (as LIBSVM's grid.py, one process)")
     se.add_argument("data", help="training file in LIBSVM format (.gz/.bz2 ok)")
-    base = se.add_mutually_exclusive_group()
-    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
-                      help="feature indices start at 0 (default: 0 if the file uses index 0, else 1)")
-    base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
-                      help="feature indices start at 1")
+    _index_base_options(se, "the file uses")
     se.add_argument("-c", "--C", default="0.1,1,10,100,1000", help="values of C, comma-separated; 2^k allowed (default 0.1,1,10,100,1000)")
     se.add_argument("-g", "--gamma", default="scale", help="values of gamma, comma-separated; 2^k, 'scale' and 'auto' allowed (default scale)")
     se.add_argument("-p", "--epsilon", default="0.1", help="--svr: values of epsilon, comma-separated (default 0.1)")

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native, _ovo
 from . import mixture_experts as mx
 from ._arrays import scale_gamma, variance
-from ._base import _ovr_from_ovo
+from ._base import _ovr_from_ovo, dask_client, without_client
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection
@@ -97,26 +97,7 @@ class _MixtureBase(BaseEstimator):
                 raise ValueError("a Dask array or dataframe needs backend='dask'")
             threads = self._threads() if self.n_experts == "auto" else min(self._threads(), self.n_experts)
             return ThreadBackend(X, y, threads)
-        try:
-            import distributed
-        except ImportError as e:
-            raise ImportError("backend='dask' needs dask.distributed: pip install 'largemargin[dask]'") from e
-        client, own = self.client, False
-        if client is None:
-            try:
-                client = distributed.get_client()
-            except ValueError as e:
-                raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
-        elif isinstance(client, str):
-            try:
-                client, own = distributed.Client(client, set_as_default=False), True
-            except OSError as e:
-                raise ValueError(f"cannot reach the Dask scheduler at client={client!r}: {e}") from e
-        elif not isinstance(client, distributed.Client):
-            raise ValueError(f"client must be a dask.distributed Client, a scheduler address or None, got {client!r}")
-        if getattr(client, "status", "running") != "running":
-            raise ValueError(f"the Dask client {client!r} is {client.status}: pass a running Client or a scheduler "
-                             "address")
+        client, own = dask_client(self.client)
         try:
             return DaskBackend(client, X, y, own_client=own)
         except BaseException:
@@ -376,11 +357,7 @@ class _MixtureBase(BaseEstimator):
         return new
 
     def __getstate__(self):
-        # a live Client cannot travel; the unpickled estimator refits on the current client
-        state = dict(super().__getstate__())
-        if not (state.get("client") is None or isinstance(state["client"], str)):
-            state["client"] = None
-        return state
+        return without_client(super().__getstate__())
 
 
 class MixtureSVC(ClassifierMixin, _MixtureBase):

@@ -32,7 +32,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _native
 from ._arrays import canonical_csr, is_sparse, to_native
+from ._base import dask_client, without_client
 from ._checks import check_n_jobs
+from ._guard import unchanged_on_failure
 from .svm import SVC, SVR
 
 # Grid parameters the native search varies; a grid over anything else goes to GridSearchCV.
@@ -183,6 +185,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
 
     # --- fitting ----------------------------------------------------------------------------
 
+    @unchanged_on_failure
     def fit(self, X, y=None, *, groups=None, sample_weight=None):
         """Scores every candidate of the grid by cross-validation, then refits the best on all of
         X (n_samples, n_features; sparse allowed) and y. ``sample_weight`` weights the training
@@ -222,19 +225,27 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             selection=est.selection, warm_start=self.c_start, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         plan.score_weight = sw if sample_weight is not None and _scorers_take_weights(scorers, self) else None
-        if self.backend == "dask":
-            outcome = _run_on_dask(self.client, plan, Xv, yv, sw, task, native, scorers)
-        else:
-            outcome = _run_part(plan, range(len(plan.settings)), Xv, yv, sw, task, native, scorers)
-        self._store_results(plan, outcome, scorers)
+        client, own = dask_client(self.client) if self.backend == "dask" else (None, False)
+        try:
+            if client is not None:
+                outcome = _run_on_dask(client, plan, Xv, yv, sw, task, native, scorers)
+            else:
+                outcome = _run_part(plan, range(len(plan.settings)), Xv, yv, sw, task, native, scorers)
+            self._store_results(plan, outcome, scorers)
+            self._warn_unconverged(outcome, est)
+            self._refit(est, X, y, sample_weight, client)
+        finally:
+            if own:
+                client.close()
+        return self
+
+    def _warn_unconverged(self, outcome, est):
         if not all(outcome["converged"]):
             warnings.warn(
                 f"Solver terminated early (max_iter={est.max_iter}) for some candidates and folds. Consider "
                 "pre-processing your data with StandardScaler or MinMaxScaler.",
-                ConvergenceWarning, stacklevel=2,
+                ConvergenceWarning, stacklevel=4,
             )
-        self._refit(est, X, y, sample_weight)
-        return self
 
     def _fit_with_gridsearch(self, est, X, y, groups, sample_weight):
         search = GridSearchCV(
@@ -295,7 +306,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         metric = self.refit if self.multimetric_ else "score"
         return int(self.cv_results_[f"rank_test_{metric}"].argmin())
 
-    def _refit(self, est, X, y, sample_weight):
+    def _refit(self, est, X, y, sample_weight, client):
         if self.refit is False:
             return
         self.best_index_ = self._best_index()
@@ -305,18 +316,14 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             self.best_score_ = float(self.cv_results_[f"mean_test_{metric}"][self.best_index_])
         started = time.perf_counter()
         params = {} if sample_weight is None else {"sample_weight": sample_weight}
-        if self.backend == "dask":
-            self.best_estimator_ = _client(self.client).submit(_refit_one, est, self.best_params_, X, y, params, pure=False).result()
+        if client is not None:
+            self.best_estimator_ = client.submit(_refit_one, est, self.best_params_, X, y, params, pure=False).result()
         else:
             self.best_estimator_ = _refit_one(est, self.best_params_, X, y, params)
         self.refit_time_ = time.perf_counter() - started
 
     def __getstate__(self):
-        # a live Client cannot travel; the unpickled estimator searches on the current client
-        state = dict(super().__getstate__())
-        if not (state.get("client") is None or isinstance(state["client"], str)):
-            state["client"] = None
-        return state
+        return without_client(super().__getstate__())
 
     # --- the refitted model ---------------------------------------------------------------
 
@@ -520,7 +527,6 @@ def _run_part(plan, which, X, y, sw, task, native, scorers):
 def _run_on_dask(client, plan, X, y, sw, task, native, scorers):
     """One task per kernel (the settings sharing it, every fold and C): the data goes to the
     workers once, only the scores come back."""
-    client = _client(client)
     by_kernel = {}
     for s, setting in enumerate(plan.settings):
         by_kernel.setdefault(setting[0][0], []).append(s)
@@ -540,21 +546,6 @@ def _run_on_dask(client, plan, X, y, sw, task, native, scorers):
             else:
                 out[key] += v
     return out
-
-
-def _client(client):
-    try:
-        import distributed
-    except ImportError as e:
-        raise ImportError("backend='dask' needs dask.distributed: pip install 'largemargin[dask]'") from e
-    if client is None:
-        try:
-            return distributed.get_client()
-        except ValueError as e:
-            raise ValueError("backend='dask' needs a dask.distributed Client: pass client= or create one first") from e
-    if isinstance(client, str):
-        return distributed.Client(client)
-    return client
 
 
 def _refit_one(est, params, X, y, fit_params):
