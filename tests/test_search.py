@@ -80,6 +80,18 @@ def test_warm_starts_score_within_the_solver_tolerance(three, c_start):
         assert ours.n_iter_.sum() <= cold.n_iter_.sum()
 
 
+def test_multiclass_scorers_reading_decision_values(three):
+    """Accuracy alone keeps only the votes; a scorer reading decision_function, or break_ties, gets the
+    one-vs-rest scores of every model."""
+    X, y = three
+    ovr = lambda est, X, y: float(np.mean(np.argmax(est.decision_function(X), axis=1) == y))  # noqa: E731
+    for est, scoring in [(lm.SVC(), {"acc": "accuracy", "ovr": ovr}), (lm.SVC(break_ties=True), None)]:
+        kw = dict(cv=CV, scoring=scoring, refit="acc" if scoring else True)
+        ours = lm.SVCSearchCV(est, GRID, c_start="cold", **kw).fit(X, y)
+        theirs = GridSearchCV(est, GRID, **kw).fit(X, y)
+        same_results(ours, theirs)
+
+
 def test_train_scores_multimetric_and_callable_scorers(binary):
     X, y = binary
     scoring = {"acc": "accuracy", "auc": "roc_auc", "bal": "balanced_accuracy",

@@ -355,6 +355,7 @@ def cross_validate_svm(
     warm_start: str,  # "auto" | "keep" | "scale" | "cold"
     n_jobs: int | None,
     verbose: bool,
+    ovr_scores: bool = True,  # more than two classes: keep the one-vs-rest scores (else decision is empty)
 ) -> CrossValidateResult: ...
 def decision_function(
     x: _NativeMatrix,

@@ -59,7 +59,8 @@ class _FoldClassifier(ClassifierMixin, BaseEstimator):
         return self.classes
 
     def _rows(self, X):
-        if (X.shape[0] if hasattr(X, "shape") else len(X)) != len(self.decision):
+        rows = len(self.decision) if len(self.classes) == 2 else len(self.predicted)
+        if (X.shape[0] if hasattr(X, "shape") else len(X)) != rows:
             raise ValueError("a search model answers for the rows of its fold only")
 
     def predict(self, X):
@@ -77,6 +78,8 @@ class _FoldClassifier(ClassifierMixin, BaseEstimator):
         self._rows(X)
         if len(self.classes) == 2:
             return -self.decision
+        if self.decision.ndim != 2:
+            raise RuntimeError("the search kept no one-vs-rest scores: it found that no scorer reads them")
         if self.decision_function_shape == "ovo":
             raise ValueError("the search scores one-vs-rest decision values: set decision_function_shape='ovr'")
         return self.decision
@@ -225,6 +228,9 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             selection=est.selection, warm_start=self.c_start, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         plan.score_weight = sw if sample_weight is not None and _scorers_take_weights(scorers, self) else None
+        # one-vs-rest scores of every model (n_classes values per test row) only for scorers that may read them
+        native["ovr_scores"] = bool(getattr(est, "break_ties", False)) or not all(
+            _predicts_only(s, self.scoring) for s in scorers.values())
         client, own = dask_client(self.client) if self.backend == "dask" else (None, False)
         try:
             if client is not None:
@@ -432,6 +438,12 @@ class _Plan:
 
     def native_settings(self, which):
         return [tuple(self.settings[s][:4]) for s in which]
+
+
+def _predicts_only(scorer, scoring):
+    """Whether a scorer reads the models' predictions only (accuracy and its kind, and the
+    estimator's own score, which is accuracy); a callable might read anything."""
+    return scoring is None or getattr(scorer, "_response_method", None) == "predict"
 
 
 def _scorers_take_weights(scorers, search):

@@ -32,13 +32,14 @@ fn indices(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
 /// list of one entry meaning every fold's; `folds`: (train, eval) index arrays. Classification if `classes` (class indices) is given, else regression on
 /// `targets`. Points are returned setting-major, then fold, then C.
 #[pyfunction]
-#[pyo3(signature = (x, *, classes=None, n_classes=0, targets=None, sample_weight, kernels, settings, folds, tol, shrinking, cache_size, max_iter, selection, warm_start, n_jobs, verbose))]
+#[pyo3(signature = (x, *, classes=None, n_classes=0, targets=None, sample_weight, kernels, settings, folds, tol, shrinking, cache_size, max_iter, selection, warm_start, n_jobs, verbose, ovr_scores=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn cross_validate_svm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, classes: Option<PyReadonlyArray1<'py, i64>>, n_classes: usize,
     targets: Option<PyReadonlyArray1<'py, f64>>, sample_weight: PyReadonlyArray1<'py, f64>,
     kernels: &Bound<'py, PyList>, settings: &Bound<'py, PyList>, folds: &Bound<'py, PyList>, tol: f64, shrinking: bool,
     cache_size: f64, max_iter: i64, selection: &str, warm_start: &str, n_jobs: Option<i64>, verbose: bool,
+    ovr_scores: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut specs: Vec<KernelSpec> = Vec::new();
     for k in kernels.iter() {
@@ -69,6 +70,7 @@ pub fn cross_validate_svm<'py>(
         selection: convert::smo_selection(selection)?,
         cache_bytes: cache_bytes(cache_size)?,
         warm_start: warm_start_of(warm_start)?,
+        ovr_scores,
     };
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -84,7 +86,7 @@ pub fn cross_validate_svm<'py>(
         cross_validate(&xv, task, sw, &specs, &plan_settings, &plan_folds, &params, ctl)
     })?;
     let d = PyDict::new(py);
-    let width = if n_classes > 2 { n_classes } else { 1 };
+    let width = if n_classes > 2 && ovr_scores { n_classes } else { 1 };
     let decisions = PyList::empty(py);
     let predicted = PyList::empty(py);
     let mut points = result.points;

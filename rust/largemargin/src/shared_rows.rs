@@ -39,6 +39,8 @@ pub struct SharedRows {
     /// Budget in f32 entries.
     budget: usize,
     domains: usize,
+    /// Every row's length, if fixed (`with_row_len`).
+    row_len: Option<usize>,
 }
 
 /// What the rows served: requests answered from the cache, and rows computed.
@@ -53,7 +55,15 @@ impl SharedRows {
     pub fn new(domains: usize, bytes: usize) -> Self {
         assert!(domains < 1 << 24, "at most 2^24 domains");
         let inner = Inner { head: NIL, tail: NIL, ..Default::default() };
-        SharedRows { inner: Mutex::new(inner), budget: bytes / std::mem::size_of::<f32>(), domains }
+        SharedRows { inner: Mutex::new(inner), budget: bytes / std::mem::size_of::<f32>(), domains, row_len: None }
+    }
+
+    /// Every row stored `len` entries long, whatever its domain's length (at most that): any evicted
+    /// row's storage then serves the next row, so that domains of many lengths (the class pairs of
+    /// a one-vs-one problem) do not fragment the heap. The budget counts the stored length.
+    pub fn with_row_len(mut self, len: usize) -> Self {
+        self.row_len = Some(len);
+        self
     }
 
     fn key(&self, domain: usize, position: usize) -> u64 {
@@ -83,7 +93,13 @@ impl SharedRows {
         let key = self.key(domain, position);
         // stored a little longer than asked (a multiple of 64 entries): rows of near lengths (a
         // one-vs-one pair's) then recycle each other's storage
-        let len = len.div_ceil(ROUND) * ROUND;
+        let len = match self.row_len {
+            Some(fixed) => {
+                assert!(len <= fixed, "a row of {len} entries where rows hold {fixed}");
+                fixed
+            }
+            None => len.div_ceil(ROUND) * ROUND,
+        };
         let recycled = {
             let mut inner = self.lock();
             if let Some(&at) = inner.slots.get(&key) {
@@ -212,6 +228,16 @@ mod tests {
         assert_eq!(computed, 5);
         assert_eq!(rows.stats(), RowStats { hits: 2, misses: 5 });
         assert_eq!(rows.used_bytes(), 3 * 64 * 4);
+    }
+
+    #[test]
+    fn rows_of_a_fixed_length_recycle_each_other() {
+        let rows = SharedRows::new(3, 2 * 100 * 4).with_row_len(100);
+        for p in 0..10 {
+            let r = rows.row(p % 3, p, 30 + 20 * (p % 3), |out| out[..30].fill(p as f32));
+            assert_eq!((r.len(), r[0]), (100, p as f32));
+        }
+        assert_eq!(rows.used_bytes(), 2 * 100 * 4);
     }
 
     #[test]

@@ -82,6 +82,9 @@ pub struct SearchParams {
     pub cache_bytes: usize,
     /// How each C after the first starts.
     pub warm_start: WarmStart,
+    /// More than two classes: keep every model's one-vs-rest scores on its eval rows (n_classes
+    /// values a row, for scorers that read them); else only the classes voted.
+    pub ovr_scores: bool,
 }
 
 /// Where the problem for the next (larger) C starts.
@@ -108,6 +111,7 @@ impl Default for SearchParams {
             selection: Selection::SecondOrder,
             cache_bytes: 200 << 20,
             warm_start: WarmStart::Auto,
+            ovr_scores: true,
         }
     }
 }
@@ -117,7 +121,8 @@ impl Default for SearchParams {
 pub struct SearchPoint {
     /// Per eval row: one value (two classes: LIBSVM's sign, positive for class 0; regression: the
     /// prediction), or for more classes `n_classes` one-vs-rest scores (votes plus a confidence
-    /// below one half, as a one-vs-one model's `decision_function` gives them), row-major.
+    /// below one half, as a one-vs-one model's `decision_function` gives them), row-major; for
+    /// more classes, empty unless `SearchParams::ovr_scores`.
     pub decision: Vec<f64>,
     /// More than two classes: the class each eval row is voted into (ties to the lowest index).
     pub predicted: Vec<usize>,
@@ -171,7 +176,9 @@ pub fn cross_validate(
     // a fifth for the running chains' own rows, the rest for the rows they all share (measured on
     // adult, ijcnn1 and letter: a tenth to a half of the budget local, a fifth was best on all)
     let local_bytes = row_bytes / 5 / workers;
-    let rows = SharedRows::new(kernels.len() * problem.domains.len(), row_bytes - local_bytes * workers);
+    let longest = problem.domains.iter().map(Vec::len).max().unwrap_or(0);
+    let rows =
+        SharedRows::new(kernels.len() * problem.domains.len(), row_bytes - local_bytes * workers).with_row_len(longest);
     let plan =
         Plan { problem: &problem, engines: &engines, rows: &rows, settings, folds, params, eval_bytes, local_bytes };
 
@@ -549,8 +556,9 @@ impl Plan<'_, '_> {
         };
         let m = fold.eval.len();
         let width = if classes > 0 { classes } else { 1 };
+        let ovr = classes == 0 || self.params.ovr_scores;
         for point in points.iter_mut() {
-            point.decision = vec![0.0; m * width];
+            point.decision = vec![0.0; if ovr { m * width } else { 0 }];
             if classes > 0 {
                 point.predicted = vec![0; m];
             }
@@ -601,7 +609,7 @@ impl Plan<'_, '_> {
                     // most votes, the lowest class among equals
                     let best = (0..classes).fold(0, |best, j| if v[j] > v[best] { j } else { best });
                     point.predicted[t0 + t] = best;
-                    for j in 0..classes {
+                    for j in (0..classes).filter(|_| ovr) {
                         point.decision[(t0 + t) * width + j] = v[j] as f64 + c[j] / (3.0 * (c[j].abs() + 1.0));
                     }
                 }

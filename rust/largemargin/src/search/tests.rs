@@ -177,6 +177,13 @@ fn results_do_not_depend_on_threads_or_cache() {
             assert_eq!(a.n_iter, b.n_iter);
         }
     }
+    // without the one-vs-rest scores: the same votes
+    let params = SearchParams { ovr_scores: false, ..Default::default() };
+    let votes_only = search(&x, d, task, &[0.2, 1.0, 5.0], &[1.0, 10.0], &f, &params);
+    for (a, b) in one.points.iter().zip(&votes_only.points) {
+        assert!(b.decision.is_empty());
+        assert_eq!(a.predicted, b.predicted);
+    }
     // shared rows: fewer kernel values than the sum of independent fits would compute
     assert!(one.rows.hits > 0);
 }
