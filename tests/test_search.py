@@ -183,9 +183,15 @@ def test_bad_parameters_are_refused(binary):
         lm.SVCSearchCV(param_grid={"C": [1.0, -1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="gamma"):
         lm.SVCSearchCV(param_grid={"C": [1.0], "gamma": ["wide"]}).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before any fallback to GridSearchCV
+        with pytest.raises(ValueError, match="Invalid parameter 'Gamma'"):
+            lm.SVCSearchCV(param_grid={"C": [1.0], "Gamma": [0.1]}).fit(X, y)
+    with pytest.raises(ValueError, match="epsilon must be"):
+        lm.SVRSearchCV(param_grid={"C": [1.0], "epsilon": ["a"]}).fit(X, X[:, 0])
     with pytest.raises(ValueError, match="NaN|infinity"):
         lm.SVCSearchCV().fit(np.where(X > 2, np.nan, X), y)
-    with pytest.raises(ValueError, match="two classes"):
+    with pytest.raises(ValueError, match=r"two classes, got only \[0.0\]"):
         lm.SVCSearchCV().fit(X, np.zeros(len(y)))
 
 
@@ -204,11 +210,50 @@ def test_a_failed_fit_leaves_the_search_as_it_was(binary):
 def test_refit_false_and_pickling(binary):
     X, y = binary
     s = lm.SVCSearchCV(param_grid={"C": [1.0, 10.0]}, refit=False).fit(X, y)
+    g = GridSearchCV(lm.SVC(), {"C": [1.0, 10.0]}, refit=False).fit(X, y)
     assert not hasattr(s, "best_estimator_") and len(s.cv_results_["params"]) == 2
-    with pytest.raises(AttributeError, match="refit"):
+    assert (s.best_params_, s.best_index_, s.best_score_) == (g.best_params_, g.best_index_, g.best_score_)
+    with pytest.raises(AttributeError, match="refit=False"):
         s.predict(X)
     s = pickle.loads(pickle.dumps(lm.SVCSearchCV(param_grid={"C": [1.0, 10.0]}).fit(X, y)))
     assert s.score(X, y) > 0.8 and list(s.classes_) == ["no", "yes"]
+
+
+def test_scorers_as_gridsearchcv_takes_them(binary, three):
+    """A callable returning a dict is several metrics; metadata routing, one-vs-one decision values and
+    probabilities go where GridSearchCV handles them, or fail saying why."""
+    import sklearn
+    from sklearn.metrics import accuracy_score, f1_score, make_scorer
+
+    X, y = binary
+
+    def both(est, X, y):
+        p = est.predict(X)
+        return {"acc": accuracy_score(y, p), "f1": f1_score(y, p, pos_label="yes")}
+
+    ours = lm.SVCSearchCV(lm.SVC(), GRID, cv=CV, scoring=both, refit="f1", c_start="cold").fit(X, y)
+    theirs = GridSearchCV(lm.SVC(), GRID, cv=CV, scoring=both, refit="f1").fit(X, y)
+    same_results(ours, theirs)
+    assert ours.multimetric_ and ours.best_index_ == theirs.best_index_ and ours.score(X, y) == theirs.score(X, y)
+    with pytest.raises(ValueError, match="refit must be"):
+        lm.SVCSearchCV(lm.SVC(), GRID, cv=CV, scoring=both).fit(X, y)
+
+    w = np.random.RandomState(1).uniform(0.5, 2.0, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = lm.SVC().set_fit_request(sample_weight=False)
+        scorer = make_scorer(accuracy_score).set_score_request(sample_weight=True)
+        with pytest.warns(UserWarning, match="metadata routing"):
+            ours = lm.SVCSearchCV(est, GRID, cv=CV, scoring=scorer).fit(X, y, sample_weight=w)
+        theirs = GridSearchCV(est, GRID, cv=CV, scoring=scorer).fit(X, y, sample_weight=w)
+        same_results(ours, theirs)
+
+    X3, y3 = three
+    ovo = lambda est, X, y: float(est.decision_function(X)[:, 0].mean())  # noqa: E731
+    with pytest.warns(UserWarning, match="ovo"):
+        ours = lm.SVCSearchCV(lm.SVC(decision_function_shape="ovo"), GRID, cv=CV, scoring=ovo).fit(X3, y3)
+    assert not ours.native_
+    with pytest.raises(AttributeError, match="probability=True"):
+        lm.SVCSearchCV(lm.SVC(), GRID, cv=CV, scoring="neg_log_loss").fit(X, y)
 
 
 def test_max_iter_warns_once(binary):

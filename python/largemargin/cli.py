@@ -117,16 +117,17 @@ def _train_linear(args, name, Xtr, ytr, Xte, yte):
     return 0
 
 
-def _values(text, what, parse=float):
+def _values(text, what, parse=float, positive=True):
     """A comma-separated list; a value may be written 2^k."""
     out = []
-    for item in filter(None, (v.strip() for v in text.split(","))):
+    for item in (v.strip() for v in text.split(",")):
         try:
-            out.append(2.0 ** float(item[2:]) if item.startswith("2^") else parse(item))
+            value = 2.0 ** float(item[2:]) if item.startswith("2^") else parse(item)
         except ValueError:
             raise ValueError(f"{what}: {item!r} is not a number (nor 2^k)") from None
-    if not out:
-        raise ValueError(f"{what}: no value in {text!r}")
+        if not isinstance(value, str) and not (np.isfinite(value) and (value > 0 or (value == 0 and not positive))):
+            raise ValueError(f"{what}: {item} must be {'positive' if positive else 'non-negative'}")
+        out.append(value)
     return out
 
 
@@ -136,15 +137,29 @@ def _search(args):
 
     from .search import SVCSearchCV, SVRSearchCV
 
-    (X, y), = read_files([args.data], None, args.zero_based, np.float64)[0]
-    if len(y) == 0:
-        raise ValueError(f"{args.data}: no examples")
+    # the options first, so that their errors name them rather than the file
     if args.folds < 2:
         raise ValueError(f"-v must be at least 2, got {args.folds}")
     grid = {"C": _values(args.C, "-c"), "gamma": _values(args.gamma, "-g", _gamma)}
+    if args.epsilon is not None and not args.svr:
+        raise ValueError("-p sets epsilon for --svr")
+    if args.svr:
+        grid["epsilon"] = _values(args.epsilon or "0.1", "-p", positive=False)
+    for name, value, ok in [("-e", args.tol, args.tol > 0), ("--cache-size", args.cache_size, args.cache_size > 0),
+                            ("--seed", args.seed, args.seed >= 0), ("-j", args.n_jobs, args.n_jobs != 0),
+                            ("-d", args.degree, args.degree >= 0)]:
+        if not ok:
+            raise ValueError(f"{name} {value} is out of range")
+    (X, y), = read_files([args.data], None, args.zero_based, np.float64)[0]
+    if len(y) == 0:
+        raise ValueError(f"{args.data}: no examples")
+    if args.folds > len(y):
+        raise ValueError(f"-v {args.folds}: more folds than the {len(y)} examples of {args.data}")
+    if not args.svr and len(np.unique(y)) > max(20, len(y) // 10):
+        raise ValueError(f"{args.data} has {len(np.unique(y))} distinct labels for {len(y)} examples: "
+                         "for regression, add --svr")
     base = dict(kernel=args.kernel, degree=args.degree, coef0=args.coef0, tol=args.tol, cache_size=args.cache_size)
     if args.svr:
-        grid["epsilon"] = _values(args.epsilon, "-p")
         search = SVRSearchCV(SVR(**base), grid, scoring="neg_mean_squared_error", refit=False,
                              cv=KFold(args.folds, shuffle=True, random_state=args.seed), n_jobs=args.n_jobs)
     else:
@@ -170,7 +185,8 @@ def _search(args):
     best = int(np.argmin(r["rank_test_score"]))
     mean = r["mean_test_score"][best]
     shown = f"MSE {-mean:.6g}" if args.svr else f"accuracy {100 * mean:.4f} %"
-    print("best            " + ", ".join(f"{k}={r['params'][best][k]}" for k in keys) + f": {shown}")
+    print("best            " + ", ".join(f"{k}={r['params'][best][k]:g}" if not isinstance(r["params"][best][k], str)
+                                           else f"{k}={r['params'][best][k]}" for k in keys) + f": {shown}")
     print(f"time            {elapsed:.2f} s, {search.n_kernel_evals_:,} kernel evaluations" if search.native_
           else f"time            {elapsed:.2f} s")
     return 0
@@ -258,7 +274,7 @@ def build_parser():
     _index_base_options(se, "the file uses")
     se.add_argument("-c", "--C", default="0.1,1,10,100,1000", help="values of C, comma-separated; 2^k allowed (default 0.1,1,10,100,1000)")
     se.add_argument("-g", "--gamma", default="scale", help="values of gamma, comma-separated; 2^k, 'scale' and 'auto' allowed (default scale)")
-    se.add_argument("-p", "--epsilon", default="0.1", help="--svr: values of epsilon, comma-separated (default 0.1)")
+    se.add_argument("-p", "--epsilon", default=None, help="--svr: values of epsilon, comma-separated (default 0.1)")
     se.add_argument("-v", "--folds", type=int, default=5, help="folds (default 5; stratified for classification)")
     se.add_argument("--seed", type=int, default=0, help="the folds' shuffle (default 0)")
     se.add_argument("--svr", action="store_true", help="epsilon-SVR (scored by mean squared error) instead of C-SVC (accuracy)")

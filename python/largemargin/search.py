@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring, get_scorer
@@ -37,8 +38,9 @@ from ._checks import check_n_jobs
 from ._guard import unchanged_on_failure
 from .svm import SVC, SVR
 
-# Grid parameters the native search varies; a grid over anything else goes to GridSearchCV.
-_NATIVE_KEYS = {"C", "kernel", "gamma", "degree", "coef0", "class_weight", "epsilon"}
+# Grid parameters the native search varies, per estimator; a grid over anything else goes to GridSearchCV.
+_NATIVE_KEYS = {"SVC": {"C", "kernel", "gamma", "degree", "coef0", "class_weight"},
+                "SVR": {"C", "kernel", "gamma", "degree", "coef0", "epsilon"}}
 _C_STARTS = ("auto", "keep", "scale", "cold")
 DEFAULT_C = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
@@ -156,23 +158,34 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             return {name: check_scoring(est, scoring=v) for name, v in s.items()}, True
         raise ValueError(f"scoring must be None, a string, a callable, a list or a dict, got {s!r}")
 
+    def _check_refit_metric(self, metrics):
+        if self.refit is not False and not callable(self.refit) and self.refit not in metrics:
+            raise ValueError(
+                f"with several metrics, refit must be False, a callable or one of the metrics {sorted(metrics)}, got {self.refit!r}"
+            )
+
     def _check_params(self, multimetric, scorers):
         check_n_jobs(self.n_jobs)
         if self.c_start not in _C_STARTS:
             raise ValueError(f"c_start must be one of {_C_STARTS}, got {self.c_start!r}")
         if self.backend not in ("threads", "dask"):
             raise ValueError(f"backend must be 'threads' or 'dask', got {self.backend!r}")
-        if multimetric and self.refit is not False and not callable(self.refit) and self.refit not in scorers:
-            raise ValueError(
-                f"with several metrics, refit must be False, a callable or one of the metrics {sorted(scorers)}, got {self.refit!r}"
-            )
+        if multimetric:
+            self._check_refit_metric(list(scorers))
 
-    def _native_blocker(self, est, candidates):
+    def _native_blocker(self, est, candidates, scorers):
         """Why the native search cannot run this grid (None: it can)."""
         keys = set().union(*candidates)
-        other = sorted(keys - _NATIVE_KEYS)
+        unknown = sorted(keys - set(est.get_params(deep=False)))
+        if unknown:
+            raise ValueError(f"Invalid parameter {unknown[0]!r} in param_grid for estimator {type(est).__name__}: "
+                             f"its parameters are {sorted(est.get_params(deep=False))}")
+        native = _NATIVE_KEYS[type(self)._estimator_type_.__name__]
+        other = sorted(keys - native)
         if other:
-            return f"the grid varies {', '.join(other)}: the native search varies {', '.join(sorted(_NATIVE_KEYS))}"
+            return f"the grid varies {', '.join(other)}: the native search varies {', '.join(sorted(native))}"
+        if get_config().get("enable_metadata_routing", False):
+            return "metadata routing is enabled (GridSearchCV routes sample_weight as requested)"
         if getattr(est, "solver", "smo") != "smo":
             return "solver='isda' has no warm start"
         if getattr(est, "probability", False):
@@ -197,7 +210,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         scorers, multimetric = self._scorers(est)
         self._check_params(multimetric, scorers)
         candidates = self._grid()
-        reason = self._native_blocker(est, candidates)
+        reason = self._native_blocker(est, candidates, scorers)
         if reason is None:
             Xv, yv = validate_data(
                 self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
@@ -210,10 +223,12 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
                 check_classification_targets(yv)
                 classes, y_idx = np.unique(yv, return_inverse=True)
                 if len(classes) < 2:
-                    raise ValueError(f"the search needs at least two classes, got {classes!r}")
+                    raise ValueError(f"the search needs at least two classes, got only {classes.tolist()}")
                 missing = [f for f, (train, _) in enumerate(splits) if len(np.unique(y_idx[train])) < len(classes)]
                 if missing:
                     reason = f"fold {missing[0]} has no training example of some class"
+                elif len(classes) > 2 and est.decision_function_shape == "ovo" and not self._votes_suffice(est, scorers):
+                    reason = "a scorer may read one-vs-one decision values (decision_function_shape='ovo')"
         if reason is not None:
             warnings.warn(f"{type(self).__name__} runs this grid with GridSearchCV: {reason}", UserWarning, stacklevel=2)
             return self._fit_with_gridsearch(est, X, y, groups, sample_weight)
@@ -229,21 +244,24 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         plan.score_weight = sw if sample_weight is not None and _scorers_take_weights(scorers, self) else None
         # one-vs-rest scores of every model (n_classes values per test row) only for scorers that may read them
-        native["ovr_scores"] = bool(getattr(est, "break_ties", False)) or not all(
-            _predicts_only(s, self.scoring) for s in scorers.values())
+        native["ovr_scores"] = not self._votes_suffice(est, scorers)
         client, own = dask_client(self.client) if self.backend == "dask" else (None, False)
         try:
             if client is not None:
                 outcome = _run_on_dask(client, plan, Xv, yv, sw, task, native, scorers)
             else:
                 outcome = _run_part(plan, range(len(plan.settings)), Xv, yv, sw, task, native, scorers)
-            self._store_results(plan, outcome, scorers)
+            self._store_results(plan, outcome)
             self._warn_unconverged(outcome, est)
             self._refit(est, X, y, sample_weight, client)
         finally:
             if own:
                 client.close()
         return self
+
+    def _votes_suffice(self, est, scorers):
+        """Whether the scorers read predictions only, and predictions are the votes (no break_ties)."""
+        return not getattr(est, "break_ties", False) and all(_predicts_only(s, self.scoring) for s in scorers.values())
 
     def _warn_unconverged(self, outcome, est):
         if not all(outcome["converged"]):
@@ -260,7 +278,9 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             return_train_score=self.return_train_score,
         )
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
-        search.fit(X, y, groups=groups, **fit_params)
+        if groups is not None:
+            fit_params["groups"] = groups
+        search.fit(X, y, **fit_params)
         for name, value in vars(search).items():
             if name.endswith("_") and not name.startswith("_"):
                 setattr(self, name, value)
@@ -268,8 +288,13 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         self.native_ = False
         return self
 
-    def _store_results(self, plan, outcome, scorers):
+    def _store_results(self, plan, outcome):
         n_cand, n_splits = len(plan.candidates), self.n_splits_
+        metrics = outcome["metrics"]
+        if metrics != ["score"] and not self.multimetric_:
+            # a callable scorer that returns a dict of scores: several metrics, as GridSearchCV takes it
+            self.multimetric_ = True
+            self._check_refit_metric(metrics)
         res = {}
         for kind in ("fit", "score"):
             t = outcome[f"{kind}_time"]
@@ -282,7 +307,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         res["params"] = plan.candidates
         sets = ("test", "train") if self.return_train_score else ("test",)
         for which in sets:
-            for metric in scorers:
+            for metric in metrics:
                 suffix = metric if self.multimetric_ else "score"
                 scores = outcome[f"{which}_{metric}"]
                 for f in range(n_splits):
@@ -309,17 +334,19 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             if not isinstance(best, numbers.Integral) or not 0 <= best < len(self.cv_results_["params"]):
                 raise IndexError("best_index_ returned by the refit callable is not a candidate's index")
             return int(best)
-        metric = self.refit if self.multimetric_ else "score"
+        metric = self.refit if self.multimetric_ and self.refit is not False else "score"
         return int(self.cv_results_[f"rank_test_{metric}"].argmin())
 
     def _refit(self, est, X, y, sample_weight, client):
+        # as GridSearchCV: the best candidate is named when refitting or when there is one metric
+        if self.refit is not False or not self.multimetric_:
+            self.best_index_ = self._best_index()
+            self.best_params_ = self.cv_results_["params"][self.best_index_]
+            if not callable(self.refit):
+                metric = self.refit if self.multimetric_ else "score"
+                self.best_score_ = float(self.cv_results_[f"mean_test_{metric}"][self.best_index_])
         if self.refit is False:
             return
-        self.best_index_ = self._best_index()
-        self.best_params_ = self.cv_results_["params"][self.best_index_]
-        if not callable(self.refit):
-            metric = self.refit if self.multimetric_ else "score"
-            self.best_score_ = float(self.cv_results_[f"mean_test_{metric}"][self.best_index_])
         started = time.perf_counter()
         params = {} if sample_weight is None else {"sample_weight": sample_weight}
         if client is not None:
@@ -336,7 +363,10 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
     def _check_refit(self, method):
         check_is_fitted(self)
         if not hasattr(self, "best_estimator_"):
-            raise AttributeError(f"{method} is only available with refit set to the metric to refit on")
+            raise AttributeError(
+                f"This {type(self).__name__} instance was initialized with refit=False. {method} is available only "
+                "after refitting on the best parameters."
+            )
 
     @property
     def classes_(self):
@@ -345,29 +375,35 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):
+        """Predictions of best_estimator_ (refitted on all the data) for X."""
         self._check_refit("predict")
         return self.best_estimator_.predict(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
+        """decision_function of best_estimator_ for X."""
         self._check_refit("decision_function")
         return self.best_estimator_.decision_function(X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
+        """predict_proba of best_estimator_ for X (needs probability=True)."""
         self._check_refit("predict_proba")
         return self.best_estimator_.predict_proba(X)
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
+        """predict_log_proba of best_estimator_ for X (needs probability=True)."""
         self._check_refit("predict_log_proba")
         return self.best_estimator_.predict_log_proba(X)
 
     def score(self, X, y=None):
         """The refitted model's score on (X, y) by the scorer the search ranked with."""
         self._check_refit("score")
-        scorer = self.scorer_[self.refit] if self.multimetric_ else self.scorer_
-        return scorer(self.best_estimator_, X, y)
+        if isinstance(self.scorer_, dict):
+            return self.scorer_[self.refit](self.best_estimator_, X, y)
+        score = self.scorer_(self.best_estimator_, X, y)
+        return score[self.refit] if self.multimetric_ else score
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -426,9 +462,9 @@ class _Plan:
                 epsilon = 0.0
             else:
                 class_weight = [[1.0]]
-                epsilon = float(e.epsilon)
-                if not (np.isfinite(epsilon) and epsilon >= 0):
+                if not (isinstance(e.epsilon, numbers.Real) and np.isfinite(e.epsilon) and e.epsilon >= 0):
                     raise ValueError(f"epsilon must be a non-negative number, got {e.epsilon!r}")
+                epsilon = float(e.epsilon)
             self.settings.append((kernels, class_weight, cs, epsilon, e))
         self.folds = [
             (np.asarray(train, dtype=np.int64), np.asarray(np.concatenate([test, train]) if train_scores else test, dtype=np.int64))
@@ -494,10 +530,15 @@ def _run_part(plan, which, X, y, sw, task, native, scorers):
     out = {"fit_time": np.full((n_cand, n_splits), np.nan), "score_time": np.full((n_cand, n_splits), np.nan),
            "n_iter": np.zeros(n_cand, dtype=np.int64), "converged": [], "kernel_evals": r["kernel_evals"],
            "row_hits": r["row_hits"], "row_misses": r["row_misses"]}
-    sets = ("test", "train") if plan.train_scores else ("test",)
-    for s in sets:
-        for m in scorers:
-            out[f"{s}_{m}"] = np.full((n_cand, n_splits), np.nan)
+    out["metrics"] = []
+
+    def record(which, metric, ci, f, value):
+        if metric not in out["metrics"]:
+            out["metrics"].append(metric)
+        key = f"{which}_{metric}"
+        if key not in out:
+            out[key] = np.full((n_cand, n_splits), np.nan)
+        out[key][ci, f] = value
     base = {s: i for i, s in enumerate(which)}
     point_at = []
     offset = 0
@@ -528,7 +569,19 @@ def _run_part(plan, which, X, y, sw, task, native, scorers):
                 else:
                     model = _FoldRegressor(dec[part])
                 for metric, scorer in scorers.items():
-                    out[f"{name}_{metric}"][ci, f] = scorer(model, Xs, ys, **weight)
+                    try:
+                        value = scorer(model, Xs, ys, **weight)
+                    except AttributeError as e:
+                        raise AttributeError(
+                            f"scoring {metric!r}: {e}. The search scores its models through predict and "
+                            "decision_function; a scorer that needs predict_proba needs probability=True (which "
+                            "runs through GridSearchCV)"
+                        ) from e
+                    if isinstance(value, dict):  # a callable returning several scores
+                        for sub, v in value.items():
+                            record(name, sub, ci, f, v)
+                    else:
+                        record(name, metric, ci, f, value)
             out["fit_time"][ci, f] = r["fit_seconds"][p]
             out["score_time"][ci, f] = r["score_seconds"][p] + time.perf_counter() - started
             out["n_iter"][ci] += r["n_iter"][p]
@@ -555,6 +608,8 @@ def _run_on_dask(client, plan, X, y, sw, task, native, scorers):
                 out[key] = out[key] + v
             elif key == "converged":
                 out[key] = out[key] + v
+            elif key == "metrics":
+                continue
             else:
                 out[key] += v
     return out
@@ -611,6 +666,8 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     cv : int, cross-validation generator or iterable, default=None
         As ``GridSearchCV``'s (None: 5-fold stratified).
     verbose : int, default=0
+        Above 0: a progress line every 2 s while the native search runs (GridSearchCV's own messages
+        when the grid runs through it).
     error_score : 'raise' or float, default=np.nan
         Used when the grid runs through ``GridSearchCV``; the native search raises on a failure.
     return_train_score : bool, default=False
