@@ -18,6 +18,7 @@ import inspect
 import numbers
 import time
 import warnings
+from collections import namedtuple
 
 import numpy as np
 from scipy.stats import rankdata
@@ -418,6 +419,11 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
+# One setting of everything but C as the native search takes it (a kernel and class weights per
+# fold, or one for all), with the estimator it stands for.
+_Setting = namedtuple("_Setting", "kernels class_weight cs epsilon estimator")
+
+
 class _Plan:
     """The grid as the native search takes it: candidates grouped by everything but C (one
     setting each, its Cs increasing), with the kernels and class weights each fold's fit would
@@ -465,15 +471,16 @@ class _Plan:
                 if not (isinstance(e.epsilon, numbers.Real) and np.isfinite(e.epsilon) and e.epsilon >= 0):
                     raise ValueError(f"epsilon must be a non-negative number, got {e.epsilon!r}")
                 epsilon = float(e.epsilon)
-            self.settings.append((kernels, class_weight, cs, epsilon, e))
+            self.settings.append(_Setting(kernels, class_weight, cs, epsilon, e))
         self.folds = [
             (np.asarray(train, dtype=np.int64), np.asarray(np.concatenate([test, train]) if train_scores else test, dtype=np.int64))
             for train, test in splits
         ]
         self.train_scores = train_scores
+        self.score_weight = None  # the rows' sample_weight, when the scorers weigh by it
 
     def native_settings(self, which):
-        return [tuple(self.settings[s][:4]) for s in which]
+        return [(st.kernels, st.class_weight, st.cs, st.epsilon) for st in (self.settings[s] for s in which)]
 
 
 def _predicts_only(scorer, scoring):
@@ -544,14 +551,12 @@ def _run_part(plan, which, X, y, sw, task, native, scorers):
     offset = 0
     for s in which:
         point_at.append(offset)
-        offset += n_splits * len(plan.settings[s][2])
+        offset += n_splits * len(plan.settings[s].cs)
     rows = {}
     for ci, (s, cpos) in enumerate(plan.where):
         if s not in base:
             continue
-        setting = plan.settings[s]
-        n_c = len(setting[2])
-        e = setting[4]
+        n_c, e = len(plan.settings[s].cs), plan.settings[s].estimator
         for f, (train, test) in enumerate(plan.splits):
             p = point_at[base[s]] + f * n_c + cpos
             dec, pred = r["decision"][p], r["predicted"][p]
@@ -594,7 +599,7 @@ def _run_on_dask(client, plan, X, y, sw, task, native, scorers):
     workers once, only the scores come back."""
     by_kernel = {}
     for s, setting in enumerate(plan.settings):
-        by_kernel.setdefault(setting[0][0], []).append(s)
+        by_kernel.setdefault(setting.kernels[0], []).append(s)
     shipped = client.scatter([X, y, sw], broadcast=True, hash=False)
     futures = [client.submit(_run_part, plan, which, *shipped, task, native, scorers, pure=False) for which in by_kernel.values()]
     parts = client.gather(futures)

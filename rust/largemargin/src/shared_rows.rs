@@ -78,12 +78,7 @@ impl SharedRows {
     /// The row at `position` of `domain` if cached (made most recently used), else None.
     pub fn get(&self, domain: usize, position: usize) -> Option<Arc<[f32]>> {
         let key = self.key(domain, position);
-        let mut inner = self.lock();
-        let at = *inner.slots.get(&key)?;
-        inner.unlink(at);
-        inner.push_front(at);
-        inner.hits += 1;
-        Some(inner.nodes[at].row.clone())
+        self.lock().hit(key)
     }
 
     /// The row at `position` of `domain` (at least `len` entries), computed by `fill` (outside
@@ -102,11 +97,8 @@ impl SharedRows {
         };
         let recycled = {
             let mut inner = self.lock();
-            if let Some(&at) = inner.slots.get(&key) {
-                inner.unlink(at);
-                inner.push_front(at);
-                inner.hits += 1;
-                return inner.nodes[at].row.clone();
+            if let Some(row) = inner.hit(key) {
+                return row;
             }
             inner.misses += 1;
             // room for the new row, in the storage of an evicted row of its length if one is free
@@ -168,6 +160,14 @@ impl SharedRows {
 }
 
 impl Inner {
+    /// The cached row of `key`, made most recently used.
+    fn hit(&mut self, key: u64) -> Option<Arc<[f32]>> {
+        let at = *self.slots.get(&key)?;
+        self.unlink(at);
+        self.push_front(at);
+        self.hits += 1;
+        Some(self.nodes[at].row.clone())
+    }
     fn unlink(&mut self, at: usize) {
         let (p, n) = (self.nodes[at].prev, self.nodes[at].next);
         if p != NIL {

@@ -23,7 +23,7 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Split};
 use crate::shared_rows::{RowStats, SharedRows};
-use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix, SharedSource};
+use crate::solver::qmatrix::{ExampleQ, PairedQ, Prefix, QMatrix, SharedSource};
 use crate::solver::smo::{self, Selection, SmoParams};
 use crate::team::SOLO;
 
@@ -343,6 +343,9 @@ struct Plan<'p, 'a> {
     local_bytes: usize,
 }
 
+/// A solver's start: alpha, the gradient p - Q alpha, and its bound part if known.
+type Start = (Vec<f64>, Vec<f64>, Option<Vec<f64>>);
+
 /// The state a problem carries from one C to the next: alpha, gradient and its bound part, in
 /// the problem's variable order, with the bounds they were for.
 struct Warm {
@@ -355,8 +358,28 @@ struct Warm {
 }
 
 impl Warm {
+    /// The start for C = `c` (bounds `lo`, `hi`) as `mode` says: (alpha, gradient, its bound part
+    /// if known).
+    fn start(&self, mode: WarmStart, p: &[f64], lo: &[f64], hi: &[f64], c: f64) -> Start {
+        match mode {
+            WarmStart::Keep => self.kept(lo, hi),
+            WarmStart::Scale => self.rescaled(p, lo, hi, c),
+            WarmStart::Auto => {
+                let (kept, scaled) = (self.kept(lo, hi), self.rescaled(p, lo, hi, c));
+                // the dual objective, up to its factor 1/2: sum_t a_t (p_t + g_t)
+                let dual = |(a, g, _): &Start| a.iter().zip(p).zip(g).map(|((a, p), g)| a * (p + g)).sum::<f64>();
+                if dual(&scaled) > dual(&kept) {
+                    scaled
+                } else {
+                    kept
+                }
+            }
+            WarmStart::Cold => (vec![0.0; p.len()], p.to_vec(), Some(vec![0.0; p.len()])),
+        }
+    }
+
     /// The last solution as the start for a wider box `lo`, `hi`.
-    fn kept(&self, lo: &[f64], hi: &[f64]) -> (Vec<f64>, Vec<f64>, Option<Vec<f64>>) {
+    fn kept(&self, lo: &[f64], hi: &[f64]) -> Start {
         let alpha: Vec<f64> = self.alpha.iter().zip(lo.iter().zip(hi)).map(|(&a, (&l, &h))| a.clamp(l, h)).collect();
         // gbar sums a_s Q_st over the variables at a nonzero bound: those at the old C are inside
         // the grown box, so there are none (else the solver computes it)
@@ -367,7 +390,7 @@ impl Warm {
 
     /// The start for C = `c` with bounds `lo`, `hi`: alpha scaled by c / c_old (at a bound: the
     /// new bound), the gradient p - Q alpha and its bound part updated to match.
-    fn rescaled(&self, p: &[f64], lo: &[f64], hi: &[f64], c: f64) -> (Vec<f64>, Vec<f64>, Option<Vec<f64>>) {
+    fn rescaled(&self, p: &[f64], lo: &[f64], hi: &[f64], c: f64) -> Start {
         let r = c / self.c;
         let alpha = (0..p.len())
             .map(|t| {
@@ -414,19 +437,23 @@ impl Plan<'_, '_> {
                 .collect();
             let source =
                 SharedSource { rows: self.rows, domain: kernel * self.problem.domains.len() + pair, members: domain };
-            let fresh = || match self.problem.task {
-                SearchTask::Regression { .. } => ChainQ::Paired(
-                    PairedQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
-                ),
-                SearchTask::Classification { .. } => ChainQ::Example(
-                    ExampleQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
-                ),
+            let fresh = || -> Box<dyn QMatrix + '_> {
+                match self.problem.task {
+                    SearchTask::Regression { .. } => Box::new(
+                        PairedQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
+                    ),
+                    SearchTask::Classification { .. } => Box::new(
+                        ExampleQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
+                    ),
+                }
             };
-            // one matrix for every C: its own cache of rows (in its order) lasts along the chain
+            // one matrix for every C: its own cache of rows (in its order) lasts along the chain;
+            // `order[t]` is the variable now at its position t (the solver reorders it)
             let mut q = fresh();
             let weight: Vec<f64> =
                 examples.iter().map(|&e| set.weight(&self.problem.task, self.problem.sample_weight, f, e)).collect();
             let (p, sign) = self.linear_term(pair, &examples, set.epsilon);
+            let mut order: Vec<usize> = (0..p.len()).collect();
             let mut warm: Option<Warm> = None;
             for (ci, &c) in cs.iter().enumerate() {
                 let (lo, hi): (Vec<f64>, Vec<f64>) = sign
@@ -441,30 +468,19 @@ impl Plan<'_, '_> {
                 if ci > 0 && self.params.warm_start == WarmStart::Cold {
                     // in the order an independent fit sees: the same solution to the bit
                     q = fresh();
+                    order.sort_unstable();
                 }
-                let (alpha0, gradient0, gbar0) = match (&warm, self.params.warm_start) {
-                    (Some(w), WarmStart::Scale) => w.rescaled(&p, &lo, &hi, c),
-                    (Some(w), WarmStart::Keep) => w.kept(&lo, &hi),
-                    (Some(w), WarmStart::Auto) => {
-                        let (kept, scaled) = (w.kept(&lo, &hi), w.rescaled(&p, &lo, &hi, c));
-                        let dual = |(a, g, _): &(Vec<f64>, Vec<f64>, Option<Vec<f64>>)| {
-                            a.iter().zip(&p).zip(g).map(|((a, p), g)| a * (p + g)).sum::<f64>()
-                        };
-                        if dual(&scaled) > dual(&kept) {
-                            scaled
-                        } else {
-                            kept
-                        }
-                    }
-                    _ => (vec![0.0; p.len()], p.clone(), Some(vec![0.0; p.len()])),
+                let (alpha0, gradient0, gbar0) = match &warm {
+                    Some(w) => w.start(self.params.warm_start, &p, &lo, &hi, c),
+                    None => (vec![0.0; p.len()], p.clone(), Some(vec![0.0; p.len()])),
                 };
                 // the solver takes its vectors in the matrix's current order
-                let order = q.origin().to_vec();
                 let into = |v: &[f64]| order.iter().map(|&o| v[o]).collect::<Vec<f64>>();
                 let gbar0 = gbar0.as_deref().map(into);
+                let mut view = Prefix::new(q.as_mut(), order.len());
                 let sol = smo::solve_from(
                     &SOLO,
-                    q.matrix(),
+                    &mut view,
                     &into(&p),
                     &into(&lo),
                     &into(&hi),
@@ -482,6 +498,7 @@ impl Plan<'_, '_> {
                     out
                 };
                 let (alpha, gradient, gbar) = (back(&sol.alpha), back(&sol.gradient), back(&sol.gbar));
+                order = view.origin.iter().map(|&o| order[o]).collect();
                 control.problem_done();
                 let point = &mut points[ci];
                 point.fit_seconds += started.elapsed().as_secs_f64();
@@ -603,7 +620,7 @@ impl Plan<'_, '_> {
                         conf[t * width + b] -= d;
                     }
                 }
-                for t in 0..len.min(if classes > 0 { len } else { 0 }) {
+                for t in (0..len).filter(|_| classes > 0) {
                     let v = &votes[t * width..(t + 1) * width];
                     let c = &conf[t * width..(t + 1) * width];
                     // most votes, the lowest class among equals
@@ -641,27 +658,6 @@ fn sparse(alpha: &[f64], bias: f64, examples: &[usize]) -> Sparse {
     let coef_of = |t: usize| if alpha.len() == 2 * l { alpha[t] + alpha[t + l] } else { alpha[t] };
     let (sv, coef) = (0..l).map(|t| (examples[t], coef_of(t))).filter(|&(_, c)| c != 0.0).unzip();
     Sparse { sv, coef, bias }
-}
-
-/// A chain's matrix: one variable per example (classification) or two (regression).
-enum ChainQ<'e, 'a> {
-    Example(ExampleQ<'e, 'a>),
-    Paired(PairedQ<'e, 'a>),
-}
-
-impl<'e, 'a> ChainQ<'e, 'a> {
-    fn matrix(&mut self) -> &mut dyn QMatrix {
-        match self {
-            ChainQ::Example(q) => q,
-            ChainQ::Paired(q) => q,
-        }
-    }
-    fn origin(&self) -> &[usize] {
-        match self {
-            ChainQ::Example(q) => &q.origin,
-            ChainQ::Paired(q) => &q.origin,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -62,8 +62,6 @@ pub struct ExampleQ<'e, 'a> {
     split: Split<'e>,
     /// Rows from shared domain rows, with each position's place in the domain.
     shared: Option<(SharedSource<'e>, Vec<usize>)>,
-    /// `origin[t]`: the position, when the matrix was made, of what is now at position t.
-    pub origin: Vec<usize>,
 }
 
 impl<'e, 'a> ExampleQ<'e, 'a> {
@@ -75,17 +73,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
 
     fn over(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache: KernelCache) -> Self {
         let diag = engine.diagonal(&examples);
-        let origin = (0..examples.len()).collect();
-        ExampleQ {
-            engine,
-            cache,
-            examples,
-            diag,
-            scratch: Scratch::default(),
-            split: Split::Pool,
-            shared: None,
-            origin,
-        }
+        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool, shared: None }
     }
 
     /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
@@ -214,7 +202,6 @@ impl QMatrix for ExampleQ<'_, '_> {
         }
         self.examples.swap(i, j);
         self.diag.swap(i, j);
-        self.origin.swap(i, j);
         if let Some((_, at)) = &mut self.shared {
             at.swap(i, j);
         }
@@ -224,20 +211,20 @@ impl QMatrix for ExampleQ<'_, '_> {
 /// The first `len` variables of another matrix, as a problem of their own (the positions beyond
 /// are left alone: swaps stay within the prefix). `origin[t]` is the position, before any swap,
 /// of what is now at position t.
-pub struct Prefix<'q, Q: QMatrix> {
+pub struct Prefix<'q, Q: QMatrix + ?Sized> {
     inner: &'q mut Q,
     len: usize,
     pub origin: Vec<usize>,
 }
 
-impl<'q, Q: QMatrix> Prefix<'q, Q> {
+impl<'q, Q: QMatrix + ?Sized> Prefix<'q, Q> {
     pub fn new(inner: &'q mut Q, len: usize) -> Self {
         assert!(len <= inner.size());
         Prefix { inner, len, origin: (0..len).collect() }
     }
 }
 
-impl<Q: QMatrix> QMatrix for Prefix<'_, Q> {
+impl<Q: QMatrix + ?Sized> QMatrix for Prefix<'_, Q> {
     fn size(&self) -> usize {
         self.len
     }
@@ -269,8 +256,6 @@ pub struct PairedQ<'e, 'a> {
     split: Split<'e>,
     /// Rows from shared domain rows, with each example slot's place in the domain.
     shared: Option<(SharedSource<'e>, Vec<usize>)>,
-    /// `origin[t]`: the position, when the matrix was made, of what is now at position t.
-    pub origin: Vec<usize>,
 }
 
 impl<'e, 'a> PairedQ<'e, 'a> {
@@ -288,7 +273,6 @@ impl<'e, 'a> PairedQ<'e, 'a> {
             buf: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
             split: Split::Pool,
             shared: None,
-            origin: (0..2 * l).collect(),
         }
     }
     /// Rows missing from the cache taken from `source`'s domain rows; `positions[s]` is the domain
@@ -345,7 +329,6 @@ impl QMatrix for PairedQ<'_, '_> {
     fn swap(&mut self, i: usize, j: usize) {
         self.slot.swap(i, j);
         self.diag.swap(i, j);
-        self.origin.swap(i, j);
     }
 }
 
