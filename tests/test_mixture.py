@@ -427,10 +427,11 @@ def test_a_gater_too_wide_to_densify_is_refused_before_allocating(monkeypatch):
 
 def test_n_jobs_none_means_every_core_as_elsewhere():
     from largemargin._checks import effective_n_jobs
+    from largemargin._threads import default_threads
 
     for n_jobs in (None, -1, 1, 2):
         assert lm.MixtureSVC(n_jobs=n_jobs)._threads() == effective_n_jobs(n_jobs) == lm.MixtureSVR(n_jobs=n_jobs)._threads()
-    assert effective_n_jobs(None) == (os.cpu_count() or 1)
+    assert effective_n_jobs(None) == default_threads()
 
 
 def test_verbose_names_each_pair_and_prints_only_what_was_measured(capsys):

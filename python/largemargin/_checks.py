@@ -35,13 +35,16 @@ def draw_seed(random_state):
 
 
 def effective_n_jobs(value):
-    """n_jobs as a count of threads, as the native code reads it: None is every core, a negative
-    value cores + 1 + value (at least one)."""
+    """n_jobs as a count of threads, as the native code reads it: None is `default_threads()` (every
+    core unless joblib, OMP_NUM_THREADS or threadpoolctl say fewer), a negative value cores + 1 +
+    value (at least one)."""
     import os
+
+    from ._threads import default_threads
 
     cores = os.cpu_count() or 1
     if value is None:
-        return cores
+        return default_threads()
     return max(1, cores + 1 + value) if value < 0 else value
 
 

@@ -66,12 +66,16 @@ fn pool(threads: usize) -> PyResult<HeldPool> {
     Ok(HeldPool { threads, pool: Some(p) })
 }
 
-/// Threads for an `n_jobs` value: None or -1 -> all cores, -k -> all but k - 1; at most four per
-/// core (more only wait on each other, and the model does not depend on the count).
+/// Threads for an `n_jobs` value: None -> the package's `_threads.default_threads()` (every core
+/// unless joblib, OMP_NUM_THREADS or threadpoolctl limit it), -1 -> all cores, -k -> all but k - 1;
+/// at most four per core (more only wait on each other, and the model does not depend on the count).
 pub fn threads_for(n_jobs: Option<i64>) -> PyResult<usize> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as i64;
     let threads = match n_jobs {
-        None => cores,
+        None => Python::attach(|py| -> PyResult<i64> {
+            py.import("largemargin._threads")?.getattr("default_threads")?.call0()?.extract()
+        })?
+        .max(1),
         Some(0) => return Err(PyValueError::new_err("n_jobs == 0 has no meaning")),
         Some(n) if n > 0 => n,
         Some(n) => (cores + 1 + n).max(1),
