@@ -10,7 +10,7 @@ from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import compute_class_weight
@@ -19,6 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from . import _native
 from ._arrays import NOT_CANONICAL, canonical_csr, to_native
+from ._base.estimator import BaseEstimator
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
 from .plugins import NativeLoss, get_registry

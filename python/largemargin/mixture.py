@@ -11,7 +11,7 @@ import copy
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -20,6 +20,7 @@ from . import _native, _ovo
 from . import mixture_experts as mx
 from ._arrays import scale_gamma, variance
 from ._base import _ovr_from_ovo, dask_client, without_client
+from ._base.estimator import BaseEstimator
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import unchanged_on_failure
 from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection

@@ -10,13 +10,14 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from ._arrays import to_native
+from ._base.estimator import BaseEstimator
 from ._checks import caller_stacklevel, check_positive_int, check_real, draw_seed, effective_n_jobs
 from ._guard import at_least_two, unchanged_on_failure
 from ._multiclass import fit_one_vs_rest

@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.stats import rankdata
 from sklearn import get_config
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
+from sklearn.base import ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring, get_scorer
 from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
@@ -35,6 +35,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _native
 from ._arrays import canonical_csr, is_sparse, to_native
 from ._base import dask_client, without_client
+from ._base.estimator import BaseEstimator
 from ._checks import check_n_jobs
 from ._guard import unchanged_on_failure
 from .svm import SVC, SVR

@@ -10,12 +10,12 @@ from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
+from ._base.estimator import BaseEstimator
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import unchanged_on_failure
 

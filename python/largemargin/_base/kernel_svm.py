@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -23,6 +22,7 @@ from .._checks import check_n_jobs
 from ..kernels import Kernel
 from ..plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
 from ..plugins.python_kernels import blocks_of_rows
+from .estimator import BaseEstimator
 
 
 def _ovr_from_ovo(dec, n_classes):

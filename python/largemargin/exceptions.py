@@ -1,0 +1,39 @@
+"""Warnings of the package beyond scikit-learn's (``ConvergenceWarning`` is scikit-learn's own)."""
+
+from sklearn.exceptions import InconsistentVersionWarning as _SklearnInconsistentVersionWarning
+
+__all__ = ["InconsistentVersionWarning"]
+
+
+class InconsistentVersionWarning(_SklearnInconsistentVersionWarning):
+    """An estimator was unpickled under another largemargin version than the one that pickled it.
+
+    A subclass of scikit-learn's warning of the same name, so that one filter covers both.
+
+    Parameters
+    ----------
+    estimator_name : str
+        The estimator's class name.
+    current_version : str
+        The largemargin version loading the pickle.
+    original_version : str
+        The largemargin version that wrote it (``"unknown"`` for pickles written before versions
+        were stamped).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from largemargin.exceptions import InconsistentVersionWarning
+    >>> warnings.simplefilter("error", InconsistentVersionWarning)
+    """
+
+    def __init__(self, *, estimator_name, current_version, original_version):
+        super().__init__(estimator_name=estimator_name, current_sklearn_version=current_version,
+                         original_sklearn_version=original_version)
+        self.current_version = current_version
+        self.original_version = original_version
+
+    def __str__(self):
+        return (f"Trying to unpickle estimator {self.estimator_name} from largemargin version "
+                f"{self.original_version} when using version {self.current_version}. The model may load wrongly "
+                "or give different results: refit it, or load it under the version that wrote it.")
