@@ -60,3 +60,13 @@ def caller_stacklevel():
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def warn_not_converged(message):
+    """A ConvergenceWarning pointing at the user's line, as scikit-learn's estimators give when a
+    budget (max_iter, epochs) ends a fit before its stopping criterion is met."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.warn(message, ConvergenceWarning, stacklevel=caller_stacklevel())

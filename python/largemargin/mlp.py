@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native
 from ._arrays import to_native
 from ._base.estimator import BaseEstimator
-from ._checks import caller_stacklevel, check_positive_int, check_real, draw_seed, effective_n_jobs
+from ._checks import caller_stacklevel, check_positive_int, check_real, draw_seed, effective_n_jobs, warn_not_converged
 from ._guard import at_least_two, unchanged_on_failure
 from ._multiclass import fit_one_vs_rest
 from ._threads import parallel
@@ -94,7 +94,24 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.learning_rate_ = rate
         self.fit_time_ = time.perf_counter() - started
+        if not getattr(self, "_one_vs_rest_member", False):
+            self._warn_if_budget_ended_it()
         return self
+
+    def _warn_if_budget_ended_it(self):
+        """ConvergenceWarning when max_epochs ended a network's training while it was still
+        learning: on its hold-out, the best epoch within the last n_iter_no_change (or, without
+        one, an epoch still with examples inside the margin)."""
+        ran, best = np.ravel(self.n_epochs_), np.ravel(self.best_epoch_)
+        budget, patience = int(self.max_epochs), int(self.n_iter_no_change)
+        if self.early_stopping:
+            cut = (ran >= budget) & (best > ran - patience)
+        else:
+            cut = ran >= budget
+        if cut.any():
+            warn_not_converged(
+                f"{type(self).__name__}: max_epochs={budget} reached while {int(cut.sum())} of {cut.size} network(s) "
+                "were still improving; increase max_epochs.")
 
     def _rate(self, X):
         """The step: learning_rate, or with "auto" AUTO_STEP / (1 + the mean squared norm of the

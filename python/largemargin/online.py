@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _native
 from ._arrays import to_native
 from ._base import _after_support, _BaseSVM, _chunk, _labelled, _ovr_from_ovo, _rows
-from ._checks import check_positive_int, draw_seed
+from ._checks import check_positive_int, draw_seed, warn_not_converged
 from ._guard import unchanged_on_failure
 from ._ovo import pairs
 from .plugins import NativeStrategy, get_registry
@@ -109,12 +109,12 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         self.n_support_ = np.bincount(self._sv_class, minlength=k).astype(np.int32)
         self.intercept_ = self._intercept_
         self.dual_coef_ = self._public_coef(self._dual_coef_)
-        self._after_fit(problems)
+        self._after_fit(problems, oracle)
 
     def _converged(self, problem):
         return True
 
-    def _after_fit(self, problems):
+    def _after_fit(self, problems, oracle):
         pass
 
     def _n_support_groups(self):
@@ -410,9 +410,15 @@ class LaSVM(_OnlineClassifier):
     def _converged(self, problem):
         return not self.finishing or problem["gap"] <= self.tol
 
-    def _after_fit(self, problems):
+    def _after_fit(self, problems, oracle):
         self.gap_ = np.array([p["gap"] for p in problems])
         self.n_processed_ = self.n_iter_
+        cut = sum(bool(p["stopped_by_max_iter"]) for p in problems)
+        if cut and oracle is None:  # with an oracle, max_iter is the labelling budget: spent as asked
+            warn_not_converged(
+                f"LaSVM stopped at max_iter={self.max_iter} online iterations before the end of its "
+                f"{self.epochs} epoch(s) in {cut} of {len(problems)} binary problem(s): some examples were never "
+                "processed. Increase max_iter (or set it to None) or lower epochs.")
 
 
 class _OnlineBaseline(_OnlineClassifier):
@@ -440,7 +446,7 @@ class _OnlineBaseline(_OnlineClassifier):
             cache_size=float(self.cache_size), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
 
-    def _after_fit(self, problems):
+    def _after_fit(self, problems, oracle):
         self.n_updates_ = np.array([p["inserted"] for p in problems])
 
 

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from ._base.estimator import BaseEstimator
-from ._checks import check_positive_int, check_real, draw_seed
+from ._checks import check_positive_int, check_real, draw_seed, warn_not_converged
 from ._guard import unchanged_on_failure
 
 _METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
@@ -508,6 +508,10 @@ class SequenceLabeler(BaseEstimator):
         self.gap_per_epoch_ = out["gap_per_epoch"]
         self.n_iter_ = out["epochs"]
         self.steps_ = {k: out[k] for k in ("process_new", "process_old", "optimize", "steps")}
+        if self.until_gap and not self.duality_gap_ < self.C:
+            warn_not_converged(
+                f"SequenceLabeler stopped after {self.n_iter_} epochs with duality gap {self.duality_gap_:.4g}, not "
+                f"below C={self.C}: increase epochs (until_gap stops as soon as the gap is below C).")
         return self
 
     def predict(self, X, lengths=None):

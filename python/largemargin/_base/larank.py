@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._checks import check_positive_int
+from .._checks import check_positive_int, warn_not_converged
 from .kernel_svm import _BaseSVM
 
 # A fit with the default epochs makes passes until it has seen this many examples, up to three
@@ -77,6 +77,10 @@ class _LaRankBase(ClassifierMixin, _BaseSVM):
         self.dual_per_epoch_ = fit["dual_per_epoch"]
         self.gap_per_epoch_ = fit["gap_per_epoch"]
         self.steps_ = {name: int(fit[name]) for name in ("process_new", "process_old", "optimize", "steps")}
+        if self.until_gap and not self.duality_gap_ < self.C:
+            warn_not_converged(
+                f"{type(self).__name__} stopped after {self.n_iter_} epochs with duality gap {self.duality_gap_:.4g}, not "
+                f"below C={self.C}: increase epochs (until_gap stops as soon as the gap is below C).")
 
     def _n_support_groups(self):
         return np.zeros(0, dtype=np.int64)  # one independent output per class

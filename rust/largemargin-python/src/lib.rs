@@ -236,6 +236,7 @@ fn online_fit_to_py<'py>(py: Python<'py>, fit: &OnlineFit) -> PyResult<Bound<'py
         d.set_item("inserted", p.stats.inserted)?;
         d.set_item("evicted", p.stats.evicted)?;
         d.set_item("finishing_iterations", p.stats.finishing_iterations)?;
+        d.set_item("stopped_by_max_iter", p.stats.stopped_by_max_iter)?;
         out.append(d)?;
     }
     Ok((out, fit.kernel_evals).into_pyobject(py)?.into_any())

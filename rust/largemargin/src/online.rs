@@ -123,8 +123,9 @@ pub fn train_lasvm(
         let mut select = strategy(p);
         let mut ask = oracle.map(|make| SubsetOracle { inner: make(p), members: &members });
         let mut left = config.max_iter;
-        for _ in 0..config.epochs {
+        for epoch in 0..config.epochs {
             if left == Some(0) {
+                svm.stats.stopped_by_max_iter = true; // epochs left, no budget
                 break;
             }
             let taken = svm.online_pass(
@@ -136,6 +137,9 @@ pub fn train_lasvm(
                 control,
             )?;
             left = left.map(|l| l.saturating_sub(taken));
+            if left == Some(0) && epoch + 1 == config.epochs && (taken as usize) < order.len() {
+                svm.stats.stopped_by_max_iter = true; // the last pass itself was cut
+            }
             rng.shuffle(&mut order);
         }
         if config.finishing {

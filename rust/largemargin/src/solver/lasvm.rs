@@ -151,6 +151,8 @@ pub struct LaSvmStats {
     pub evicted: u64,
     pub reprocess_steps: u64,
     pub finishing_iterations: u64,
+    /// `max_iter` ended the online passes before their end: examples were left unseen.
+    pub stopped_by_max_iter: bool,
 }
 
 /// A binary LaSVM problem over some examples of an engine's data. Labels are +1/-1 (NaN: not
