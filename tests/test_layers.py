@@ -14,7 +14,7 @@ import largemargin
 
 PACKAGE = pathlib.Path(largemargin.__file__).parent
 # modules below the estimators: helpers, the plugin layer, the base layer
-LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_ovo", "_threads", "kernels",
+LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_ovo", "_threads", "exceptions", "kernels",
          "plugins", "_base"}
 
 

@@ -65,7 +65,9 @@ def _register_with_threadpoolctl():
         filename_prefixes = ("_native",)
 
         def get_num_threads(self):
-            return default_threads()
+            # the limit, not the default of the moment (a joblib context's, a worker's): what
+            # threadpool_limits reads on entry is what it restores on exit
+            return _limit if _limit is not None else (os.cpu_count() or 1)
 
         def set_num_threads(self, num_threads):
             global _limit
