@@ -11,15 +11,67 @@ def run(*args):
 
 def test_train_predict_eval_on_files(tmp_path):
     model = tmp_path / "a.model"
-    r = run("train", ABALONE, "--svr", "-c", "3", "-p", "0.5", "-m", str(model), "--test", ABALONE)
+    r = run("train", ABALONE, str(model), "--svr", "-c", "3", "-p", "0.5", "-m", "100", "--test", ABALONE)
     assert r.returncode == 0, r.stderr
     assert "support vectors" in r.stdout and "test MAE" in r.stdout
     out = tmp_path / "pred.txt"
-    r = run("predict", str(model), ABALONE, "-o", str(out))
+    r = run("predict", ABALONE, str(model), str(out))  # svm-predict's order
     assert r.returncode == 0, r.stderr
-    assert len(np.loadtxt(out)) == 4177
-    r = run("eval", str(model), ABALONE)
-    assert r.returncode == 0 and "MAE" in r.stdout
+    pred = np.loadtxt(out)
+    assert len(pred) == 4177
+    from largemargin import load_libsvm
+
+    y = load_libsvm(ABALONE)[1]
+    mse = float(r.stdout.split("Mean squared error = ")[1].split()[0])
+    np.testing.assert_allclose(mse, np.mean((pred - y) ** 2), rtol=1e-5)
+    assert "Squared correlation coefficient" in r.stdout
+    r = run("eval", ABALONE, str(model))
+    assert r.returncode == 0 and f"Mean squared error = {mse:g} (regression)" in r.stdout
+    r = run("predict", ABALONE, str(model))  # no output file: the predictions on stdout
+    np.testing.assert_allclose(np.array(r.stdout.split(), dtype=float), pred)
+    r = run("eval", str(model), ABALONE)  # the order of largemargin < 0.2
+    assert r.returncode == 2 and "DATA MODEL, in svm-predict's order" in r.stderr
+
+
+def test_classification_options_as_svm_train(tmp_path):
+    from sklearn.datasets import dump_svmlight_file, make_classification
+
+    import largemargin as lm
+
+    X, y = make_classification(n_samples=300, n_features=5, random_state=0)
+    data, model, out = tmp_path / "d.txt", tmp_path / "d.model", tmp_path / "p.txt"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    r = run("train", "-t", "1", "-d", "2", "-c", "4", "-g", "0.5", "-b", "1", "--shrinking", "0", "-q", str(data), str(model))
+    assert r.returncode == 0, r.stderr
+    assert "training" not in r.stdout  # -q
+    m = lm.load_libsvm_model(str(model))
+    assert (m.kernel, m.degree, m.gamma, m.probability) == ("poly", 2, 0.5, True)  # C is not in the file
+    r = run("predict", "-b", "1", str(data), str(model), str(out))
+    assert r.returncode == 0, r.stderr
+    lines = open(out).read().splitlines()
+    assert lines[0] == "labels 0 1" and len(lines) == 301
+    proba = np.array([row.split()[1:] for row in lines[1:]], dtype=float)
+    np.testing.assert_allclose(proba, m.predict_proba(X), atol=1e-6)
+    right = int(np.sum(m.classes_[np.argmax(proba, axis=1)] == y))  # -b 1 labels: the most probable class
+    assert f"Accuracy = {100 * right / 300:g}% ({right}/300) (classification)" in r.stdout
+    r = run("train", str(data), "-v", "5", "-q")
+    assert r.returncode == 0 and r.stdout.startswith("Cross Validation Accuracy = ")
+    r = run("train", str(data), str(model), "-v", "5")
+    assert r.returncode == 2 and "drop MODEL" in r.stderr
+
+
+def test_help_version_and_one_line_errors():
+    from largemargin import __version__
+
+    for args in (["--help"], ["train", "--help"], ["predict", "--help"], ["eval", "--help"], ["search", "--help"]):
+        r = run(*args)
+        assert r.returncode == 0 and r.stdout.startswith("usage: largemargin") and not r.stderr
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"largemargin {__version__}"
+    r = subprocess.run([sys.executable, "-m", "largemargin", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and __version__ in r.stdout
+    r = run("train", "-t", "9")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "-t" in r.stderr and "--help" in r.stderr
 
 
 def test_bad_file_is_reported_not_raised(tmp_path):
@@ -34,7 +86,7 @@ def test_train_with_lasvm(tmp_path):
     r = run("train", ABALONE, "--solver", "lasvm", "-c", "3", "--test", ABALONE)
     assert r.returncode == 0, r.stderr
     assert "LaSVM" in r.stdout and "support vectors" in r.stdout and "test error" in r.stdout
-    r = run("train", ABALONE, "--solver", "lasvm", "-m", str(tmp_path / "m"))
+    r = run("train", ABALONE, str(tmp_path / "m"), "--solver", "lasvm")
     assert r.returncode == 2 and "pickle" in r.stderr
 
 

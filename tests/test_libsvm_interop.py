@@ -229,16 +229,22 @@ def error_rate(stdout):
     return float(stdout.split("error")[1].split("%")[0])
 
 
+def accuracy(stdout):
+    """The accuracy in svm-predict's line, 'Accuracy = 85.1% (851/1000) (classification)'."""
+    return float(stdout.split("Accuracy = ")[1].split("%")[0])
+
+
 def tools_agree_with_libsvm(tmp_path, model, data, pred_ref, accuracy_ref):
     """eval and predict of both tools on `model` and `data` give svm_predict's accuracy and labels."""
-    for tool, args in ((python_cli, ("eval", model, data)), (native_cli, ("eval", data, model))):
-        r = tool(*args)
+    for tool in (python_cli, native_cli):
+        r = tool("eval", data, model)
         assert r.returncode == 0, r.stderr
-        assert error_rate(r.stdout) == pytest.approx(100 - accuracy_ref, abs=1e-3)
+        assert accuracy(r.stdout) == pytest.approx(accuracy_ref, abs=1e-3)
     out = tmp_path / "pred.txt"
-    for tool, args in ((python_cli, ("predict", model, data, "-o", out)), (native_cli, ("predict", data, model, out))):
-        r = tool(*args)
+    for tool in (python_cli, native_cli):
+        r = tool("predict", data, model, out)  # both in svm-predict's order, and they print its line
         assert r.returncode == 0, r.stderr
+        assert accuracy(r.stdout) == pytest.approx(accuracy_ref, abs=1e-3)
         np.testing.assert_array_equal(np.loadtxt(out), pred_ref)
         out.unlink()
 
@@ -255,7 +261,7 @@ def test_one_base_per_run_and_literal_prediction(tmp_path, problem):
     write_file(tr, Xtr, ytr, 0)
     write_file(te, Xte, yte[:n], 0)
     model = tmp_path / "m.model"
-    r = python_cli("train", tr, "--test", te, "-c", "1", "-g", "0.02", "-m", model)
+    r = python_cli("train", tr, model, "--test", te, "-c", "1", "-g", "0.02")
     assert r.returncode == 0, r.stderr
     assert "0-based" in r.stdout
     Xtr_f, y_f, Xte_f, yte_f = lm.load_libsvm_files([tr, te], zero_based=True)
@@ -265,9 +271,9 @@ def test_one_base_per_run_and_literal_prediction(tmp_path, problem):
     pred_ref, _, _ = libsvm.svm_predict(y_lib, x_lib, libsvm.svm_load_model(str(model)), "-q")
     np.testing.assert_array_equal(expected, pred_ref)
 
-    r = python_cli("eval", model, te)
+    r = python_cli("eval", te, model)
     assert r.returncode == 0, r.stderr
-    assert error_rate(r.stdout) == pytest.approx(100 * np.mean(expected != yte_f), abs=1e-3)
+    assert accuracy(r.stdout) == pytest.approx(100 * np.mean(expected == yte_f), abs=1e-3)
 
     libsvm_model = tmp_path / "libsvm.model"
     ref = libsvm_file(libsvm_model, *libsvm.svm_read_problem(str(tr)), "-t 2 -g 0.02 -c 1 -q")
@@ -282,8 +288,8 @@ def test_the_test_file_does_not_change_the_trained_model(tmp_path, problem):
     write_file(tr, Xtr[:, :40], ytr, 1)
     write_file(te, Xte, yte, 1)  # 65 features
     alone, with_test = tmp_path / "alone.model", tmp_path / "with-test.model"
-    assert python_cli("train", tr, "-m", alone).returncode == 0
-    r = python_cli("train", tr, "--test", te, "-m", with_test)
+    assert python_cli("train", tr, alone).returncode == 0
+    r = python_cli("train", tr, with_test, "--test", te)
     assert r.returncode == 0, r.stderr
     assert alone.read_text() == with_test.read_text()
 

@@ -51,7 +51,11 @@ def _train(args):
             own = widths[0]
             gamma = scale_gamma(own, variance(Xtr[:, :own])) if gamma == "scale" else 1.0 / own
     if args.svr and args.probability:
-        raise ValueError("-b: probability estimates are for classifiers, not --svr")
+        raise ValueError("-b: probability estimates are for classifiers, not epsilon-SVR")
+    if args.folds is not None and args.folds < 2:
+        raise ValueError(f"-v must be at least 2, got {args.folds}")
+    if args.folds is not None and args.model:
+        raise ValueError("-v cross-validates: no model is written (drop MODEL)")
     if args.epsilon < 0:
         raise ValueError(f"-p/--epsilon must be >= 0, got {args.epsilon}")
     common = dict(C=C, kernel=args.kernel, gamma=gamma, degree=args.degree, coef0=args.coef0, tol=args.tol,
@@ -66,11 +70,14 @@ def _train(args):
                              "pickle them from Python")
         model = LaSVM(epochs=args.epochs or 1, selection=args.selection, random_state=0, **common)
     elif args.svr:
-        model = SVR(epsilon=args.epsilon, **common)
+        model = SVR(epsilon=args.epsilon, shrinking=args.shrinking, **common)
     else:
-        model = SVC(probability=args.probability, random_state=0, **common)
-    print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
-          f"C={C}, gamma={gamma}, tol={args.tol}")
+        model = SVC(probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
+    if args.folds is not None:
+        return _cross_validation(args, model, Xtr, ytr)
+    if not args.quiet:
+        print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
+              f"C={C}, gamma={gamma}, tol={args.tol}")
     try:
         model.fit(Xtr, ytr)
     except ValueError as e:
@@ -100,11 +107,13 @@ _LINEAR_SOLVERS = ("asgd", "sgdqn", "sgdqn2009", "svmsgd2")
 def _train_linear(args, name, Xtr, ytr, Xte, yte):
     """A linear SVM by stochastic gradient (squared hinge, the papers' loss)."""
     if args.svr or args.probability or args.model:
-        raise ValueError(f"--solver {args.solver} trains linear classifiers: drop --svr, -b and -m "
+        raise ValueError(f"--solver {args.solver} trains linear classifiers: drop --svr, -b and MODEL "
                          "(pickle the model from Python)")
     alpha = 1e-4 if args.alpha is None else args.alpha
     model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs, random_state=0,
                       n_jobs=args.n_jobs, verbose=args.verbose)
+    if args.folds is not None:
+        return _cross_validation(args, model, Xtr, ytr)
     passes = "passes until the objective stops improving" if args.epochs is None else f"{args.epochs} passes"
     print(f"training {args.solver} (linear, squared hinge) on {name}: {Xtr.shape[0]} examples, alpha={alpha:g}, "
           f"{passes}")
@@ -114,6 +123,22 @@ def _train_linear(args, name, Xtr, ytr, Xte, yte):
     print(f"training error  {100 * float(np.mean(model.training_error_)):.2f} %")
     if Xte is not None:
         print(f"test error      {100 * np.mean(model.predict(Xte) != yte):.2f} %  ({len(yte)} examples)")
+    return 0
+
+
+def _cross_validation(args, model, X, y):
+    """svm-train -v: predictions of each fold by a model trained on the others, scored together."""
+    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_predict
+
+    if args.folds > len(y):
+        raise ValueError(f"-v {args.folds}: more folds than the {len(y)} examples of {args.data or 'adult'}")
+    folds = (KFold if args.svr else StratifiedKFold)(args.folds, shuffle=True, random_state=args.seed)
+    if not args.quiet:
+        print(f"{args.folds}-fold cross-validation of {type(model).__name__} on {args.data or 'adult'}: "
+              f"{X.shape[0]} examples")
+    pred = cross_val_predict(model, X, y, cv=folds)
+    for line in _score_lines(model, pred, y):
+        print(f"Cross Validation {line.split(' (')[0]}")
     return 0
 
 
@@ -192,9 +217,19 @@ def _search(args):
     return 0
 
 
-def _model_and_data(model_path, data_path):
-    """A saved model and a data file, indices matched as written (as svm-predict matches them):
-    both are read zero-based, so that index i is column i in both."""
+def _looks_like_a_model(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(9) == b"svm_type "
+    except OSError:
+        return False
+
+
+def _model_and_data(data_path, model_path):
+    """A data file and a saved model, in svm-predict's order, indices matched as written (as
+    svm-predict matches them): both are read zero-based, so that index i is column i in both."""
+    if _looks_like_a_model(data_path) and not _looks_like_a_model(model_path):
+        raise ValueError(f"{data_path} is a model file: the arguments are DATA MODEL, in svm-predict's order")
     model = load_libsvm_model(model_path, zero_based=True)
     X, y = load_libsvm(data_path, zero_based=True)
     if len(y) == 0:
@@ -205,44 +240,116 @@ def _model_and_data(model_path, data_path):
     return model, X, y
 
 
+def _score_lines(model, pred, y):
+    """What svm-predict prints after predicting a labelled file."""
+    if isinstance(model, SVR):
+        mse = float(np.mean((pred - y) ** 2))
+        if np.std(pred) > 0 and np.std(y) > 0:
+            r2 = float(np.corrcoef(pred, y)[0, 1] ** 2)
+        else:
+            r2 = float("nan")
+        return [f"Mean squared error = {mse:g} (regression)", f"Squared correlation coefficient = {r2:g} (regression)"]
+    right = int(np.sum(pred == y))
+    return [f"Accuracy = {100 * right / len(y):g}% ({right}/{len(y)}) (classification)"]
+
+
 def _predict(args):
-    model, X, _ = _model_and_data(args.model, args.data)
-    # labels as integers, values in the shortest form that reads back to the same number
-    text = "".join(f"{v}\n" for v in model.predict(X).tolist())
-    if args.output:
-        _native.write_file_atomically(str(args.output), text.encode())
+    model, X, y = _model_and_data(args.data, args.model)
+    if args.probability:
+        if isinstance(model, SVR) or not getattr(model, "probability", False):
+            raise ValueError(f"-b 1: {args.model} has no probability information (train it with -b 1)")
+        proba = model.predict_proba(X)
+        pred = model.classes_[np.argmax(proba, axis=1)]
+        header = "labels " + " ".join(f"{c:g}" for c in model.classes_) + "\n"
+        text = header + "".join(f"{p:g} " + " ".join(f"{v:g}" for v in row) + "\n" for p, row in zip(pred, proba))
     else:
+        pred = model.predict(X)
+        # labels as integers, values in the shortest form that reads back to the same number
+        text = "".join(f"{v}\n" for v in pred.tolist())
+    if args.output is None:
         sys.stdout.write(text)
+        return 0
+    _native.write_file_atomically(str(args.output), text.encode())
+    if not args.quiet:
+        print("\n".join(_score_lines(model, pred, y)))
     return 0
 
 
 def _eval(args):
-    model, X, y = _model_and_data(args.model, args.data)
-    pred = model.predict(X)
-    if isinstance(model, SVR):
-        print(f"MAE {np.mean(np.abs(pred - y)):.6g}  MSE {np.mean((pred - y) ** 2):.6g}  ({len(y)} examples)")
-    else:
-        print(f"error {100 * np.mean(pred != y):.4f} %  accuracy {100 * np.mean(pred == y):.4f} %  ({len(y)} examples)")
+    model, X, y = _model_and_data(args.data, args.model)
+    print("\n".join(_score_lines(model, model.predict(X), y)))
     return 0
 
 
 def _index_base_options(parser, files):
     base = parser.add_mutually_exclusive_group()
-    base.add_argument("--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
+    base.add_argument("-z", "--zero-based", dest="zero_based", action="store_const", const=True, default="auto",
                       help=f"feature indices start at 0 (default: 0 if {files} index 0, else 1)")
     base.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
                       help="feature indices start at 1")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors, as the command's other errors (exit code 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+_KERNELS = ["linear", "poly", "rbf", "sigmoid"]  # svm-train's -t 0..3
+
+
+def _flag(text):
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not 0 or 1")
+    return text == "1"
+
+
+def _svm_type(text):
+    if text not in ("0", "3"):
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 (C-SVC) and 3 (epsilon-SVR) are supported")
+    return text == "3"
+
+
+def _kernel_type(text):
+    if text in _KERNELS:  # the default, which argparse passes through here too
+        return text
+    if text not in ("0", "1", "2", "3"):
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 linear, 1 polynomial, 2 rbf, 3 sigmoid (4, precomputed, "
+                                         "is trained from Python)")
+    return _KERNELS[int(text)]
+
+
+def _kernel_options(p):
+    kernel = p.add_mutually_exclusive_group()
+    kernel.add_argument("-t", dest="kernel", type=_kernel_type, metavar="TYPE", default="rbf",
+                        help="kernel as svm-train numbers it: 0 linear, 1 polynomial, 2 rbf (default), 3 sigmoid")
+    kernel.add_argument("-k", "--kernel", dest="kernel", choices=_KERNELS, default="rbf", help="the kernel by name")
+    p.add_argument("-d", "--degree", type=int, default=3, help="polynomial degree (3)")
+    p.add_argument("-r", "--coef0", type=float, default=0.0, help="coef0 of the polynomial and sigmoid kernels (0)")
+    p.add_argument("-e", "--tol", type=float, default=1e-3, help="stopping tolerance (0.001)")
+    p.add_argument("-j", "--n-jobs", type=int, default=None,
+                   help="threads (default: every core, or fewer if OMP_NUM_THREADS says so)")
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="largemargin", description="Large-scale SVMs with a Rust core.")
-    sub = p.add_subparsers(dest="command")
-    t = sub.add_parser("train", help="train an SVM (on the bundled Adult data when no file is given)")
+    from . import __version__
+
+    p = _Parser(prog="largemargin", description="Large-scale SVMs with a Rust core. Options follow LIBSVM's svm-train "
+                "and svm-predict where they overlap (-h is help here; svm-train's -h is --shrinking).")
+    p.add_argument("--version", action="version", version=f"largemargin {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    t = sub.add_parser("train", help="train an SVM (on the bundled Adult data when no file is given)",
+                       description="Train an SVM on a LIBSVM file, as svm-train does (on the bundled Adult data "
+                       "when no file is given), and report its test error with --test.")
     t.add_argument("data", nargs="?", help="training file in LIBSVM format (.gz/.bz2 ok)")
+    t.add_argument("model", nargs="?", help="write the model here (LIBSVM format, the data's index base)")
     t.add_argument("--test", help="test file to report the error on (read with the training file's index base)")
     _index_base_options(t, "either file uses")
-    t.add_argument("-m", "--model", help="write the model to this file (LIBSVM format, the data's index base)")
-    t.add_argument("--svr", action="store_true", help="epsilon-SVR instead of C-SVC")
+    svr = t.add_mutually_exclusive_group()
+    svr.add_argument("-s", dest="svr", type=_svm_type, metavar="TYPE", default=False,
+                     help="0 C-SVC (default), 3 epsilon-SVR, as svm-train")
+    svr.add_argument("--svr", action="store_true", help="epsilon-SVR (the same as -s 3)")
     t.add_argument("--solver", default="smo", choices=["smo", "lasvm", *_LINEAR_SOLVERS],
                    help="smo (batch, LIBSVM's algorithm), lasvm (online: one pass and a finishing step), or a "
                         "linear SVM by stochastic gradient: asgd (averaged SGD, LinearSGD's default), sgdqn "
@@ -252,24 +359,36 @@ def build_parser():
     t.add_argument("--alpha", type=float, default=None, help="linear solvers: the regularisation lambda (1e-4)")
     t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
-    t.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
     t.add_argument("-g", "--gamma", type=_gamma, default=None, help="gamma, or 'scale'/'auto' (default 0.005 on Adult, else scale)")
-    t.add_argument("-d", "--degree", type=int, default=3)
-    t.add_argument("-r", "--coef0", type=float, default=0.0)
-    t.add_argument("-p", "--epsilon", type=float, default=0.1)
-    t.add_argument("-e", "--tol", type=float, default=1e-3)
-    t.add_argument("--cache-size", type=float, default=200, help="kernel cache in MB")
-    t.add_argument("-j", "--n-jobs", type=int, default=None, help="threads (default: all cores)")
-    t.add_argument("-b", "--probability", action="store_true")
-    t.add_argument("-v", "--verbose", action="store_true")
-    pr = sub.add_parser("predict", help="predict a LIBSVM file with a saved model (indices matched as written)")
-    pr.add_argument("model")
-    pr.add_argument("data")
-    pr.add_argument("-o", "--output", help="write predictions here instead of stdout")
-    ev = sub.add_parser("eval", help="error of a saved model on a labelled LIBSVM file (indices matched as written)")
-    ev.add_argument("model")
-    ev.add_argument("data")
-    se = sub.add_parser("search", help="cross-validated grid search of C and gamma (as LIBSVM's grid.py, one process)")
+    t.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon-SVR: the tube's half-width (0.1)")
+    _kernel_options(t)
+    t.add_argument("-m", "--cache-size", type=float, default=200, help="kernel cache in MB (200)")
+    t.add_argument("--shrinking", type=_flag, default=True, metavar="0|1", help="shrinking heuristics (1)")
+    t.add_argument("-b", "--probability", type=_flag, nargs="?", const=True, default=False, metavar="0|1",
+                   help="train for probability estimates (0)")
+    t.add_argument("-v", "--folds", type=int, default=None, metavar="N",
+                   help="N-fold cross-validation instead of a model: prints its accuracy (MSE for SVR), as svm-train")
+    t.add_argument("--seed", type=int, default=0, help="-v: the folds' shuffle (0)")
+    t.add_argument("-q", "--quiet", action="store_true", help="print only the results")
+    t.add_argument("--verbose", action="store_true", help="the solver's progress every two seconds")
+    pr = sub.add_parser("predict", help="predict a LIBSVM file with a saved model, as svm-predict",
+                        description="Predict a LIBSVM file with a saved model, as svm-predict does: the feature "
+                        "indices of both are matched as written. With OUTPUT, the predictions go there and the "
+                        "accuracy (MSE for SVR) on the file's labels is printed; else they go to stdout.")
+    pr.add_argument("data", help="LIBSVM file to predict (.gz/.bz2 ok)")
+    pr.add_argument("model", help="LIBSVM model file")
+    pr.add_argument("output", nargs="?", help="write the predictions here (default: stdout)")
+    pr.add_argument("-b", "--probability", type=_flag, nargs="?", const=True, default=False, metavar="0|1",
+                    help="write class probabilities, as svm-predict -b 1 (the model needs them)")
+    pr.add_argument("-q", "--quiet", action="store_true", help="do not print the accuracy")
+    ev = sub.add_parser("eval", help="accuracy (MSE for SVR) of a saved model on a labelled LIBSVM file",
+                        description="The accuracy (MSE and squared correlation for SVR) of a saved model on a "
+                        "labelled LIBSVM file, in svm-predict's words.")
+    ev.add_argument("data", help="labelled LIBSVM file (.gz/.bz2 ok)")
+    ev.add_argument("model", help="LIBSVM model file")
+    se = sub.add_parser("search", help="cross-validated grid search of C and gamma (as LIBSVM's grid.py, one process)",
+                        description="Cross-validated grid search of C and gamma (and epsilon for --svr), as LIBSVM's "
+                        "grid.py, in one run of SVCSearchCV/SVRSearchCV.")
     se.add_argument("data", help="training file in LIBSVM format (.gz/.bz2 ok)")
     _index_base_options(se, "the file uses")
     se.add_argument("-c", "--C", default="0.1,1,10,100,1000", help="values of C, comma-separated; 2^k allowed (default 0.1,1,10,100,1000)")
@@ -278,13 +397,10 @@ def build_parser():
     se.add_argument("-v", "--folds", type=int, default=5, help="folds (default 5; stratified for classification)")
     se.add_argument("--seed", type=int, default=0, help="the folds' shuffle (default 0)")
     se.add_argument("--svr", action="store_true", help="epsilon-SVR (scored by mean squared error) instead of C-SVC (accuracy)")
-    se.add_argument("-k", "--kernel", default="rbf", choices=["linear", "poly", "rbf", "sigmoid"])
-    se.add_argument("-d", "--degree", type=int, default=3)
-    se.add_argument("-r", "--coef0", type=float, default=0.0)
-    se.add_argument("-e", "--tol", type=float, default=1e-3)
-    se.add_argument("--cache-size", type=float, default=200, help="kernel cache for the whole search, in MB")
-    se.add_argument("-j", "--n-jobs", type=int, default=None, help="threads (default: all cores)")
-    sub.add_parser("plugins", help="list the installed plugins and what each registers")
+    _kernel_options(se)
+    se.add_argument("-m", "--cache-size", type=float, default=200, help="kernel cache for the whole search, in MB (200)")
+    sub.add_parser("plugins", help="list the installed plugins and what each registers",
+                   description="List the installed plugins, what each registers, and any that failed to load.")
     return p
 
 

@@ -1,8 +1,9 @@
 //! largemargin-cli: train, predict and evaluate kernel SVMs on LIBSVM-format files, natively.
 //!
 //!   largemargin-cli train \[options\] TRAIN_FILE MODEL_FILE
-//!   largemargin-cli predict TEST_FILE MODEL_FILE OUTPUT_FILE
+//!   largemargin-cli predict \[-q\] TEST_FILE MODEL_FILE OUTPUT_FILE
 //!   largemargin-cli eval TEST_FILE MODEL_FILE
+//!   largemargin-cli --version
 //!
 //! Options follow LIBSVM's svm-train where they overlap. Files may be plain, .gz or .bz2.
 //! A model file means what it means to LIBSVM: `train` writes feature indices as the training
@@ -27,8 +28,12 @@ use largemargin::{Control, KernelSpec};
 
 const USAGE: &str = "usage:
   largemargin-cli train [options] TRAIN_FILE MODEL_FILE
-  largemargin-cli predict TEST_FILE MODEL_FILE OUTPUT_FILE
+  largemargin-cli predict [-q] TEST_FILE MODEL_FILE OUTPUT_FILE
   largemargin-cli eval TEST_FILE MODEL_FILE
+  largemargin-cli --version | --help
+predict writes the predictions and prints the accuracy (MSE and squared correlation
+for epsilon-SVR) on the test file's labels, as svm-predict does; -q prints nothing.
+eval prints the same without writing predictions.
 train options:
   -s type     0 = C-SVC (default), 3 = epsilon-SVR
   -t kernel   0 linear, 1 polynomial, 2 rbf (default), 3 sigmoid
@@ -318,12 +323,58 @@ fn predict_file(data_path: &str, model_path: &str) -> Result<(Vec<f64>, Vec<f64>
 }
 
 fn predict(args: &[String]) -> Result<(), String> {
-    let (pred, _, _) = predict_file(&args[0], &args[1])?;
+    let quiet = args.first().is_some_and(|a| a == "-q");
+    let files = &args[usize::from(quiet)..];
+    if files.len() != 3 || files.iter().any(|f| f.starts_with('-') && f.len() > 1) {
+        return Err(USAGE.to_string());
+    }
+    let (pred, truth, model) = predict_file(&files[0], &files[1])?;
     let mut text = String::with_capacity(pred.len() * 4);
-    for p in pred {
+    for p in &pred {
         text.push_str(&format!("{p}\n"));
     }
-    write_atomically(Path::new(&args[2]), |w| Ok(w.write_all(text.as_bytes())?)).map_err(|e| e.to_string())
+    write_atomically(Path::new(&files[2]), |w| Ok(w.write_all(text.as_bytes())?)).map_err(|e| e.to_string())?;
+    if !quiet && !truth.is_empty() {
+        println!("{}", score_lines(&model, &pred, &truth).join("\n"));
+    }
+    Ok(())
+}
+
+/// What svm-predict prints after predicting a labelled file.
+fn score_lines(model: &LibsvmModel, pred: &[f64], truth: &[f64]) -> Vec<String> {
+    let n = truth.len() as f64;
+    if model.svm_type == SvmType::EpsilonSvr {
+        let mse = pred.iter().zip(truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
+        let (sp, st) = (pred.iter().sum::<f64>(), truth.iter().sum::<f64>());
+        let (spp, stt) = (pred.iter().map(|p| p * p).sum::<f64>(), truth.iter().map(|t| t * t).sum::<f64>());
+        let spt = pred.iter().zip(truth).map(|(p, t)| p * t).sum::<f64>();
+        let r2 = (n * spt - sp * st).powi(2) / ((n * spp - sp * sp) * (n * stt - st * st));
+        vec![
+            format!("Mean squared error = {} (regression)", short(mse)),
+            format!("Squared correlation coefficient = {} (regression)", short(r2)),
+        ]
+    } else {
+        let right = pred.iter().zip(truth).filter(|(p, t)| p == t).count();
+        vec![format!("Accuracy = {}% ({right}/{}) (classification)", short(100.0 * right as f64 / n), truth.len())]
+    }
+}
+
+/// A number as C's and Python's `%g` write it: 6 significant digits, no trailing zeros.
+fn short(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return if x.is_nan() { "nan".into() } else { format!("{x}") };
+    }
+    // the exponent after rounding to 6 digits decides between the two forms
+    let sci = format!("{x:.5e}");
+    let (mantissa, e) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let trim =
+        |s: &str| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.into() };
+    if (-4..6).contains(&e) {
+        trim(&format!("{x:.*}", (5 - e) as usize))
+    } else {
+        format!("{}e{}{:02}", trim(mantissa), if e < 0 { '-' } else { '+' }, e.abs())
+    }
 }
 
 fn eval(args: &[String]) -> Result<(), String> {
@@ -331,15 +382,7 @@ fn eval(args: &[String]) -> Result<(), String> {
     if truth.is_empty() {
         return Err(format!("{}: no examples", args[0]));
     }
-    let n = truth.len() as f64;
-    if model.svm_type == SvmType::EpsilonSvr {
-        let mae = pred.iter().zip(&truth).map(|(p, t)| (p - t).abs()).sum::<f64>() / n;
-        let mse = pred.iter().zip(&truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
-        println!("MAE {mae:.6} MSE {mse:.6} ({} examples)", truth.len());
-    } else {
-        let wrong = pred.iter().zip(&truth).filter(|(p, t)| p != t).count() as f64;
-        println!("error {:.4} % ({} examples)", 100.0 * wrong / n, truth.len());
-    }
+    println!("{}", score_lines(&model, &pred, &truth).join("\n"));
     Ok(())
 }
 
@@ -349,8 +392,17 @@ fn run(args: &[String]) -> Result<(), String> {
             println!("{USAGE}");
             Ok(())
         }
+        Some("-V" | "--version") => {
+            println!("largemargin-cli {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        // `train --help` and friends: the same usage, on stdout, exit code 0
+        Some("train" | "predict" | "eval") if args[1..].iter().any(|a| a == "--help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
         Some("train") => train(&args[1..]),
-        Some("predict") if args.len() == 4 => predict(&args[1..]),
+        Some("predict") => predict(&args[1..]),
         Some("eval") if args.len() == 3 => eval(&args[1..]),
         _ => Err(USAGE.to_string()),
     }
@@ -387,5 +439,29 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(_) => ExitCode::from(2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn short_is_printf_g() {
+        // the values Python's f"{x:g}" (C's %g) gives
+        for (x, g) in [
+            (100.0, "100"),
+            (85.123456789, "85.1235"),
+            (0.576345123, "0.576345"),
+            (4.58377, "4.58377"),
+            (1e-7, "1e-07"),
+            (123456789.0, "1.23457e+08"),
+            (0.0001, "0.0001"),
+            (999999.5, "1e+06"),
+            (-2.5, "-2.5"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(short(x), g, "{x}");
+        }
     }
 }

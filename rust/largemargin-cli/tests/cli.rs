@@ -24,10 +24,23 @@ fn train_predict_eval_round_trip() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("support vectors"));
     let out = bin().arg("eval").arg(&data).arg(&model).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "error 0.0000 % (200 examples)");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Accuracy = 100% (200/200) (classification)");
     let pred = dir.join("p.txt");
-    assert!(bin().arg("predict").arg(&data).arg(&model).arg(&pred).status().unwrap().success());
+    let out = bin().arg("predict").arg(&data).arg(&model).arg(&pred).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Accuracy = 100% (200/200) (classification)");
     assert_eq!(std::fs::read_to_string(&pred).unwrap().lines().count(), 200);
+    let out = bin().args(["predict", "-q"]).arg(&data).arg(&model).arg(&pred).output().unwrap();
+    assert!(out.status.success() && out.stdout.is_empty());
+    // regression: svm-predict's two lines
+    let svr_model = dir.join("r.model");
+    assert!(bin().args(["train", "-q", "-s", "3"]).arg(&data).arg(&svr_model).status().unwrap().success());
+    let out = bin().arg("eval").arg(&data).arg(&svr_model).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("Mean squared error = ") && text.contains("\nSquared correlation coefficient = "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -41,8 +54,12 @@ fn reports_bad_lines_and_usage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"));
     let out = bin().output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
-    let out = bin().arg("--help").output().unwrap();
-    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("usage"));
+    for args in [&["--help"][..], &["train", "--help"], &["predict", "--help"]] {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("usage"), "{args:?}");
+    }
+    let out = bin().arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("largemargin-cli {}", env!("CARGO_PKG_VERSION")));
 }
 
 #[test]

@@ -1,0 +1,7 @@
+"""`python -m largemargin`: the `largemargin` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
