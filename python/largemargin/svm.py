@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -14,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _native
 from ._arrays import to_native
 from ._base import _BaseSVM, _linear_coef, _ovr_from_ovo, _same_width  # noqa: F401 - _ovr_from_ovo re-exported for pickles of old models
+from ._base.kernel_svm import HARD_MARGIN_C
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
 from ._ovo import pair_reorder
@@ -45,6 +47,7 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     _task = "classification"
     coef_ = property(_linear_coef)
+    _masks_nonpositive_weights = True  # as scikit-learn's: samples of weight <= 0 are left out
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
@@ -84,7 +87,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         at_least_two(self.classes_)
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        sample_c = float(self.C) * self.class_weight_[y_idx] * sample_weight
+        sample_c = np.minimum(float(self.C) * self.class_weight_[y_idx] * sample_weight, HARD_MARGIN_C)
         present = np.unique(y_idx[sample_c > 0])
         if len(present) < 2:
             raise ValueError("Invalid input - all samples with positive weights belong to the same class")
@@ -108,7 +111,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         return self
 
     def _n_support_groups(self):
-        return np.asarray(self._n_support, dtype=np.int64)
+        n_support = np.asarray(self._n_support, dtype=np.int64)
+        if n_support.sum() != len(self.support_) or np.any(n_support < 0):
+            raise ValueError("The internal representation of SVC was altered: n_support does not add up to the "
+                             "support vectors")
+        return n_support
 
     def decision_function(self, X):
         """Signed distances: (n,) for two classes, (n, n_classes) for 'ovr', (n, pairs) for 'ovo'."""
@@ -120,8 +127,11 @@ class SVC(ClassifierMixin, _BaseSVM):
         return dec
 
     def predict(self, X):
-        dec = self._native_decision(X)
+        check_is_fitted(self)
         k = len(self.classes_)
+        if self.break_ties and self.decision_function_shape == "ovo" and k > 2:
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        dec = self._native_decision(X)
         # A model read from a LIBSVM file votes as LIBSVM does with the file's class order: a
         # pair whose classes the file lists the other way round gives a zero decision to the
         # class this model lists first, and equal votes go to the class the file lists first.
@@ -132,8 +142,6 @@ class SVC(ClassifierMixin, _BaseSVM):
             lose_at_zero = file_order[0] < file_order[1]
             second = dec.ravel() <= 0 if lose_at_zero else dec.ravel() < 0
             return self.classes_[second.astype(int)]
-        if self.break_ties and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if self.break_ties:
             return self.classes_[np.argmax(_ovr_from_ovo(dec, k), axis=1)]
         votes = np.zeros((dec.shape[0], k), dtype=np.int64)
@@ -156,7 +164,8 @@ class SVC(ClassifierMixin, _BaseSVM):
         """Class probabilities by Platt scaling and pairwise coupling (needs probability=True)."""
         check_is_fitted(self)
         if len(self.probA_) == 0:
-            raise AttributeError("this model was fitted with probability=False")
+            raise NotFittedError("predict_proba is not available when fitted with probability=False: fit again with "
+                                 "probability=True")
         dec = self._native_decision(X)
         prob_a, prob_b = self.probA_, self.probB_
         file_order = getattr(self, "_libsvm_file_order", None)
@@ -183,6 +192,7 @@ class SVR(RegressorMixin, _BaseSVM):
 
     _task = "regression"
     coef_ = property(_linear_coef)
+    _masks_nonpositive_weights = True  # as scikit-learn's: samples of weight <= 0 are left out
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
@@ -214,7 +224,7 @@ class SVR(RegressorMixin, _BaseSVM):
             raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         y = np.ascontiguousarray(y, dtype=np.float64)
-        sample_c = np.ascontiguousarray(float(self.C) * sample_weight)
+        sample_c = np.ascontiguousarray(np.minimum(float(self.C) * sample_weight, HARD_MARGIN_C))
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svr(
             to_native(Xk), y, sample_c=sample_c, epsilon=float(self.epsilon), kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
@@ -222,6 +232,7 @@ class SVR(RegressorMixin, _BaseSVM):
             verbose=bool(self.verbose), **self._solver_args(),
         )
         self._finish_fit(fit, Xk, started)
+        self.n_iter_ = int(self.n_iter_[0])  # one problem: an int, as scikit-learn's SVR gives
         self._n_support = np.array([0, 0], dtype=np.int32)
         self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
         self.intercept_ = self._intercept_

@@ -60,7 +60,19 @@ def _same_width(A, B):
 
 def _linear_coef(self):
     """Weights of the linear kernel's primal, w = sum_i dual_coef_i x_i: (1, n_features) for
-    two classes and regression, one row per class pair (scikit-learn's order) otherwise."""
+    two classes and regression, one row per class pair (scikit-learn's order) otherwise. Read-only
+    (it is computed, so writing to it would change nothing); sparse after a fit on sparse data,
+    as in scikit-learn."""
+    w = _dense_linear_coef(self)
+    if getattr(self, "_sparse", False):
+        w = sp.csr_matrix(w)
+        w.data.flags.writeable = False
+    else:
+        w.flags.writeable = False
+    return w
+
+
+def _dense_linear_coef(self):
     if self.kernel != "linear":
         raise AttributeError("coef_ is only available when using a linear kernel")
     check_is_fitted(self, "dual_coef_")
@@ -79,6 +91,11 @@ def _linear_coef(self):
             w = dual[b - 1, ra] @ sv[ra] + dual[a, rb] @ sv[rb]
             rows.append(np.asarray(w.toarray() if hasattr(w, "toarray") else w, dtype=np.float64).ravel())
     return np.vstack(rows)
+
+
+# The box of C=inf: no variable reaches it in a problem the hard margin can solve, and C x a
+# kernel row stays finite (the solver takes finite boxes only)
+HARD_MARGIN_C = 1e250
 
 
 class _BaseSVM(BaseEstimator):
@@ -110,15 +127,16 @@ class _BaseSVM(BaseEstimator):
         """What every kernel machine checks: C, tol and cache_size where it has them, the kernel and
         its parameters, n_jobs."""
 
-        def positive(name, value, allow_zero=False):
-            ok = isinstance(value, numbers.Real) and np.isfinite(value) and (value > 0 or (allow_zero and value == 0))
+        def positive(name, value, allow_zero=False, allow_inf=False):
+            ok = (isinstance(value, numbers.Real) and (np.isfinite(value) or (allow_inf and value == np.inf))
+                  and (value > 0 or (allow_zero and value == 0)))
             if not ok:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
 
         params = self.get_params(deep=False)
         for name in ("C", "tol", "cache_size"):  # those of them this estimator has
             if name in params:
-                positive(name, params[name])
+                positive(name, params[name], allow_inf=name == "C" and self._masks_nonpositive_weights)
         self._resolve_kernel()
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
@@ -189,6 +207,10 @@ class _BaseSVM(BaseEstimator):
         gamma = self._gamma if self._gamma > 0 else 1.0
         return kernel, gamma, float(self.coef0), int(self.degree)
 
+    # SVC and SVR leave samples of negative weight out and take C=inf (the hard margin), as
+    # scikit-learn's do; the others refuse both
+    _masks_nonpositive_weights = False
+
     def _prepare_fit(self, X, y, sample_weight, reset=True):
         """Checks parameters and data; `reset=False` (continued training) checks X against the
         fitted feature count without changing the fitted state."""
@@ -214,9 +236,17 @@ class _BaseSVM(BaseEstimator):
             Xk = X
         if self._native_kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")
-        if X.shape[0] == 0:
+        if Xk.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        sample_weight = _check_sample_weight(sample_weight, Xk, dtype=np.float64, ensure_non_negative=True)
+        masks = self._masks_nonpositive_weights
+        if masks and sample_weight is not None and not isinstance(sample_weight, numbers.Number):
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.shape == (Xk.shape[0],) and np.all(w <= 0):  # (NaN and other shapes are refused below)
+                raise ValueError("Invalid input - all samples have zero or negative weights.")
+        sample_weight = _check_sample_weight(sample_weight, Xk, dtype=np.float64, ensure_non_negative=not masks)
+        if masks:
+            # as LIBSVM (and scikit-learn): a sample of weight <= 0 is left out of the problem
+            sample_weight = np.maximum(sample_weight, 0.0)
         self._sparse = is_sparse(Xk) and self._python_kernel is None
         self._gamma = self._resolve_gamma(Xk) if self._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
         self.shape_fit_ = Xk.shape
@@ -233,7 +263,7 @@ class _BaseSVM(BaseEstimator):
         self.fit_status_ = 0 if all(fit["converged"]) else 1
         if self.fit_status_:
             warnings.warn(
-                f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your data "
+                f"Solver terminated early (max_iter={self.max_iter}).  Consider pre-processing your data "
                 "with StandardScaler or MinMaxScaler.",
                 ConvergenceWarning,
             )
@@ -248,6 +278,9 @@ class _BaseSVM(BaseEstimator):
             self.support_vectors_ = Xk[self.support_]
         self._intercept_ = fit["intercept"]
         self._dual_coef_ = fit["dual_coef"]
+        if not (np.all(np.isfinite(self._dual_coef_)) and np.all(np.isfinite(self._intercept_))):
+            raise ValueError("The dual coefficients or intercepts are not finite: the data may hold values too large "
+                             "for the kernel; scale it (e.g. StandardScaler)")
 
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""

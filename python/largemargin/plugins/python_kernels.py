@@ -19,6 +19,11 @@ class PluginError(RuntimeError):
     """A plugin failed or broke its contract; the message names the plugin, the cause is chained."""
 
 
+class KernelOutputError(PluginError, ValueError):
+    """A kernel returned a matrix of the wrong shape or type, or non-finite values: also a
+    ValueError, as scikit-learn's SVC raises for such a kernel."""
+
+
 def n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
@@ -75,14 +80,14 @@ class CheckedKernel:
             K = self._guarded("", self.function.block, A, B, prepared)
         else:
             K = self._guarded("", self.function, A, B)
-        K = np.asarray(K)
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)  # x @ y.T of sparse rows is sparse
         rows, cols = n_rows(A), n_rows(B)
         if K.shape != (rows, cols):
-            raise PluginError(f"{self._where()} returned shape {K.shape}, expected ({rows}, {cols})")
+            raise KernelOutputError(f"{self._where()} returned shape {K.shape}, expected ({rows}, {cols})")
         if K.dtype.kind not in "fiu":
-            raise PluginError(f"{self._where()} returned dtype {K.dtype}, expected real numbers")
+            raise KernelOutputError(f"{self._where()} returned dtype {K.dtype}, expected real numbers")
         if not np.all(np.isfinite(K)):
-            raise PluginError(f"{self._where()} returned NaN or infinite values")
+            raise KernelOutputError(f"{self._where()} returned NaN or infinite values")
         return K
 
     def __call__(self, A, B):
