@@ -130,6 +130,11 @@ pub enum Matrix<'a> {
 }
 
 impl<'a> Matrix<'a> {
+    /// A dense row-major f64 matrix of `rows` x `cols` over `data`, borrowed without copying.
+    pub fn dense(data: &'a [f64], rows: usize, cols: usize) -> Result<Self> {
+        Ok(Matrix::Dense64(DenseView::new(data, rows, cols)?))
+    }
+
     pub fn rows(&self) -> usize {
         match self {
             Matrix::Dense32(m) => m.rows,

@@ -232,6 +232,13 @@ pub fn read<R: BufRead>(reader: R, base: IndexBase) -> Result<LibsvmData> {
     parser.finish(base)
 }
 
+/// Reads a whole LIBSVM file (uncompressed); errors name the file.
+pub fn read_libsvm_file(path: &std::path::Path, base: IndexBase) -> Result<LibsvmData> {
+    let in_file = |error: Error| Error::File { path: path.display().to_string(), error: Box::new(error) };
+    let file = std::fs::File::open(path).map_err(|e| in_file(Error::Io(e.to_string())))?;
+    read(std::io::BufReader::new(file), base).map_err(in_file)
+}
+
 /// Feeds a whole stream to `parser` and parses its last line. A read error (a corrupt compressed
 /// stream, say) says how far the input had been read.
 pub fn feed_all<R: BufRead>(parser: &mut LibsvmParser, mut reader: R) -> Result<()> {
