@@ -1,0 +1,208 @@
+"""Export fitted models to ONNX, for onnxruntime and the other ONNX runtimes.
+
+``to_onnx(model, X)`` hands each model to skl2onnx's converter of its scikit-learn counterpart,
+through a stand-in that holds the same fitted parameters:
+
+- ``SVC`` and ``SVR`` (built-in kernels; ``probability=True`` too), and a binary or one-vs-one
+  ``LaSVM``, ``Huller`` or ``KernelPerceptron`` (their expansions laid out as LIBSVM's), as
+  scikit-learn's ``SVC``/``SVR`` (the ONNX-ML ``SVMClassifier``/``SVMRegressor`` operators);
+- ``LinearSGD`` and ``MarginPerceptron`` as scikit-learn's ``SGDClassifier`` (a linear model).
+
+Models whose prediction has no ONNX operator (Python kernels, composed kernels, precomputed
+kernels, LaRank, the mixtures, the MLPs, the sequence labeler) raise ``NotImplementedError``.
+skl2onnx and onnx are needed (``pip install skl2onnx``); the ONNX-ML SVM operators compute in
+float32, so predictions agree with the model's to float32 rounding.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["to_onnx"]
+
+
+def _dense(a):
+    return np.asarray(a.toarray() if sp.issparse(a) else a, dtype=np.float64)
+
+
+def _builtin_kernel(model):
+    """The kernel as scikit-learn names it, or NotImplementedError."""
+    kernel = model.kernel
+    if not isinstance(kernel, str) or kernel not in ("linear", "poly", "rbf", "sigmoid"):
+        raise NotImplementedError(f"{type(model).__name__}(kernel={kernel!r}): only the built-in linear, poly, rbf and "
+                                  "sigmoid kernels have an ONNX form")
+    return kernel
+
+
+def _svc_standin(model):
+    from sklearn.svm import SVC as SklearnSVC
+
+    if getattr(model, "_libsvm_file_order", None) is not None and list(model._libsvm_file_order) != sorted(
+            model._libsvm_file_order):
+        raise NotImplementedError("a model read from a LIBSVM file that lists its classes out of order votes as LIBSVM "
+                                  "does in the file's order; ONNX's operator votes in sorted order: refit it")
+    s = SklearnSVC(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0),
+                   probability=bool(getattr(model, "probability", False)),
+                   decision_function_shape=getattr(model, "decision_function_shape", "ovr"),
+                   break_ties=bool(getattr(model, "break_ties", False)))
+    s.classes_ = np.asarray(model.classes_)
+    s.support_vectors_ = _dense(model.support_vectors_)
+    s.dual_coef_ = _dense(model.dual_coef_)
+    s.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
+    s._n_support = np.asarray(model._n_support, dtype=np.int32)
+    s.support_ = np.asarray(model.support_, dtype=np.int32)
+    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
+    s._probA = np.asarray(getattr(model, "probA_", np.empty(0)), dtype=np.float64)
+    s._probB = np.asarray(getattr(model, "probB_", np.empty(0)), dtype=np.float64)
+    s.n_features_in_ = s.support_vectors_.shape[1]
+    s.fit_status_ = 0
+    s._sparse = False
+    return s
+
+
+def _svr_standin(model):
+    from sklearn.svm import SVR as SklearnSVR
+
+    s = SklearnSVR(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0))
+    s.support_vectors_ = _dense(model.support_vectors_)
+    s.dual_coef_ = _dense(model.dual_coef_)
+    s.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
+    s.support_ = np.asarray(model.support_, dtype=np.int32)
+    s._n_support = np.array([0, 0], dtype=np.int32)
+    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
+    s.n_features_in_ = s.support_vectors_.shape[1]
+    s.fit_status_ = 0
+    s._sparse = False
+    return s
+
+
+def _online_standin(model):
+    """An online classifier's expansions as LIBSVM's one-vs-one layout: support vectors grouped
+    by class; for the pair (a, b), class a's coefficients in row b - 1, class b's in row a."""
+    from sklearn.svm import SVC as SklearnSVC
+
+    if len(model.classes_) > 2 and not model._one_vs_one():
+        raise NotImplementedError(f"{type(model).__name__}(multiclass='ovr') has no ONNX form: "
+                                  "ONNX's SVMClassifier votes one-vs-one")
+    k = len(model.classes_)
+    sv = _dense(model.support_vectors_)
+    coef = np.asarray(model._dual_coef_, dtype=np.float64)  # (problems, n_SV), LIBSVM sign: + for the first class
+    cls = np.asarray(model._sv_class)
+    order = np.argsort(cls, kind="stable")
+    rows = np.zeros((max(k - 1, 1), len(order)))
+    p = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            for col, i in enumerate(order):
+                if cls[i] == a:
+                    rows[b - 1, col] = coef[p, i]
+                elif cls[i] == b:
+                    rows[a, col] = coef[p, i]
+            p += 1
+    s = SklearnSVC(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0),
+                   decision_function_shape=getattr(model, "decision_function_shape", "ovr"))
+    s.classes_ = np.asarray(model.classes_)
+    s.support_vectors_ = sv[order]
+    # a binary problem's own sign is already scikit-learn's public one (+ for classes_[1]); the
+    # pairs of a one-vs-one fit have LIBSVM's (+ for the first class of the pair), as its layout
+    s.dual_coef_ = rows
+    s.intercept_ = np.asarray(model._intercept_, dtype=np.float64)
+    s._n_support = np.bincount(cls, minlength=k).astype(np.int32)
+    s.support_ = np.asarray(model.support_, dtype=np.int32)[order]
+    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
+    s._probA = s._probB = np.empty(0)
+    s.n_features_in_ = sv.shape[1]
+    s.fit_status_ = 0
+    s._sparse = False
+    return s
+
+
+def _linear_standin(model):
+    from sklearn.linear_model import SGDClassifier
+
+    s = SGDClassifier(loss="hinge")
+    s.classes_ = np.asarray(model.classes_)
+    s.coef_ = _dense(model.coef_)
+    s.intercept_ = np.atleast_1d(np.asarray(model.intercept_, dtype=np.float64))
+    s.n_features_in_ = s.coef_.shape[1]
+    return s
+
+
+def standin(model):
+    """The scikit-learn estimator with `model`'s fitted parameters that skl2onnx converts, or
+    NotImplementedError for a model without an ONNX form."""
+    from . import SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, MarginPerceptron
+
+    check_is_fitted(model)
+    if isinstance(model, SVC):
+        return _svc_standin(model)
+    if isinstance(model, SVR):
+        return _svr_standin(model)
+    if isinstance(model, (LaSVM, Huller, KernelPerceptron)):
+        if getattr(model, "_python_kernel", None) is not None:
+            _builtin_kernel(model)  # raises with the kernel's name
+        return _online_standin(model)
+    if isinstance(model, (LinearSGD, MarginPerceptron)):
+        return _linear_standin(model)
+    raise NotImplementedError(f"{type(model).__name__} has no ONNX export (SVC, SVR, LaSVM, Huller, KernelPerceptron, "
+                              "LinearSGD and MarginPerceptron have)")
+
+
+def to_onnx(model, X, *, target_opset=None, options=None):
+    """The fitted `model` as an ONNX model (``onnx.ModelProto``).
+
+    Parameters
+    ----------
+    model : fitted estimator
+        ``SVC``, ``SVR``, ``LaSVM``/``Huller``/``KernelPerceptron`` (binary or one-vs-one) with a
+        built-in kernel, ``LinearSGD`` or ``MarginPerceptron``.
+    X : array-like of shape (n_samples, n_features)
+        A few rows of the input, which fix the graph's input type and width (float32 is the
+        ONNX-ML SVM operators' type; other types are cast).
+    target_opset : int or dict, optional
+        Passed to skl2onnx.
+    options : dict, optional
+        Passed to skl2onnx (e.g. ``{"zipmap": False}`` for probabilities as one array).
+
+    Returns
+    -------
+    onnx.ModelProto
+        A graph with input ``X`` and outputs ``label`` (plus ``probabilities`` for classifiers)
+        or ``variable`` (regressors).
+
+    Raises
+    ------
+    NotImplementedError
+        For a model without an ONNX form (see the module's docstring).
+
+    Examples
+    --------
+    >>> import numpy as np, largemargin as lm
+    >>> from largemargin.onnx import to_onnx
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.3], [1.0, 1.0], [0.9, 1.2]])
+    >>> clf = lm.SVC(C=10).fit(X, [0, 0, 1, 1])
+    >>> onx = to_onnx(clf, X[:1].astype(np.float32))
+    >>> import onnxruntime as rt
+    >>> session = rt.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
+    >>> session.run(["label"], {"X": X.astype(np.float32)})[0].tolist()
+    [0, 0, 1, 1]
+    """
+    try:
+        from skl2onnx import to_onnx as skl2onnx_to_onnx
+    except ImportError as e:
+        raise ImportError("largemargin.onnx needs skl2onnx: pip install skl2onnx onnxruntime") from e
+    s = standin(model)
+    X = np.asarray(_dense(X) if sp.issparse(X) else X)
+    if X.dtype != np.float32:
+        X = X.astype(np.float32)
+    if X.ndim != 2 or X.shape[1] != s.n_features_in_:
+        raise ValueError(f"X must have {s.n_features_in_} columns, as the model, got shape {X.shape}")
+    kwargs = {} if target_opset is None else {"target_opset": target_opset}
+    if options is not None:
+        kwargs["options"] = {id(s): options}
+    with warnings.catch_warnings():
+        # skl2onnx reads the stand-in's probA_/probB_, which scikit-learn >= 1.9 deprecates
+        warnings.filterwarnings("ignore", category=FutureWarning, message=".*prob[AB]_")
+        return skl2onnx_to_onnx(s, X[:1], **kwargs)
