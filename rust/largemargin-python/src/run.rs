@@ -83,6 +83,11 @@ pub fn threads_for(n_jobs: Option<i64>) -> PyResult<usize> {
     Ok(threads.min(4 * cores) as usize)
 }
 
+/// (problems done, planned, iterations, seconds): what a `Reporter` is told.
+fn progress_of(control: &Control, started: Instant) -> (u64, u64, u64, f64) {
+    (control.problems_done(), control.planned(), control.iterations(), started.elapsed().as_secs_f64())
+}
+
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         s.to_string()
@@ -105,8 +110,9 @@ fn release_freed_memory() {
     }
 }
 
-/// Runs `work` detached from the interpreter. `progress` (if given) is printed through Python's
-/// `print` every two seconds.
+/// Runs `work` detached from the interpreter. With `progress` (a label, for `verbose`), the fit's
+/// progress goes to a `largemargin._progress.Reporter`: a bar with the time left when the fit
+/// plans its work, log lines every two seconds otherwise.
 pub fn run_detached<T, F>(py: Python<'_>, threads: usize, progress: Option<&str>, work: F) -> PyResult<T>
 where
     T: Send,
@@ -125,6 +131,12 @@ where
 {
     let pool = pool(threads)?;
     let mut interrupted: Option<PyErr> = None;
+    // verbose: a `largemargin._progress.Reporter` (a bar where the total is known, else log lines)
+    let reporter: Option<Py<PyAny>> = match progress {
+        Some(what) => Some(py.import("largemargin._progress")?.getattr("Reporter")?.call1((what,))?.unbind()),
+        None => None,
+    };
+    let started = Instant::now();
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
             let (tx, rx) = mpsc::channel();
@@ -133,7 +145,6 @@ where
                 let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| work(control))));
                 let _ = tx.send(r);
             });
-            let started = Instant::now();
             let mut last = Instant::now();
             loop {
                 match rx.recv_timeout(Duration::from_millis(50)) {
@@ -158,16 +169,10 @@ where
                             interrupted = Some(e);
                         }
                     }
-                    if let Some(what) = progress {
-                        if last.elapsed() >= Duration::from_secs(2) {
+                    if let Some(reporter) = &reporter {
+                        if last.elapsed() >= Duration::from_millis(250) {
                             last = Instant::now();
-                            let msg = format!(
-                                "[largemargin] {what}: {} problems done, {} iterations, {:.1}s",
-                                control.problems_done(),
-                                control.iterations(),
-                                started.elapsed().as_secs_f64()
-                            );
-                            let _ = py.import("builtins").and_then(|b| b.getattr("print")?.call1((msg,)).map(|_| ()));
+                            let _ = reporter.bind(py).call_method1("update", progress_of(control, started));
                         }
                     }
                 });
@@ -175,6 +180,10 @@ where
         })
     });
     release_freed_memory();
+    if let Some(reporter) = reporter {
+        // the final line; a failure to report must not hide the fit's own outcome
+        let _ = reporter.bind(py).call_method1("close", progress_of(control, started));
+    }
     if let Some(e) = interrupted {
         return Err(e);
     }

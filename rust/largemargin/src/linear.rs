@@ -13,13 +13,18 @@ use crate::solver::loss::Loss;
 use crate::solver::sgd::{choose_t0, primal, t0_candidates, LinearModel, SgdParams};
 use crate::team::{threads_for, with_team};
 
+/// How `train_linear` runs every problem: the SGD algorithm, the passes, their order and when
+/// they stop.
 #[derive(Clone, Debug)]
 pub struct LinearConfig {
+    /// The algorithm and its step sizes, the same for every problem.
     pub params: SgdParams,
+    /// Passes over the data per problem: exactly this many without `stop`, at most with it.
     pub epochs: usize,
     /// A new random order each epoch (else the data's order: pre-shuffled data, as the thesis
     /// timed its passes).
     pub shuffle: bool,
+    /// Seeds the shuffles, mixed with the problem's index and the examples its model has seen.
     pub seed: u64,
     /// Stop each problem's passes early once its objective stops improving (`epochs` the cap);
     /// None: always `epochs` passes.
@@ -34,11 +39,14 @@ pub struct LinearConfig {
 /// a separable problem, whose objective falls towards 0 as 1/passes, never met tol.)
 #[derive(Clone, Copy, Debug)]
 pub struct Stopping {
+    /// The least improvement that counts, as a fraction of the zero model's primal; nonnegative.
     pub tol: f64,
+    /// How many passes in a row without such an improvement stop a problem; positive.
     pub n_iter_no_change: usize,
 }
 
 impl Stopping {
+    /// Rejects a `tol` that is negative or not finite, and an `n_iter_no_change` of 0.
     pub fn validate(&self) -> Result<()> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
             return Err(Error::InvalidParameter("tol must be a nonnegative number".into()));
@@ -53,8 +61,11 @@ impl Stopping {
 /// One binary problem: labels +1/-1, and the weight of each class (class_weight) by which
 /// the examples' sample weights are multiplied.
 pub struct Problem<'a> {
+    /// One label per example, +1 or -1.
     pub y: &'a [f64],
+    /// The class weight of the examples labelled +1.
     pub positive_weight: f64,
+    /// The class weight of the examples labelled -1.
     pub negative_weight: f64,
 }
 
@@ -100,7 +111,10 @@ pub fn choose_linear_t0(
 /// What a fit reports per problem.
 #[derive(Clone, Debug)]
 pub struct LinearFit {
+    /// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) of the model as
+    /// returned, c_i the example's weight in the problem.
     pub primal: f64,
+    /// The fraction of examples with y f(x) <= 0, unweighted.
     pub training_error: f64,
     /// The passes run.
     pub epochs: usize,
@@ -159,6 +173,7 @@ pub fn fit_linear(
     // one problem: its passes on a team, which stages the rows of a shuffled pass ahead (several:
     // the problems themselves in parallel)
     let threads = if problems.len() == 1 { threads_for(n) } else { 1 };
+    control.plan(problems.len() as u64);
     let runs: Vec<(usize, Option<LinearFit>)> = with_team(threads, |team| {
         models
             .par_iter_mut()

@@ -10,31 +10,43 @@ use crate::rng::Rng;
 use crate::solver::ambiguous::Bags;
 use crate::solver::larank::{LaRank, LaRankParams, LaRankStats, Method};
 
+/// How `train_larank` and `train_ambiguous` fit: the kernel, the solver's parameters and the
+/// epochs.
 #[derive(Clone, Debug)]
 pub struct LaRankConfig {
+    /// The kernel k(x, x') of the joint kernel k(x, x') delta(y, y').
     pub kernel: KernelSpec,
+    /// C, tol, the method and the cache budget (the engine's copies are charged to it).
     pub params: LaRankParams,
     /// Epochs to run, or (with `until_gap`) the most epochs to run.
     pub epochs: usize,
     /// Run epochs until the duality gap is below C (LaRankGap).
     pub until_gap: bool,
+    /// Seeds the epochs' orders and the solver's random choices.
     pub seed: u64,
 }
 
 /// A fitted multiclass expansion: `S_y(x) = sum_k coef[k * classes + y] K(x, x_support[k])`.
 #[derive(Clone, Debug, Default)]
 pub struct LaRankFit {
+    /// The support patterns, as row indices of the training data.
     pub support: Vec<usize>,
+    /// The class coefficients beta of each support pattern, `classes` per pattern (averaged for
+    /// the averaged perceptron).
     pub coef: Vec<f64>,
     /// The linear path's weight vectors (classes x features), when the kernel is linear.
     pub weights: Option<Vec<f64>>,
+    /// The dual objective at the end (NaN for the perceptron and pairwise PA rules).
     pub dual: f64,
     /// The duality gap, when it was computed (until_gap), else NaN.
     pub gap: f64,
+    /// (pattern, class) pairs with a nonzero coefficient.
     pub support_vectors: usize,
+    /// Kernel values computed during the fit.
     pub kernel_evals: u64,
     /// The positive label of each support pattern (with bags: the candidate it was given).
     pub support_label: Vec<usize>,
+    /// The solver's operation counters and per-epoch curves.
     pub stats: LaRankStats,
 }
 
@@ -93,9 +105,11 @@ fn train(
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (first_new..n).collect();
     let mut gap = f64::NAN;
+    control.plan(config.epochs as u64); // progress in epochs (until_gap may stop before the last)
     for _ in 0..config.epochs {
         rng.shuffle(&mut order);
         solver.epoch(&order, &mut rng, control)?;
+        control.problem_done();
         if let Some(e) = engine.failure() {
             return Err(e);
         }
@@ -120,7 +134,6 @@ fn train(
     if let Some(e) = engine.failure() {
         return Err(e);
     }
-    control.problem_done();
     let (support, coef) = solver.expansion();
     let support_label = support.iter().map(|&e| solver.label_of(e)).collect();
     Ok(LaRankFit {

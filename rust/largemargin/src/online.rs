@@ -15,9 +15,13 @@ use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
 use crate::team::{threads_for, with_team, Team, SOLO};
 
+/// How `train_lasvm` solves every problem: the kernel, LaSVM's constants, the passes and the
+/// finishing step.
 #[derive(Clone, Debug)]
 pub struct LaSvmConfig {
+    /// The kernel, shared by all problems through one engine.
     pub kernel: KernelSpec,
+    /// tau: REPROCESS's violation threshold and the finishing step's stopping gap; positive.
     pub tol: f64,
     /// Online passes over the data (LaSVM x1, x2, ...).
     pub epochs: usize,
@@ -29,8 +33,12 @@ pub struct LaSvmConfig {
     pub finishing_selection: Selection,
     /// Shrinking in the finishing step.
     pub finishing_shrinking: bool,
+    /// Examples of each class PROCESSed before the online pass (not with a warm start).
     pub seed_per_class: usize,
+    /// The kernel-cache budget of the whole fit, in bytes: the engine's copies are charged to it
+    /// and the rest is split between the problems solved at once.
     pub cache_bytes: usize,
+    /// Seeds the orders of the passes; problem p uses `seed + p`.
     pub seed: u64,
 }
 
@@ -54,17 +62,26 @@ impl Default for LaSvmConfig {
 /// One binary problem's solution: `f(x) = sum_k coef[k] K(x, x_support[k]) + bias`.
 #[derive(Clone, Debug, Default)]
 pub struct BinaryFit {
+    /// Row indices, in the training data, of the support vectors, increasing.
     pub support: Vec<usize>,
+    /// Each support vector's coefficient in f, signed by its class.
     pub coef: Vec<f64>,
+    /// The bias b of f.
     pub bias: f64,
+    /// LaSVM's g_max - g_min over its expansion set at the end; NaN for the baselines.
     pub gap: f64,
+    /// The dual objective reached; NaN for the baselines.
     pub objective: f64,
+    /// The problem's counters (for a baseline, only `processed` and `inserted`, its updates).
     pub stats: LaSvmStats,
 }
 
+/// The binary problems of one online fit, in the order of their label vectors.
 #[derive(Clone, Debug, Default)]
 pub struct OnlineFit {
+    /// One solution per label vector.
     pub problems: Vec<BinaryFit>,
+    /// Kernel values computed over the whole fit, all problems together.
     pub kernel_evals: u64,
 }
 
@@ -95,6 +112,7 @@ pub fn train_lasvm(
     if config.epochs == 0 && !config.finishing && warm.is_none() {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
+    control.plan(labels.len() as u64);
     solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget, team| {
         // The rows labelled 0 take no part in this problem (a one-vs-one pair's other classes):
         // the problem is the subset of the others, over the same engine.
@@ -173,7 +191,9 @@ impl Oracle for SubsetOracle<'_, '_> {
 /// The online baselines.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Baseline {
+    /// The Huller: an online hard-margin SVM tracking the nearest points of the classes' hulls.
     Huller,
+    /// A kernel perceptron with the given update rule.
     Perceptron(PerceptronRule),
 }
 
@@ -191,6 +211,7 @@ pub fn train_baseline(
     if epochs == 0 {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
+    control.plan(labels.len() as u64);
     solve_problems(x, labels.len(), kernel, cache_bytes, |engine, p, budget, _team| {
         let mut rng = Rng::new(seed.wrapping_add(p as u64));
         let mut order: Vec<usize> = (0..n).collect();

@@ -20,21 +20,34 @@ pub enum DualSolver {
     /// SMO: pairs of variables, the equality constraint kept (the bias by the standard method).
     Smo,
     /// ISDA: one variable at a time, the bias by `bias` (see `solver::isda`).
-    Isda { bias: Bias, over_relaxation: f64 },
+    Isda {
+        /// How ISDA handles the bias.
+        bias: Bias,
+        /// The over-relaxation factor of each step, in (0, 2).
+        over_relaxation: f64,
+    },
 }
 
+/// The settings of a C-SVC or epsilon-SVR fit, C itself aside (given per example).
 #[derive(Clone, Debug)]
 pub struct SvmParams {
+    /// The kernel.
     pub kernel: KernelSpec,
+    /// The solver's stopping tolerance on the KKT violation; positive.
     pub tol: f64,
+    /// Whether the solver shrinks its active set.
     pub shrinking: bool,
     /// Kernel cache budget for the whole fit, in bytes (split between problems solved at once).
     pub cache_bytes: usize,
+    /// The solver's iteration limit per problem (None: its safety cap only).
     pub max_iter: Option<u64>,
+    /// SMO's working-set rule.
     pub selection: Selection,
     /// Fit Platt sigmoids on 5-fold cross-validated decision values (classification).
     pub probability: bool,
+    /// Seeds the cross-validation folds of the probability fit; pair p uses `seed + p`.
     pub seed: u64,
+    /// SMO or ISDA.
     pub solver: DualSolver,
 }
 
@@ -88,32 +101,48 @@ impl SvmParams {
 /// A fitted one-vs-one classifier, laid out as LIBSVM lays it out.
 #[derive(Clone, Debug, Default)]
 pub struct SvcFit {
+    /// Number of classes.
     pub n_classes: usize,
     /// Training indices of the support vectors, grouped by class, ascending within a class.
     pub support: Vec<usize>,
+    /// Support vectors of each class, in class order.
     pub n_support: Vec<usize>,
     /// (n_classes - 1) x n_sv, row-major: for pair (a, b), the coefficients of class a's vectors
     /// are in row b - 1 and those of class b's vectors in row a. Signed (positive for a).
     pub dual_coef: Vec<f64>,
     /// Bias of each pair (a, b), a < b, in LIBSVM's pair order; decision > 0 votes for a.
     pub intercept: Vec<f64>,
+    /// A of each pair's Platt sigmoid P(a | f) = 1 / (1 + exp(A f + B)); empty without
+    /// `probability`.
     pub prob_a: Vec<f64>,
+    /// B of each pair's Platt sigmoid; empty without `probability`.
     pub prob_b: Vec<f64>,
+    /// Each pair's dual objective at the end.
     pub objective: Vec<f64>,
+    /// Each pair's solver iterations.
     pub n_iter: Vec<u64>,
+    /// Whether each pair's solver met `tol` before its iteration limit.
     pub converged: Vec<bool>,
+    /// Kernel values computed over the fit, all pairs together.
     pub kernel_evals: u64,
 }
 
+/// A fitted epsilon-SVR: `f(x) = sum_k coef[k] K(x, x_support[k]) + intercept`.
 #[derive(Clone, Debug, Default)]
 pub struct SvrFit {
+    /// Training indices of the support vectors, ascending.
     pub support: Vec<usize>,
     /// alpha+ + alpha- of each support vector.
     pub coef: Vec<f64>,
+    /// The bias b of f.
     pub intercept: f64,
+    /// The dual objective at the end.
     pub objective: f64,
+    /// The solver's iterations.
     pub n_iter: u64,
+    /// Whether the solver met `tol` before its iteration limit.
     pub converged: bool,
+    /// Kernel values computed over the fit.
     pub kernel_evals: u64,
 }
 
@@ -224,6 +253,7 @@ pub fn train_svc(
     // The engine's internal copies count against the cache budget: memory stays within
     // data + cache_bytes + O(n).
     let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
+    control.plan(pairs.len() as u64);
     let solve_pair = |team: &Team, p: usize, (a, b): (usize, usize)| -> Result<PairFit> {
         let fit = solve_binary(team, &engine, &members[a], &members[b], sample_c, params, cache, control)?;
         let sig = if params.probability {
@@ -293,6 +323,7 @@ pub fn train_svr(
     x: &Matrix, y: &[f64], sample_c: &[f64], epsilon: f64, params: &SvmParams, control: &Control,
 ) -> Result<SvrFit> {
     params.validate()?;
+    control.plan(1);
     check_inputs(x, y.len(), sample_c)?;
     if !(epsilon >= 0.0 && epsilon.is_finite()) {
         return Err(Error::InvalidParameter("epsilon must be non-negative".into()));

@@ -8,25 +8,34 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solver::larank::LaRankStats;
 
+/// How `train_sequence` fits: the solver's parameters and the epochs.
 #[derive(Clone, Debug)]
 pub struct SeqConfig {
+    /// C, tol, the method, the inference and the Markov order.
     pub params: SeqParams,
     /// Epochs to run, or (with `until_gap`) the most epochs to run.
     pub epochs: usize,
     /// Run epochs until the duality gap is below C (the thesis' "...Gap" variants).
     pub until_gap: bool,
+    /// Seeds the epochs' orders and the solver's random choices.
     pub seed: u64,
 }
 
+/// A trained sequence labeler and what its training measured.
 #[derive(Clone, Debug)]
 pub struct SeqFit {
+    /// The final weights (averaged for the averaged perceptron).
     pub model: SeqModel,
     /// The dual objective (NaN for the perceptron).
     pub dual: f64,
     /// The duality gap, when it was computed (until_gap), else NaN.
     pub gap: f64,
+    /// Patterns (tokens for greedy inference, sequences for exact) with an output in the
+    /// expansion; for the perceptron, those that caused an update.
     pub support_patterns: usize,
+    /// (pattern, output) pairs with a nonzero coefficient; for the perceptron, two per update.
     pub support_vectors: usize,
+    /// The solver's operation counters and per-epoch curves.
     pub stats: LaRankStats,
 }
 
@@ -44,9 +53,11 @@ pub fn train_sequence(
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (0..data.len()).collect();
     let mut gap = f64::NAN;
+    control.plan(config.epochs as u64); // progress in epochs (until_gap may stop before the last)
     for _ in 0..config.epochs {
         rng.shuffle(&mut order);
         solver.epoch(&order, &mut rng, control)?;
+        control.problem_done();
         let dual = solver.dual();
         solver.stats.dual_per_epoch.push(dual);
         if config.until_gap {
@@ -57,7 +68,6 @@ pub fn train_sequence(
             }
         }
     }
-    control.problem_done();
     Ok(SeqFit {
         model: solver.final_model(),
         dual: solver.dual(),
