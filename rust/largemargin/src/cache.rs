@@ -15,6 +15,8 @@ use crate::vecops::prefetch;
 
 const NIL: usize = usize::MAX;
 
+/// Kernel rows of a solver's `n` variables (by current position), stored as f32 and evicted least
+/// recently used first once their allocated capacity would exceed the byte budget.
 pub struct KernelCache {
     rows: Vec<Vec<f32>>,
     /// LRU list: `prev`/`next` link cached rows, `head` is the most recently used.
@@ -72,6 +74,8 @@ impl KernelCache {
         KernelCache { full_rows: false, ..Self::new(n, bytes) }
     }
 
+    /// Whether rows are allocated at the length asked for (built by `with_short_rows`) rather
+    /// than at full length.
     pub fn has_short_rows(&self) -> bool {
         !self.full_rows
     }
@@ -80,9 +84,11 @@ impl KernelCache {
         self.longest
     }
 
+    /// The budget in bytes, after the raise to two full rows made by `new`.
     pub fn budget_bytes(&self) -> usize {
         self.budget * std::mem::size_of::<f32>()
     }
+    /// Bytes allocated to the cached rows, counted by capacity rather than by valid entries.
     pub fn used_bytes(&self) -> usize {
         self.used * std::mem::size_of::<f32>()
     }

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 
 /// A scalar type a feature matrix may hold.
 pub trait Real: Copy + Send + Sync + 'static {
+    /// The value widened to f64, in which every kernel is computed.
     fn to_f64(self) -> f64;
 }
 impl Real for f32 {
@@ -30,6 +31,8 @@ pub struct DenseView<'a, T> {
 }
 
 impl<'a, T: Real> DenseView<'a, T> {
+    /// A `rows` x `cols` view over `data`; an error unless `data` holds exactly `rows * cols`
+    /// values.
     pub fn new(data: &'a [T], rows: usize, cols: usize) -> Result<Self> {
         if rows.checked_mul(cols) != Some(data.len()) {
             return Err(Error::InvalidData(format!(
@@ -39,12 +42,15 @@ impl<'a, T: Real> DenseView<'a, T> {
         }
         Ok(DenseView { data, rows, cols })
     }
+    /// All entries, row after row.
     pub fn data(&self) -> &'a [T] {
         self.data
     }
+    /// Number of rows (samples).
     pub fn rows(&self) -> usize {
         self.rows
     }
+    /// Number of columns (features).
     pub fn cols(&self) -> usize {
         self.cols
     }
@@ -92,18 +98,23 @@ impl<'a, T: Real> CsrView<'a, T> {
         }
         Ok(CsrView { indptr, indices, data, rows, cols })
     }
+    /// Row offsets, `rows + 1` long: row i holds the entries `indptr[i]..indptr[i + 1]`.
     pub fn indptr(&self) -> &'a [i64] {
         self.indptr
     }
+    /// Column index of every stored entry, sorted within each row.
     pub fn indices(&self) -> &'a [i32] {
         self.indices
     }
+    /// Value of every stored entry, parallel to `indices`.
     pub fn data(&self) -> &'a [T] {
         self.data
     }
+    /// Number of rows (samples).
     pub fn rows(&self) -> usize {
         self.rows
     }
+    /// Number of columns (features); every stored index is below it.
     pub fn cols(&self) -> usize {
         self.cols
     }
@@ -123,9 +134,13 @@ impl<'a, T: Real> CsrView<'a, T> {
 /// Any feature matrix the engine accepts.
 #[derive(Clone, Copy, Debug)]
 pub enum Matrix<'a> {
+    /// Dense row-major, single precision.
     Dense32(DenseView<'a, f32>),
+    /// Dense row-major, double precision.
     Dense64(DenseView<'a, f64>),
+    /// Compressed sparse rows, single precision.
     Csr32(CsrView<'a, f32>),
+    /// Compressed sparse rows, double precision.
     Csr64(CsrView<'a, f64>),
 }
 
@@ -135,6 +150,7 @@ impl<'a> Matrix<'a> {
         Ok(Matrix::Dense64(DenseView::new(data, rows, cols)?))
     }
 
+    /// Number of rows (samples).
     pub fn rows(&self) -> usize {
         match self {
             Matrix::Dense32(m) => m.rows,
@@ -143,6 +159,7 @@ impl<'a> Matrix<'a> {
             Matrix::Csr64(m) => m.rows,
         }
     }
+    /// Number of columns (features).
     pub fn cols(&self) -> usize {
         match self {
             Matrix::Dense32(m) => m.cols,
@@ -151,6 +168,7 @@ impl<'a> Matrix<'a> {
             Matrix::Csr64(m) => m.cols,
         }
     }
+    /// Whether the rows are stored as CSR (either precision).
     pub fn is_sparse(&self) -> bool {
         matches!(self, Matrix::Csr32(_) | Matrix::Csr64(_))
     }
@@ -300,18 +318,23 @@ impl CsrMatrix {
         };
         Ok(CsrMatrix { indptr, indices, data, cols, span })
     }
+    /// Number of rows (samples).
     pub fn rows(&self) -> usize {
         self.indptr.len() - 1
     }
+    /// Number of columns; at least one past the largest column holding an entry.
     pub fn cols(&self) -> usize {
         self.cols
     }
+    /// Row offsets, `rows + 1` long: row i holds the entries `indptr[i]..indptr[i + 1]`.
     pub fn indptr(&self) -> &[i64] {
         &self.indptr
     }
+    /// Column index of every stored entry, strictly increasing within each row.
     pub fn indices(&self) -> &[i32] {
         &self.indices
     }
+    /// Value of every stored entry, parallel to `indices`.
     pub fn data(&self) -> &[f64] {
         &self.data
     }
@@ -374,6 +397,7 @@ impl CsrMatrix {
         self.cols = self.cols.saturating_sub(by).max(self.span);
         Ok(())
     }
+    /// The matrix borrowed as a `Matrix::Csr64`, without copying or re-checking it.
     pub fn view(&self) -> Matrix<'_> {
         // `push_row`, `shift_columns_down`, `set_cols` and `from_parts` keep the CSR structure and
         // every index below `span <= cols`: the view needs no second check.

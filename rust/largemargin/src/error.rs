@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+/// Every way a call into the core crate can fail.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// A parameter outside its domain (negative C, gamma, ...).
@@ -11,17 +12,23 @@ pub enum Error {
     InvalidData(String),
     /// A malformed line in a LIBSVM/svmlight file or model file.
     Parse {
+        /// The line the problem is on, counted from 1.
         line: usize,
+        /// What is wrong with that line.
         message: String,
     },
     /// The caller asked the computation to stop (Ctrl-C).
     Interrupted,
+    /// An operating-system I/O failure, as its message (kept as text so that `Error` stays
+    /// `Clone` and `PartialEq`).
     Io(String),
     /// A kernel computed outside the engine (a plugin) failed or returned unusable values.
     Kernel(String),
     /// An error in reading or writing the named file.
     File {
+        /// The file's path, as displayed.
         path: String,
+        /// What went wrong in it; never itself a `File` error.
         error: Box<Error>,
     },
 }
@@ -43,6 +50,7 @@ impl Error {
     }
 }
 
+/// The result of every fallible call in the core crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl fmt::Display for Error {

@@ -40,6 +40,7 @@
 // Every unsafe operation sits in its own block with the argument that makes it sound.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
 
 pub mod atomic_file;
 pub mod cache;

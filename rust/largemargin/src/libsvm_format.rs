@@ -11,7 +11,9 @@ use crate::error::{Error, Result};
 /// How feature indices in the file are numbered.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum IndexBase {
+    /// Index 0 is the first column.
     Zero,
+    /// Index 1 is the first column, LIBSVM's own convention; an index 0 is an error.
     One,
     /// One-based unless an index 0 occurs in the file.
     Auto,
@@ -66,12 +68,18 @@ pub struct LibsvmParser {
     zero_line: Option<usize>,
 }
 
+/// The examples of a LIBSVM file: one label and one sparse row per data line (blank and
+/// comment-only lines hold none).
 pub struct LibsvmData {
+    /// The first number of every line, as written (finite; not mapped to classes).
     pub labels: Vec<f64>,
+    /// The features with 0-based columns, as many columns as the largest index written (explicit
+    /// zeros included) requires; zero values are not stored.
     pub x: CsrMatrix,
 }
 
 impl LibsvmParser {
+    /// A parser that has read nothing.
     pub fn new() -> Self {
         LibsvmParser { rows: CsrMatrix::new(), max_index: -1, ..Default::default() }
     }

@@ -16,6 +16,7 @@ const TILE: usize = 16;
 /// independent outputs sharing the support vectors (one output, or one per one-vs-rest problem).
 #[derive(Clone)]
 pub struct Expansion<'a> {
+    /// The kernel K the model was trained with.
     pub kernel: KernelSpec,
     /// Support vectors; for a precomputed kernel, unused (`sv_columns` index the test matrix).
     pub sv: Matrix<'a>,
@@ -26,6 +27,7 @@ pub struct Expansion<'a> {
     pub n_support: &'a [usize],
     /// Independent outputs: outputs x n_sv. One-vs-one: (n_classes - 1) x n_sv, LIBSVM layout.
     pub coef: &'a [f64],
+    /// b of each output (LIBSVM's -rho): one per class pair, or one per independent output.
     pub intercept: &'a [f64],
 }
 
@@ -36,6 +38,8 @@ impl Expansion<'_> {
     fn one_vs_one(&self) -> bool {
         self.n_classes() > 2
     }
+    /// Decision values per test row: k (k - 1) / 2 for one-vs-one over k > 2 classes, else one per
+    /// intercept (at least one).
     pub fn n_outputs(&self) -> usize {
         let k = self.n_classes();
         if self.one_vs_one() {

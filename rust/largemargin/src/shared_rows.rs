@@ -46,7 +46,9 @@ pub struct SharedRows {
 /// What the rows served: requests answered from the cache, and rows computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RowStats {
+    /// Requests answered with a cached row (by `row` or `get`).
     pub hits: u64,
+    /// Rows `row` had to compute.
     pub misses: u64,
 }
 
@@ -148,6 +150,7 @@ impl SharedRows {
         kept
     }
 
+    /// The hit and miss counts since the cache was made.
     pub fn stats(&self) -> RowStats {
         let inner = self.lock();
         RowStats { hits: inner.hits, misses: inner.misses }

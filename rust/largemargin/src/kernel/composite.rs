@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 /// weight * product of `factors` (an empty product is 1: a constant term).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Term {
+    /// The coefficient of the product; `validate` only requires it to be finite.
     pub weight: f64,
+    /// The built-in kernels multiplied together (linear, poly, rbf or sigmoid only).
     pub factors: Vec<KernelSpec>,
 }
 
@@ -34,6 +36,7 @@ thread_local! {
 }
 
 impl Composite {
+    /// The sum of `terms`, with repeated factors found once; an error if `validate` fails.
     pub fn new(terms: Vec<Term>) -> Result<Self> {
         let mut distinct: Vec<KernelSpec> = Vec::new();
         let term_factors = terms
@@ -56,10 +59,13 @@ impl Composite {
         Ok(c)
     }
 
+    /// The terms as given to `new`.
     pub fn terms(&self) -> &[Term] {
         &self.terms
     }
 
+    /// Rejects an empty sum, a weight that is not finite, a factor that is not a built-in
+    /// feature kernel, and any factor whose own parameters are invalid.
     pub fn validate(&self) -> Result<()> {
         if self.terms.is_empty() {
             return Err(Error::InvalidParameter("a composed kernel needs at least one term".into()));

@@ -154,9 +154,11 @@ impl<'a> KernelEngine<'a> {
         })
     }
 
+    /// The kernel the engine computes.
     pub fn spec(&self) -> &KernelSpec {
         &self.spec
     }
+    /// Number of target rows.
     pub fn rows(&self) -> usize {
         self.x.rows()
     }
@@ -305,6 +307,8 @@ impl<'a> KernelEngine<'a> {
         Ok(out)
     }
 
+    /// K(x_i, x_j) for two target rows, through `row` (so it is counted in `evals`). Panics if
+    /// either is not a target row.
     pub fn eval(&self, i: usize, j: usize) -> f64 {
         let mut v = [0.0f64];
         self.row(i, &[j], &mut v);

@@ -10,6 +10,7 @@ pub trait ExternalKernel: Send + Sync {
     fn name(&self) -> String;
     /// Number of examples.
     fn len(&self) -> usize;
+    /// Whether the kernel holds no examples.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

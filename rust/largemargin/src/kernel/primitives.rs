@@ -52,6 +52,7 @@ pub(super) fn exp_poly<const FMA: bool>(x: f64) -> f64 {
 
 /// Where kernel values may be stored: f32 in the cache, f64 for prediction.
 pub trait Store: Copy + Send + Sync + Default {
+    /// A kernel value computed in f64, rounded to this type.
     fn from_f64(v: f64) -> Self;
 }
 impl Store for f32 {

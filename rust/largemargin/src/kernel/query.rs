@@ -11,12 +11,16 @@ use crate::error::{Error, Result};
 /// `row` (a row of a checked matrix), `dense`, `dense32`, `sparse` or `sparse32`.
 #[derive(Clone, Copy, Debug)]
 pub enum Query<'q> {
+    /// A dense float64 row: entry j is feature j.
     #[non_exhaustive]
     D64(&'q [f64]),
+    /// A dense float32 row.
     #[non_exhaustive]
     D32(&'q [f32]),
+    /// A sparse float64 row: feature indices and their values.
     #[non_exhaustive]
     S64(&'q [i32], &'q [f64]),
+    /// A sparse float32 row: feature indices and their values.
     #[non_exhaustive]
     S32(&'q [i32], &'q [f32]),
 }
@@ -66,6 +70,7 @@ impl<'q> Query<'q> {
             Query::S64(i, _) | Query::S32(i, _) => i.last().map_or(0, |&j| j as usize + 1),
         }
     }
+    /// Whether the row is given as indices and values.
     pub fn is_sparse(&self) -> bool {
         matches!(self, Query::S64(..) | Query::S32(..))
     }
@@ -120,6 +125,7 @@ impl<'q> Query<'q> {
             Query::S32(i, v) => sparse(i, v, &mut f),
         }
     }
+    /// The row's squared Euclidean norm, summed in f64 (RBF needs it for the distance).
     pub fn squared_norm(&self) -> f64 {
         let mut s = 0.0;
         self.for_each_nonzero(|_, v| s += v * v);

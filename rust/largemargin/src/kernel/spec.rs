@@ -11,11 +11,26 @@ pub enum KernelSpec {
     /// <x, x'>
     Linear,
     /// (gamma <x, x'> + coef0)^degree
-    Poly { degree: u32, gamma: f64, coef0: f64 },
+    Poly {
+        /// The exponent.
+        degree: u32,
+        /// The scale of the dot product; positive.
+        gamma: f64,
+        /// The constant added before raising to the power; finite.
+        coef0: f64,
+    },
     /// exp(-gamma ||x - x'||^2)
-    Rbf { gamma: f64 },
+    Rbf {
+        /// The factor on the squared distance (larger: a narrower kernel); positive.
+        gamma: f64,
+    },
     /// tanh(gamma <x, x'> + coef0)
-    Sigmoid { gamma: f64, coef0: f64 },
+    Sigmoid {
+        /// The scale of the dot product; positive.
+        gamma: f64,
+        /// The constant added inside tanh; finite.
+        coef0: f64,
+    },
     /// The data is the kernel matrix itself: K(i, j) = X[i, j].
     Precomputed,
     /// A weighted sum of products of the kernels above.
@@ -41,6 +56,8 @@ impl PartialEq for KernelSpec {
 }
 
 impl KernelSpec {
+    /// Rejects parameters outside their domain: gamma not positive and finite, coef0 not finite,
+    /// or an invalid composed kernel.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: &str| Err(Error::InvalidParameter(m.to_string()));
         match *self {
@@ -69,6 +86,7 @@ impl KernelSpec {
     pub(super) fn reads_features(&self) -> bool {
         !matches!(self, KernelSpec::Precomputed | KernelSpec::External(_))
     }
+    /// Whether the data given is the kernel matrix itself.
     pub fn is_precomputed(&self) -> bool {
         matches!(self, KernelSpec::Precomputed)
     }

@@ -15,21 +15,31 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 
+/// Which criterion the gater is trained on, the mixture's task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GaterTask {
+    /// Targets +1/-1, criterion 1/2 (y - tanh(sum_k g_k f_k))^2.
     Classification,
+    /// Real targets, criterion 1/2 (y - sum_k g_k f_k)^2.
     Regression,
 }
 
 /// The gater's weights: `w1` (hidden x inputs), `b1`, `w2` (experts x hidden), `b2`, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gater {
+    /// Features per input row.
     pub inputs: usize,
+    /// Number of tanh hidden units.
     pub hidden: usize,
+    /// Number of experts, one softmax output each.
     pub experts: usize,
+    /// Input-to-hidden weights, `hidden` rows of `inputs`.
     pub w1: Vec<f64>,
+    /// Hidden biases, `hidden` of them.
     pub b1: Vec<f64>,
+    /// Hidden-to-output weights, `experts` rows of `hidden`: row k gives expert k's logit.
     pub w2: Vec<f64>,
+    /// Output biases, one per expert.
     pub b2: Vec<f64>,
 }
 
@@ -38,8 +48,12 @@ pub struct Gater {
 /// width is the number of experts and entry (i, e) belongs to expert e.
 #[derive(Clone, Copy, Debug)]
 pub struct ExpertOutputs<'a> {
+    /// The outputs f_k(x_i), `width` per row.
     pub values: &'a [f64],
+    /// Which expert each output belongs to, shaped as `values`; None when every row holds all
+    /// experts in order.
     pub experts: Option<&'a [usize]>,
+    /// Outputs per row: the number of candidates, or of all experts.
     pub width: usize,
 }
 
@@ -56,9 +70,13 @@ impl ExpertOutputs<'_> {
 /// lr / (1 + decay * t), t counting examples seen in this call.
 #[derive(Clone, Copy, Debug)]
 pub struct GaterSchedule {
+    /// Passes over the training rows.
     pub epochs: usize,
+    /// The initial step lr; positive.
     pub learning_rate: f64,
+    /// How fast the step shrinks with the examples seen; nonnegative (0: a constant step).
     pub decay: f64,
+    /// Seeds the order of every pass.
     pub seed: u64,
 }
 

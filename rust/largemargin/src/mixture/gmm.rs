@@ -10,13 +10,17 @@ use crate::rng::Rng;
 
 const LOG_2PI: f64 = 1.837_877_066_409_345_5;
 
+/// A mixture of Gaussians with diagonal covariances over `dims` features: one expert's P(x | k).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiagonalGmm {
+    /// Features per row.
     pub dims: usize,
     /// Mixing weights P(n), one per component.
     pub weights: Vec<f64>,
     /// Means and variances, row-major (components, dims).
     pub means: Vec<f64>,
+    /// The variance of every feature in every component, shaped as `means`; the variance floor
+    /// of `fit` is included, so each is positive.
     pub variances: Vec<f64>,
 }
 

@@ -8,19 +8,25 @@ use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::rng::Rng;
 
+/// `hidden` linear units over `inputs` features, before any activation: unit n computes
+/// v_n . x + d_n.
 #[derive(Clone, Debug)]
 pub struct HiddenLayer {
+    /// Features per input row.
     pub inputs: usize,
+    /// Number of units.
     pub hidden: usize,
     /// Weights input-major: v[j * hidden + n] is unit n's weight on input j, so that a row's
     /// pre-activations, and an update of every unit along the row, run over the units in
     /// contiguous memory (one vector operation per nonzero input). Single precision, as the
     /// linear SGD's.
     pub v: Vec<f32>,
+    /// The units' biases d_n, one per unit.
     pub d: Vec<f64>,
 }
 
 impl HiddenLayer {
+    /// A layer drawn with `with_scale` at init_scale 1.
     pub fn new(inputs: usize, hidden: usize, seed: u64) -> Result<Self> {
         Self::with_scale(inputs, hidden, 1.0, seed)
     }
@@ -43,6 +49,8 @@ impl HiddenLayer {
         Ok(HiddenLayer { inputs, hidden, v, d })
     }
 
+    /// Checks that `v` and `d` have the lengths `inputs` and `hidden` call for (weights received
+    /// from outside).
     pub fn check(&self) -> Result<()> {
         if self.v.len() != self.hidden * self.inputs || self.d.len() != self.hidden {
             return Err(Error::InvalidData("the hidden layer's weights do not fit together".into()));
@@ -118,12 +126,17 @@ pub type EpochStats = (f64, f64, u64);
 /// A model trained by epochs, and its curves (one entry per epoch).
 #[derive(Clone, Debug)]
 pub struct EpochFit<M> {
+    /// The model of `best_epoch`.
     pub model: M,
     /// Epoch whose weights were kept (1-based).
     pub best_epoch: usize,
+    /// Epochs run, early stops included.
     pub epochs: usize,
+    /// Mean training loss of each epoch, each example measured before its own update.
     pub train_loss: Vec<f64>,
+    /// Fraction of examples with y f(x) <= 0 in each epoch, measured as `train_loss` is.
     pub train_error: Vec<f64>,
+    /// Examples that moved the weights in each epoch.
     pub updates: Vec<u64>,
     /// Validation error after each epoch (empty without a validation set).
     pub validation_error: Vec<f64>,

@@ -23,6 +23,7 @@ use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
 use crate::rng::Rng;
 
+/// The loss Q(f, y) the network is trained on, for a label y of +-1 and the output f.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Criterion {
     /// 1/2 (y - f)^2
@@ -34,6 +35,7 @@ pub enum Criterion {
 }
 
 impl Criterion {
+    /// Q(f, y).
     pub fn loss(&self, f: f64, y: f64) -> f64 {
         match self {
             Criterion::Mse => 0.5 * (y - f) * (y - f),
@@ -87,35 +89,52 @@ fn softplus(t: f64) -> f64 {
     }
 }
 
+/// How the weights move after each example.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Optimizer {
+    /// Plain stochastic gradient at a constant learning rate.
     Sgd,
     /// The block-diagonal Gauss-Newton steps, the blocks re-estimated each epoch on `sample`
     /// examples and damped by `damping` times their mean diagonal.
     BlockNewton {
+        /// The damping factor; positive.
         damping: f64,
+        /// Examples drawn from the epoch's order to estimate the blocks; positive.
         sample: usize,
     },
 }
 
+/// The network f(x) = b + sum_n w_n tanh(v_n . x + d_n).
 #[derive(Clone, Debug)]
 pub struct Network {
+    /// The hidden units' v_n and d_n.
     pub layer: HiddenLayer,
+    /// The output weights w_n, one per hidden unit.
     pub w: Vec<f64>,
+    /// The output bias b.
     pub b: f64,
 }
 
+/// What `train_network` trains: the network's size, its criterion and optimiser, the epochs.
 #[derive(Clone, Debug)]
 pub struct NetworkParams {
+    /// Number of tanh hidden units.
     pub hidden: usize,
+    /// The loss minimised.
     pub criterion: Criterion,
+    /// Plain or second-order steps.
     pub optimizer: Optimizer,
+    /// The constant step size, applied to the gradient or to the preconditioned step; positive.
     pub learning_rate: f64,
+    /// The most epochs run.
     pub max_epochs: usize,
+    /// With a validation set, epochs without a lower validation error before training stops.
     pub patience: usize,
+    /// Seeds the initial weights, the epochs' orders and the second-order samples.
     pub seed: u64,
 }
 
+/// A trained network with its per-epoch curves.
 pub type NetworkFit = EpochFit<Network>;
 
 /// Most input features the second-order method takes (its input block is dense).
@@ -132,6 +151,8 @@ struct Blocks {
 }
 
 impl Network {
+    /// A network over `inputs` features: hidden layer as `HiddenLayer::new` draws it, output
+    /// weights uniform in +-1/sqrt(hidden), bias zero.
     pub fn new(inputs: usize, hidden: usize, seed: u64) -> Result<Self> {
         let layer = HiddenLayer::new(inputs, hidden, seed)?;
         // output weights small and random: zero ones would give every unit the same zero gradient
@@ -154,6 +175,8 @@ impl Network {
         f
     }
 
+    /// f(x) for every row of `x`, rows in parallel; `x` may not have more features than the
+    /// network has inputs.
     pub fn decision(&self, x: &Matrix) -> Result<Vec<f64>> {
         self.layer.check()?;
         self.layer.check_input(x)?;

@@ -15,24 +15,31 @@ use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
 
+/// The committee f(x) = sum_n sign(v_n . x + a_n).
 #[derive(Clone, Debug)]
 pub struct NilssonMlp {
+    /// The sign units' weights v_n and biases a_n (the layer's `d`).
     pub layer: HiddenLayer,
 }
 
+/// What `train_nilsson` trains: the committee's size, its steps and the epochs.
 #[derive(Clone, Debug)]
 pub struct NilssonParams {
     /// Units in the committee; odd, so that the vote is never a tie.
     pub hidden: usize,
+    /// The constant step lr by which a moved unit goes along y (x, 1); positive.
     pub learning_rate: f64,
+    /// The most epochs run.
     pub max_epochs: usize,
     /// Stop after this many epochs without a better validation error (with a validation set).
     pub patience: usize,
+    /// Seeds the initial weights and the epochs' orders.
     pub seed: u64,
     /// Initial weights and biases uniform in +-init_scale/sqrt(inputs).
     pub init_scale: f64,
 }
 
+/// A trained committee with its per-epoch curves.
 pub type NilssonFit = EpochFit<NilssonMlp>;
 
 /// A unit's vote: +1 for a positive pre-activation, -1 otherwise.
@@ -51,6 +58,8 @@ fn vote(z: &[f64]) -> f64 {
 }
 
 impl NilssonMlp {
+    /// A committee of `hidden` units over `inputs` features drawn as `HiddenLayer::with_scale`
+    /// draws them; an error if `hidden` is even.
     pub fn new(inputs: usize, hidden: usize, init_scale: f64, seed: u64) -> Result<Self> {
         if hidden & 1 == 0 {
             return Err(Error::InvalidParameter(format!(

@@ -15,23 +15,31 @@ use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
 use crate::vecops::avx2_fma;
 
+/// The network f(x) = b + sum_i hardtanh(v_i . x + d_i).
 #[derive(Clone, Debug)]
 pub struct SimpleMlp {
+    /// The hidden units' v_i and d_i.
     pub layer: HiddenLayer,
+    /// The output bias b.
     pub b: f64,
 }
 
+/// What `train_simple_mlp` trains: the network's size, the hinge's margin, the steps and epochs.
 #[derive(Clone, Debug)]
 pub struct SimpleMlpParams {
+    /// Number of hard-tanh hidden units (ignored when training continues from a model).
     pub hidden: usize,
     /// The margin target of the hinge |beta - y f|_+.
     pub beta: f64,
     /// lr_t = learning_rate / (1 + decay * t), t counting updates.
     pub learning_rate: f64,
+    /// The decay of the step with the updates made; nonnegative (0: a constant step).
     pub decay: f64,
+    /// The most epochs run.
     pub max_epochs: usize,
     /// Stop after this many epochs without a better validation error (with a validation set).
     pub patience: usize,
+    /// Seeds the initial weights and the epochs' orders.
     pub seed: u64,
     /// Publish (and validate) the average of the weights over each epoch's steps rather than
     /// their last value.
@@ -56,6 +64,7 @@ impl Default for SimpleMlpParams {
     }
 }
 
+/// A trained simple MLP with its per-epoch curves.
 pub type SimpleMlpFit = EpochFit<SimpleMlp>;
 
 /// The running sums behind the averaged weights: with w_s the weights after step s of T and
@@ -115,6 +124,8 @@ fn hard_tanh(z: f64) -> f64 {
 }
 
 impl SimpleMlp {
+    /// A network of `hidden` units over `inputs` features drawn as `HiddenLayer::with_scale`
+    /// draws them, bias zero.
     pub fn new(inputs: usize, hidden: usize, init_scale: f64, seed: u64) -> Result<Self> {
         Ok(SimpleMlp { layer: HiddenLayer::with_scale(inputs, hidden, init_scale, seed)?, b: 0.0 })
     }

@@ -15,15 +15,22 @@ use crate::kernel::KernelSpec;
 use crate::predict::Expansion;
 use crate::svm::{SvcFit, SvrFit};
 
+/// The kinds of LIBSVM model this crate reads and writes (a model file's `svm_type`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SvmType {
+    /// C-support vector classification, one-vs-one over two classes or more.
     CSvc,
+    /// Epsilon-support vector regression.
     EpsilonSvr,
 }
 
+/// A trained kernel SVM in the terms of a LIBSVM model file, class pairs and support vectors in
+/// LIBSVM's order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibsvmModel {
+    /// Classifier or regressor.
     pub svm_type: SvmType,
+    /// The kernel; a model file can hold only a kernel that has a LIBSVM name.
     pub kernel: KernelSpec,
     /// Class labels in model order (C-SVC). One-vs-one votes are tied in favour of the class that
     /// comes first in this order, as in LIBSVM.
@@ -35,6 +42,8 @@ pub struct LibsvmModel {
     /// Platt's sigmoid per class pair (C-SVC); for SVR, `prob_a` may hold the scale of LIBSVM's
     /// Laplace noise model and `prob_b` is empty.
     pub prob_a: Vec<f64>,
+    /// The B of each pair's sigmoid 1 / (1 + exp(A f + B)) (C-SVC); empty for SVR and for a model
+    /// without probability estimates.
     pub prob_b: Vec<f64>,
     /// (n_classes - 1) x n_sv row-major (one row for SVR).
     pub sv_coef: Vec<f64>,
@@ -45,6 +54,8 @@ pub struct LibsvmModel {
 }
 
 impl LibsvmModel {
+    /// Number of support vectors: rows of `sv`, or entries of `sv_indices` for a precomputed
+    /// kernel.
     pub fn n_sv(&self) -> usize {
         if self.kernel.is_precomputed() {
             self.sv_indices.len()
@@ -80,6 +91,8 @@ impl LibsvmModel {
         }
     }
 
+    /// A regressor fitted on `x`: its support vectors gathered from `x` (only their indices for a
+    /// precomputed kernel), rho the negated intercept.
     pub fn from_svr(fit: &SvrFit, x: &Matrix, kernel: KernelSpec) -> Self {
         LibsvmModel {
             svm_type: SvmType::EpsilonSvr,

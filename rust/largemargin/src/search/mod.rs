@@ -30,8 +30,18 @@ use crate::team::SOLO;
 /// What is learnt: class indices 0..n_classes (one-vs-one C-SVC) or real targets (epsilon-SVR).
 #[derive(Clone, Copy, Debug)]
 pub enum SearchTask<'y> {
-    Classification { y: &'y [usize], n_classes: usize },
-    Regression { y: &'y [f64] },
+    /// One-vs-one C-SVC over the class pairs.
+    Classification {
+        /// The class index of every example, below `n_classes`.
+        y: &'y [usize],
+        /// Number of classes.
+        n_classes: usize,
+    },
+    /// Epsilon-SVR.
+    Regression {
+        /// The target of every example.
+        y: &'y [f64],
+    },
 }
 
 /// One setting of everything but C, with the values of C to try along it. What a fit derives
@@ -68,15 +78,22 @@ impl SearchSetting {
 /// A fold: the examples trained on (in the order a fit would see them) and those scored.
 #[derive(Clone, Debug)]
 pub struct SearchFold {
+    /// Row indices of the examples the fold's models are trained on.
     pub train: Vec<usize>,
+    /// Row indices of the examples they are scored on.
     pub eval: Vec<usize>,
 }
 
+/// The solver's settings for every fit of a search, and what is kept of each.
 #[derive(Clone, Debug)]
 pub struct SearchParams {
+    /// SMO's stopping tolerance on the maximal violation.
     pub tol: f64,
+    /// Whether SMO shrinks.
     pub shrinking: bool,
+    /// SMO's iteration limit per problem (None: its safety cap only).
     pub max_iter: Option<u64>,
+    /// SMO's working-set rule.
     pub selection: Selection,
     /// Bytes for the shared kernel rows, the engines' copies and the evaluation buffers together.
     pub cache_bytes: usize,
@@ -128,17 +145,24 @@ pub struct SearchPoint {
     pub predicted: Vec<usize>,
     /// SMO iterations, summed over the class pairs.
     pub n_iter: u64,
+    /// Distinct training examples that are a support vector of any class pair.
     pub n_support: usize,
+    /// SMO met the tolerance on every problem of this model (each class pair's).
     pub converged: bool,
+    /// Seconds spent solving this model's problems, summed over the class pairs.
     pub fit_seconds: f64,
+    /// Seconds of scoring the fold's eval rows, shared equally between the fold's values of C.
     pub score_seconds: f64,
 }
 
+/// Everything a search computed: a scored model per grid point, and what the kernel cost.
 #[derive(Clone, Debug, Default)]
 pub struct SearchResult {
     /// Setting-major, then fold, then C (in the setting's order).
     pub points: Vec<SearchPoint>,
+    /// Kernel values computed, summed over the kernels' engines.
     pub kernel_evals: u64,
+    /// How often the shared kernel rows were found cached, and how often computed.
     pub rows: RowStats,
 }
 

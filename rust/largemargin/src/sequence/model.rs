@@ -8,14 +8,20 @@ use crate::error::{Error, Result};
 /// `trans[((s - 1) * (labels + 1) + prev) * labels + y]` with prev = `labels` for START.
 #[derive(Clone, Debug)]
 pub struct SeqModel {
+    /// Number of labels (START excluded).
     pub labels: usize,
+    /// Number of features the emission table covers; features beyond it score zero.
     pub features: usize,
+    /// Markov order k: the number of transition tables, one per lag.
     pub order: usize,
+    /// Emission weights, `features` rows of `labels`.
     pub emit: Vec<f64>,
+    /// Transition weights, `order` tables of `labels + 1` previous labels by `labels`.
     pub trans: Vec<f64>,
 }
 
 impl SeqModel {
+    /// A model with every weight zero.
     pub fn zeros(labels: usize, features: usize, order: usize) -> Self {
         SeqModel {
             labels,
@@ -78,6 +84,7 @@ impl SeqModel {
         }
     }
 
+    /// ||w||^2 over the emission and transition weights together.
     pub fn squared_norm(&self) -> f64 {
         self.emit.iter().chain(&self.trans).map(|w| w * w).sum()
     }

@@ -10,21 +10,29 @@ use crate::rng::Rng;
 use crate::solver::larank::LaRankStats;
 use crate::solver::schedule::{fixed_step, Adaptive, Clock, LaRankSteps, Schedule};
 
+/// The training rule of a sequence solver.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SeqMethod {
     /// LaRank with a schedule: the fixed one (Algorithm 21; `reprocess = 0` is the
     /// passive-aggressive baseline) or the adaptive one (Algorithm 22, on the cost clock).
     LaRank(Schedule),
     /// The structured perceptron (Collins 2002); `averaged` keeps the average of all models.
-    Perceptron { averaged: bool },
+    Perceptron {
+        /// Return the average of the weights over all steps rather than the last ones.
+        averaged: bool,
+    },
 }
 
+/// The sequence problem's constants, the solver's method and the model's inference.
 #[derive(Clone, Debug)]
 pub struct SeqParams {
+    /// The bound C on the coefficient of a pattern's true output in the beta-dual; positive.
     pub c: f64,
     /// tau: a step is taken only when g+ - g- is at least this.
     pub tol: f64,
+    /// LaRank with a schedule, or the structured perceptron.
     pub method: SeqMethod,
+    /// Greedy or exact decoding: it also decides what a pattern is (a token or a sequence).
     pub inference: Inference,
     /// Markov order k (number of lag-specific transition tables).
     pub order: usize,
@@ -43,6 +51,8 @@ impl Default for SeqParams {
 }
 
 impl SeqParams {
+    /// Rejects a C or tol that is not positive and finite, exact inference at a Markov order
+    /// other than 1, and an order above 64.
     pub fn validate(&self) -> Result<()> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(Error::InvalidParameter(format!("C must be positive and finite, got {}", self.c)));
@@ -80,12 +90,15 @@ struct Diff {
     trans: Vec<f64>,
 }
 
+/// The state of one sequence fit: the explicit model, the support patterns with their outputs
+/// and coefficients, and the perceptron's averaging sums.
 pub struct SeqSolver<'a> {
     data: Sequences<'a>,
     label: &'a [usize],
     /// Sequence index of every token.
     seq_of: Vec<usize>,
     params: SeqParams,
+    /// The current weights (for the averaged perceptron, the last iterate: see `final_model`).
     pub model: SeqModel,
     /// Per pattern (token for greedy, sequence for exact): its outputs while it is a support
     /// pattern, else empty.
@@ -103,6 +116,7 @@ pub struct SeqSolver<'a> {
     diff: Diff,
     /// Work done, in the adaptive schedule's cost units: entries read and written.
     work: f64,
+    /// The operation counters and per-epoch curves, as the multiclass LaRank keeps them.
     pub stats: LaRankStats,
 }
 

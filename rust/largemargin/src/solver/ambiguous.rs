@@ -59,14 +59,17 @@ impl Bags {
         Self::from_lists(&offsets, label, classes)
     }
 
+    /// Number of examples, one bag each.
     pub fn examples(&self) -> usize {
         self.bits.len() / self.words
     }
 
+    /// Number of classes a candidate may be.
     pub fn classes(&self) -> usize {
         self.classes
     }
 
+    /// Whether class c is a candidate of example e.
     #[inline]
     pub fn contains(&self, e: usize, c: usize) -> bool {
         self.bits[e * self.words + c / 64] >> (c % 64) & 1 == 1
@@ -77,6 +80,7 @@ impl Bags {
         (0..self.classes).filter(move |&c| self.contains(e, c))
     }
 
+    /// Number of distinct candidates of example e.
     pub fn size(&self, e: usize) -> usize {
         self.bits[e * self.words..(e + 1) * self.words].iter().map(|w| w.count_ones() as usize).sum()
     }

@@ -34,8 +34,11 @@ pub struct Averaged {
     /// Side by side, a step reads and writes both of a feature in one cache line, one vector
     /// operation.
     pub ua: Vec<[f64; 2]>,
+    /// D of w = u / D: the decays so far, applied by division.
     pub divisor: f64,
+    /// F of w_bar = (a + F u) / A.
     pub coef: f64,
+    /// A of w_bar = (a + F u) / A.
     pub norm: f64,
     /// The iterate's bias (the model's own bias is the averaged one).
     pub bias: f64,

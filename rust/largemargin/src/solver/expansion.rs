@@ -19,6 +19,9 @@ pub fn check_labels(y: &[f64], examples: usize, unknown_allowed: bool) -> Result
     }
 }
 
+/// The set S of an online kernel solver over some examples of an engine's data: S holds
+/// positions 0..|S| of a kernel-row matrix, and a map between positions and problem indices
+/// follows every swap.
 pub struct ExpansionSet<'e, 'a> {
     q: ExampleQ<'e, 'a>,
     /// |S|: positions 0..len.
@@ -48,6 +51,7 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn len(&self) -> usize {
         self.len
     }
+    /// Whether S is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -64,6 +68,7 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     pub fn index_at(&self, p: usize) -> usize {
         self.at[p]
     }
+    /// K(x_p, x_p).
     pub fn diag(&self, p: usize) -> f64 {
         self.q.diag(p)
     }

@@ -12,6 +12,8 @@ use crate::solver::expansion::{check_labels, ExpansionSet};
 /// Below this a coefficient is zero (the example leaves the expansion).
 const ZERO: f64 = 1e-12;
 
+/// One binary Huller problem over some examples of an engine's data (labels +1/-1): the two
+/// hull points as convex weights on an expansion set, and their inner products.
 pub struct Huller<'e, 'a> {
     set: ExpansionSet<'e, 'a>,
     // By position: hull weights (>= 0, summing to 1 per class over S) and labels.
@@ -21,10 +23,13 @@ pub struct Huller<'e, 'a> {
     pp: f64,
     nn: f64,
     pn: f64,
+    /// HULLERUPDATEs that moved a hull point.
     pub updates: u64,
 }
 
 impl<'e, 'a> Huller<'e, 'a> {
+    /// An empty hull over the engine rows `examples`, `y[k]` the label of `examples[k]`, its
+    /// kernel rows cached within `cache_bytes`; `start` then sets the first hull points.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, y: &[f64], cache_bytes: usize) -> Result<Self> {
         check_labels(y, examples.len(), false)?;
         let n = y.len();

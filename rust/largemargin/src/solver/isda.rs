@@ -32,14 +32,19 @@ use crate::error::{Error, Result};
 use crate::solver::qmatrix::QMatrix;
 use crate::solver::smo::SmoSolution;
 
+/// How ISDA accounts for the bias b, which single-variable steps cannot keep sum a = 0 for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bias {
+    /// No bias: f(x) = sum a_s K(x_s, x).
     None,
     /// The penalty method with parameter k > 0 (the kernel gains 1/k).
     Penalty(f64),
+    /// b held fixed while the inner problem converges, then moved by a safeguarded secant step
+    /// on the residual sum_t a_t.
     Secant,
 }
 
+/// When ISDA stops, and how it steps and handles the bias.
 #[derive(Clone, Debug)]
 pub struct IsdaParams {
     /// Stop when no variable violates its KKT condition by tol or more (and, with the secant
@@ -47,9 +52,12 @@ pub struct IsdaParams {
     pub tol: f64,
     /// Over-relaxation factor of each step, in (0, 2); 1 is Gauss-Seidel / SMO on one variable.
     pub over_relaxation: f64,
+    /// The bias method.
     pub bias: Bias,
     /// None: no limit beyond a safety cap of max(10^7, 100 n) single-variable steps.
     pub max_iter: Option<u64>,
+    /// Take out of the active set the variables held at a bound by more than the largest
+    /// violation; their gradient is rebuilt before convergence is declared.
     pub shrinking: bool,
 }
 

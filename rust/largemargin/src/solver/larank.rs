@@ -31,11 +31,14 @@ use crate::solver::schedule::{fixed_step, Adaptive, LaRankSteps};
 pub use crate::solver::schedule::{Clock, Schedule};
 use crate::vecops;
 
+/// The update rule the solver runs over the examples.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Method {
+    /// LaRank's PROCESSNEW, PROCESSOLD and OPTIMIZE, interleaved by the schedule.
     LaRank(Schedule),
     /// The multiclass kernel perceptron; `averaged` keeps the average of all intermediate models.
     Perceptron {
+        /// Return the average of the coefficients over all updates rather than the last ones.
         averaged: bool,
     },
     /// AMBIGSVMDUALSTEP (Algorithm 23): one passive-aggressive step per example on the mean
@@ -44,13 +47,18 @@ pub enum Method {
     PairwisePA,
 }
 
+/// The multiclass problem's constants and the solver's method.
 #[derive(Clone, Debug)]
 pub struct LaRankParams {
+    /// The bound C on beta_i^{y_i} (scaled per example by its weight); positive.
     pub c: f64,
     /// tau: a step is taken only when g+ - g- is at least this.
     pub tol: f64,
+    /// LaRank or one of its baselines.
     pub method: Method,
+    /// What the adaptive schedule measures an operation's duration with.
     pub clock: Clock,
+    /// The kernel-row cache's budget in bytes (unused by the linear kernel's explicit weights).
     pub cache_bytes: usize,
 }
 
@@ -67,6 +75,7 @@ impl Default for LaRankParams {
 }
 
 impl LaRankParams {
+    /// Rejects a C or a tol that is not positive and finite.
     pub fn validate(&self) -> Result<()> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(Error::InvalidParameter(format!("C must be positive and finite, got {}", self.c)));
@@ -81,17 +90,22 @@ impl LaRankParams {
 /// Counters a caller may report (multiclass and sequence LaRank alike).
 #[derive(Clone, Debug, Default)]
 pub struct LaRankStats {
+    /// PROCESSNEW operations (the perceptron and pairwise PA rules count each example here).
     pub process_new: u64,
+    /// PROCESSOLD operations on a non-empty set.
     pub process_old: u64,
+    /// OPTIMIZE operations on a non-empty set.
     pub optimize: u64,
     /// SMO steps that changed a coefficient.
     pub steps: u64,
     /// Loss-augmented or plain argmax computations (inference calls; for sequences, greedy:
     /// one per token pattern, exact: one Viterbi pass).
     pub argmax: u64,
+    /// Passes over the examples completed.
     pub epochs: u64,
     /// Dual objective after each epoch, and the duality gap where it was computed.
     pub dual_per_epoch: Vec<f64>,
+    /// The duality gap after each epoch it was computed for (empty when it never was).
     pub gap_per_epoch: Vec<f64>,
 }
 
@@ -115,6 +129,8 @@ fn two_columns(cols: &mut [Vec<f32>], a: usize, b: usize) -> (&mut [f32], &mut [
     }
 }
 
+/// The multiclass solver's state: the support patterns in an expansion set over the kernel
+/// engine, their betas and gradients for every class, and the problem's labels and bounds.
 pub struct LaRank<'e, 'a> {
     x: Matrix<'a>,
     set: ExpansionSet<'e, 'a>,
@@ -145,6 +161,7 @@ pub struct LaRank<'e, 'a> {
     ticks: u64,
     work: f64,
     buf: Vec<f64>,
+    /// The operation counters and per-epoch curves of this solver.
     pub stats: LaRankStats,
 }
 

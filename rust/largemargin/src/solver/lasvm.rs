@@ -65,6 +65,7 @@ impl SelectionStrategy for RandomSelection {
 
 /// GRADIENT: of M random candidates, the most misclassified (argmin y f(x)).
 pub struct GradientSelection {
+    /// M, the random candidates scored per step.
     pub candidates: usize,
 }
 impl SelectionStrategy for GradientSelection {
@@ -78,6 +79,7 @@ impl SelectionStrategy for GradientSelection {
 
 /// ACTIVE: of M random candidates, the closest to the boundary (argmin |f(x)|); needs no labels.
 pub struct ActiveSelection {
+    /// M, the random candidates scored per step.
     pub candidates: usize,
 }
 impl SelectionStrategy for ActiveSelection {
@@ -93,7 +95,9 @@ impl SelectionStrategy for ActiveSelection {
 /// |f(x)| < 1 + gap/2 (at most `candidates`) and takes the closest to the boundary; when none of
 /// them is inside the band, the online pass stops (nothing informative is left to learn from).
 pub struct AutoActiveSelection {
+    /// The most candidates drawn per step.
     pub candidates: usize,
+    /// Candidates inside the margin band that end the drawing.
     pub wanted: usize,
 }
 impl SelectionStrategy for AutoActiveSelection {
@@ -128,12 +132,14 @@ pub trait Oracle {
     fn label(&mut self, e: usize) -> Result<f64>;
 }
 
+/// The constants of one LaSVM problem.
 #[derive(Clone, Debug)]
 pub struct LaSvmParams {
     /// tau: REPROCESS's violation threshold and the finishing step's stopping gap.
     pub tol: f64,
     /// Seed examples PROCESSed per class before the online pass.
     pub seed_per_class: usize,
+    /// The problem's kernel-row cache budget, in bytes.
     pub cache_bytes: usize,
 }
 
@@ -146,10 +152,15 @@ impl Default for LaSvmParams {
 /// Counters a caller may report.
 #[derive(Clone, Debug, Default)]
 pub struct LaSvmStats {
+    /// Examples PROCESS was tried on (outside S when asked).
     pub processed: u64,
+    /// Examples PROCESS inserted into S.
     pub inserted: u64,
+    /// Examples REPROCESS and the finishing step removed from S.
     pub evicted: u64,
+    /// REPROCESS calls that took a step on a tau-violating pair.
     pub reprocess_steps: u64,
+    /// SMO iterations of the finishing step.
     pub finishing_iterations: u64,
     /// `max_iter` ended the online passes before their end: examples were left unseen.
     pub stopped_by_max_iter: bool,
@@ -167,6 +178,7 @@ pub struct LaSvm<'e, 'a> {
     params: LaSvmParams,
     bias: f64,
     gap: f64,
+    /// The problem's counters so far.
     pub stats: LaSvmStats,
     /// Splits the kernel rows, the gradient updates, the scans over S and the finishing step.
     team: &'e Team<'e>,
@@ -567,6 +579,8 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         }
     }
 
+    /// b of f(x) = sum_s alpha_s K(x, x_s) + b: the midpoint (g_max + g_min) / 2 of the gradients'
+    /// extremes over S (the finite one while only one is).
     pub fn bias(&self) -> f64 {
         self.bias
     }

@@ -8,6 +8,7 @@
 
 /// A loss with its derivative in the decision value.
 pub trait Loss: Send + Sync {
+    /// loss(f, y) for the decision value f and the label y (+1 or -1).
     fn loss(&self, f: f64, y: f64) -> f64;
     /// d loss / d f.
     fn dloss(&self, f: f64, y: f64) -> f64;
@@ -39,6 +40,8 @@ pub enum MarginLoss {
 }
 
 impl MarginLoss {
+    /// The loss of a scikit-learn loss name ("hinge", "squared_hinge", "log_loss" or "log",
+    /// "modified_huber"); None for any other name.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "hinge" => MarginLoss::Hinge,

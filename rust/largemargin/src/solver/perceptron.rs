@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
 use crate::solver::expansion::{check_labels, ExpansionSet};
 
+/// When a kernel perceptron updates, and by how much.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PerceptronRule {
     /// Adds y_t when y_t f(x_t) <= 0.
@@ -13,12 +14,22 @@ pub enum PerceptronRule {
     /// The perceptron, predicting with the average of all its intermediate expansions.
     Averaged,
     /// PA(C): adds y_t min(C, (1 - y_t f(x_t)) / K_tt) when y_t f(x_t) <= 1.
-    PassiveAggressive { c: f64 },
+    PassiveAggressive {
+        /// The largest coefficient an update adds; positive.
+        c: f64,
+    },
     /// Budget perceptron (beta, N): adds y_t when y_t f(x_t) <= beta; past N support vectors,
     /// removes argmax_i y_i (f(x_i) - alpha_i K_ii).
-    Budget { beta: f64, size: usize },
+    Budget {
+        /// The margin below which an example is added; finite.
+        beta: f64,
+        /// N, the most support vectors kept; positive.
+        size: usize,
+    },
 }
 
+/// One binary kernel-perceptron problem over some examples of an engine's data (labels +1/-1):
+/// the expansion set, its coefficients, and the running sums of the averaged rule.
 pub struct KernelPerceptron<'e, 'a> {
     set: ExpansionSet<'e, 'a>,
     rule: PerceptronRule,
@@ -30,10 +41,13 @@ pub struct KernelPerceptron<'e, 'a> {
     last: Vec<u64>,
     /// Examples seen.
     t: u64,
+    /// Updates made: examples whose margin fell at or below the rule's threshold.
     pub mistakes: u64,
 }
 
 impl<'e, 'a> KernelPerceptron<'e, 'a> {
+    /// An empty expansion over the engine rows `examples`, `y[k]` the label of `examples[k]`,
+    /// kernel rows cached within `cache_bytes`; an error if the rule's parameters are invalid.
     pub fn new(
         engine: &'e KernelEngine<'a>, examples: Vec<usize>, y: &[f64], rule: PerceptronRule, cache_bytes: usize,
     ) -> Result<Self> {

@@ -16,7 +16,9 @@ use crate::shared_rows::SharedRows;
 /// own cache is gathered from its example's domain row, computed there first if need be.
 #[derive(Clone, Copy)]
 pub struct SharedSource<'e> {
+    /// The cache of whole domain rows shared between the solvers.
     pub rows: &'e SharedRows,
+    /// This matrix's domain in `rows`.
     pub domain: usize,
     /// The domain's examples (indices of the engine's matrix), ascending.
     pub members: &'e [usize],
@@ -39,6 +41,8 @@ impl SharedSource<'_> {
     }
 }
 
+/// The dual's Hessian Q over a solver's variables, in an ordering the solver permutes with
+/// `swap`; entries are f32, as the kernel cache stores them.
 pub trait QMatrix {
     /// Number of variables.
     fn size(&self) -> usize;
@@ -214,10 +218,12 @@ impl QMatrix for ExampleQ<'_, '_> {
 pub struct Prefix<'q, Q: QMatrix + ?Sized> {
     inner: &'q mut Q,
     len: usize,
+    /// For each position t of the prefix, the position it held before any swap.
     pub origin: Vec<usize>,
 }
 
 impl<'q, Q: QMatrix + ?Sized> Prefix<'q, Q> {
+    /// The first `len` variables of `inner`, none moved yet. Panics if `len` exceeds its size.
     pub fn new(inner: &'q mut Q, len: usize) -> Self {
         assert!(len <= inner.size());
         Prefix { inner, len, origin: (0..len).collect() }
@@ -259,6 +265,8 @@ pub struct PairedQ<'e, 'a> {
 }
 
 impl<'e, 'a> PairedQ<'e, 'a> {
+    /// 2L variables over the L engine rows `examples`, alpha+ first then alpha-, both in that
+    /// order; the example rows cached within `cache_bytes`.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
         let l = examples.len();
         let d = engine.diagonal(&examples);

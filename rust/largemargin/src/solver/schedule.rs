@@ -14,7 +14,10 @@ pub enum Schedule {
     Adaptive,
     /// Algorithm 21: per example, PROCESSNEW then `reprocess` times (1 PROCESSOLD + 10 OPTIMIZE).
     /// `reprocess = 0` is the passive-aggressive / MIRA baseline.
-    Fixed { reprocess: usize },
+    Fixed {
+        /// Rounds of PROCESSOLD and OPTIMIZE after each PROCESSNEW.
+        reprocess: usize,
+    },
 }
 
 /// What the adaptive schedule counts as an operation's duration.
@@ -82,6 +85,7 @@ pub struct Adaptive {
 }
 
 impl Adaptive {
+    /// Equal scores for the three operations, durations read from `clock`.
     pub fn new(clock: Clock) -> Self {
         Adaptive { score: [1.0; 3], clock }
     }

@@ -35,18 +35,29 @@ use crate::vecops::{avx2_fma, prefetch_lines};
 
 pub use crate::solver::sgd_t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
 
+/// Which stochastic gradient method updates the weights (see the module's list).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Algorithm {
+    /// Plain first-order SGD, every weight decayed at every example: O(d) per example.
     Sgd,
+    /// SVMSGD2: steps on the nonzeros of x, the regulariser applied every `skip` examples.
     SvmSgd2,
+    /// SGD-QN as corrected in its authors' JMLR 2010 erratum: per-feature steps from the
+    /// accumulated secant curvature.
     SgdQn,
+    /// SGD-QN as the thesis gives it: SVMSGD2 with a diagonal rescaling B re-estimated every
+    /// `skip` examples.
     SgdQn2009,
+    /// Averaged SGD: the model is the average of the iterates from `average_start` on.
     Asgd,
+    /// Collobert and Bengio's margin perceptron on the unregularised hinge, at a constant rate.
     MarginPerceptron,
 }
 
+/// The method and its step sizes.
 #[derive(Clone, Debug)]
 pub struct SgdParams {
+    /// The method.
     pub algorithm: Algorithm,
     /// The regularisation lambda (weight decay; C = 1/(n lambda) for the hinge loss).
     pub lambda: f64,
@@ -56,6 +67,7 @@ pub struct SgdParams {
     pub rate: Option<f64>,
     /// Examples between two regularisation steps (SVMSGD2, SGD-QN).
     pub skip: u64,
+    /// Whether the bias b is learnt; otherwise it keeps its value (0 for a new model).
     pub fit_bias: bool,
     /// The bias is not regularised: its step is this fraction of the weights' (the margin
     /// perceptron's is the same step: 1).
@@ -80,6 +92,9 @@ impl Default for SgdParams {
 }
 
 impl SgdParams {
+    /// Rejects values outside their domain: lambda not positive (0 is allowed for the margin
+    /// perceptron), t0 or a rate not positive, a constant rate for SGD-QN or none for the margin
+    /// perceptron, a zero skip, a negative bias rate or averaging start.
     pub fn validate(&self) -> Result<()> {
         let bad = |what: &str| Err(Error::InvalidParameter(what.into()));
         let needs_lambda = self.algorithm != Algorithm::MarginPerceptron;
@@ -133,7 +148,9 @@ pub fn skip_for_density(rows: usize, cols: usize, nnz: Option<usize>) -> u64 {
 /// exactly where it was.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinearModel {
+    /// The weights of f(x) = <w, x> + b, one per feature, dense f32.
     pub w: Vec<f32>,
+    /// The bias b (ASGD: the averaged bias).
     pub bias: f64,
     /// Examples seen, the t of the step size.
     pub t: f64,

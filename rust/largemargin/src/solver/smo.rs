@@ -18,6 +18,7 @@ use crate::team::{Team, SOLO};
 /// Curvature used when Q_ii + Q_jj - 2 Q_ij is not positive (non-PSD kernels, duplicates).
 const TAU: f64 = 1e-12;
 
+/// How SMO picks the pair (i, j) of each iteration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Selection {
     /// Maximal violating pair (thesis Algorithm 1, SVMTorch).
@@ -26,13 +27,17 @@ pub enum Selection {
     SecondOrder,
 }
 
+/// When SMO stops, and how it works towards that.
 #[derive(Clone, Debug)]
 pub struct SmoParams {
     /// Stop when max_{a_t<hi_t} g_t - min_{a_t>lo_t} g_t < tol.
     pub tol: f64,
+    /// Set aside, every min(l, 1000) iterations, the variables that seem bound to stay at a
+    /// bound; the whole gradient is reconstructed before stopping.
     pub shrinking: bool,
     /// None: no limit beyond a safety cap of max(10^7, 100 n).
     pub max_iter: Option<u64>,
+    /// The working-set rule.
     pub selection: Selection,
 }
 
@@ -42,14 +47,20 @@ impl Default for SmoParams {
     }
 }
 
+/// What SMO returns: the dual point reached, how it got there, and the quantities a warm start
+/// along C needs.
 #[derive(Clone, Debug)]
 pub struct SmoSolution {
     /// Signed coefficients, in the caller's variable order.
     pub alpha: Vec<f64>,
+    /// b of f(x) = sum_t alpha_t K(x, x_t) + b: the mean gradient over the free variables, or
+    /// the middle of the bounds' gradients when none is free.
     pub bias: f64,
     /// Dual objective D(alpha) (maximised).
     pub objective: f64,
+    /// Pair updates made.
     pub iterations: u64,
+    /// No pair violated `tol` at the end (false: `max_iter` or the safety cap came first).
     pub converged: bool,
     /// Final maximal violation max_up g - min_low g.
     pub gap: f64,
