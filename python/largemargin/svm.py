@@ -22,27 +22,118 @@ from ._ovo import pair_reorder
 
 
 class SVC(ClassifierMixin, _BaseSVM):
-    """C-Support Vector Classification solved by SMO in Rust.
+    """C-Support Vector Classification, solved by SMO in Rust.
 
-    Parameters mean what they mean in scikit-learn's ``SVC``. Two more: ``n_jobs`` sets the threads
-    used for kernel rows, class pairs and prediction (None: all cores; results do not depend on it);
-    ``selection`` is the working-set rule, ``"second_order"`` (LIBSVM's) or ``"first_order"`` (the
-    maximal violating pair of the SMO papers and SVMTorch).
+    A drop-in for scikit-learn's ``SVC``: the same parameters, fitted attributes, warnings and
+    LIBSVM's model (one binary problem per pair of classes, solved in parallel; predictions by
+    votes). The dual is solved by SMO with LIBSVM's second-order working set, shrinking and one
+    bounded kernel cache, or by ISDA (``solver="isda"``).
 
-    ``solver="isda"`` trains each binary problem by ISDA instead (one variable at a time, the
-    worst KKT violator first; Kecman, Vogt and Huang) with the bias by ``isda_bias``: ``"secant"``
-    (b held fixed while the steps converge, then moved by a safeguarded secant step on
-    sum_i alpha_i y_i: the standard SVM), ``"penalty"`` (1/2 k b^2 in the primal, i.e. the kernel
-    K + 1/``isda_k``, b = sum_i alpha_i y_i / k afterwards) or ``"none"`` (no bias: f(x) =
-    sum_i alpha_i y_i K(x_i, x), for positive definite kernels). ``over_relaxation`` in (0, 2)
-    scales each step (1: Gauss-Seidel, i.e. the Kernel AdaTron with rate 1/K_ii; the default 1.8
-    takes 3 to 6 times fewer steps than 1 on the ill-conditioned kernels of adult and ijcnn1 and
-    about as many on mnist). ``shrinking``
-    applies to both solvers, ``selection`` to SMO only; ``max_iter`` counts ISDA's single-variable
-    steps.
+    Parameters
+    ----------
+    C : float, default=1.0
+        The box constraint: the penalty of a margin violation. ``np.inf`` is the hard margin.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, callable or Kernel, default="rbf"
+        A built-in kernel, a kernel composed from ``largemargin.kernels``, a registered plugin
+        kernel's name, or a callable ``k(A, B) -> (len(A), len(B))`` array (called on row
+        blocks, never on the whole n x n matrix).
+    degree : int, default=3
+        The polynomial kernel's degree.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of rbf, poly and sigmoid: ``"scale"`` is 1 / (n_features * X.var()),
+        ``"auto"`` is 1 / n_features.
+    coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
+    shrinking : bool, default=True
+        LIBSVM's shrinking heuristics.
+    probability : bool, default=False
+        Fit Platt's sigmoids on 5-fold cross-validated decision values, for `predict_proba`.
+    tol : float, default=1e-3
+        Stopping tolerance on the KKT conditions (the maximal violation).
+    cache_size : float, default=200
+        The kernel cache for the whole fit, in MB.
+    class_weight : dict or "balanced", default=None
+        C of class i is ``class_weight[i] * C``.
+    verbose : bool, default=False
+        Report progress (see the ``largemargin`` logger; a bar when tqdm is installed).
+    max_iter : int, default=-1
+        At most this many solver iterations per binary problem; -1: no limit.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        The shape of `decision_function` for more than two classes.
+    break_ties : bool, default=False
+        With ``"ovr"`` and more than two classes, predict the argmax of `decision_function`
+        instead of the vote (whose ties go to the first class).
+    random_state : int, RandomState or None, default=None
+        Seeds the folds of the probability estimates.
+    selection : {"second_order", "first_order"}, default="second_order"
+        SMO's working-set rule: LIBSVM's, or the maximal violating pair of the SMO papers and
+        SVMTorch.
+    solver : {"smo", "isda"}, default="smo"
+        ISDA trains each problem one variable at a time (the worst KKT violator first; Kecman,
+        Vogt and Huang), with the bias by ``isda_bias``. ``max_iter`` then counts its steps.
+    isda_bias : {"secant", "penalty", "none"}, default="secant"
+        ISDA's bias: a safeguarded secant step on sum_i alpha_i y_i between converged sweeps
+        (the standard SVM), the kernel K + 1/``isda_k`` (b = sum_i alpha_i y_i / k), or none
+        (for positive definite kernels).
+    isda_k : float, default=1.0
+        The ``"penalty"`` bias' k.
+    over_relaxation : float in (0, 2), default=1.8
+        Scales each ISDA step (1: Gauss-Seidel); 1.8 takes 3 to 6 times fewer steps on
+        ill-conditioned kernels.
+    n_jobs : int or None, default=None
+        Threads for kernel rows, class pairs and prediction. None: every core, unless joblib,
+        OMP_NUM_THREADS or threadpoolctl say fewer. The model does not depend on it.
 
-    Extra fitted attributes: ``n_kernel_evals_`` (kernel values computed), ``fit_time_`` (seconds),
-    ``objective_`` (dual objective of each binary problem, maximised).
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training set, grouped by class.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (sparse after a fit on sparse data).
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray or sparse matrix of shape (n_classes - 1, n_SV)
+        The support vectors' coefficients y_i alpha_i, laid out as LIBSVM's one-vs-one model.
+    coef_ : ndarray or sparse matrix of shape (n_classes * (n_classes - 1) / 2, n_features)
+        The primal weights (linear kernel only), read-only.
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The constants of the pair decision functions.
+    probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Platt's sigmoid per pair (empty without ``probability``).
+    fit_status_ : int
+        0 if every problem converged, 1 if ``max_iter`` stopped one (with a ConvergenceWarning).
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Iterations per binary problem.
+    shape_fit_ : tuple
+        The training data's shape.
+    n_features_in_ : int
+        Features seen in `fit`.
+    n_kernel_evals_ : int
+        Kernel values computed by the fit.
+    fit_time_ : float
+        Seconds the fit took.
+    objective_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        The dual objective of each binary problem, maximised.
+
+    See Also
+    --------
+    SVR : epsilon-support vector regression.
+    SVCSearchCV : cross-validated search of C and gamma that shares kernel rows between fits.
+    LaSVM : an online SVM of about the same accuracy in one pass.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> y = np.array([1, 1, 2, 2])
+    >>> clf = lm.SVC(C=10).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0]])
+    array([1])
+    >>> clf.n_support_
+    array([2, 2], dtype=int32)
     """
 
     _task = "classification"
@@ -78,7 +169,24 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
-        """Fit the SVM on X (n_samples, n_features; sparse allowed) and labels y."""
+        """Fit the SVM.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors (float32 or float64, dense or CSR/CSC/COO: not copied when
+            already C-ordered or CSR); with ``kernel="precomputed"``, the (n_samples, n_samples)
+            kernel matrix.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample C multipliers; samples of weight <= 0 are left out.
+
+        Returns
+        -------
+        self : SVC
+            The fitted estimator.
+        """
         started = time.perf_counter()
         if self.decision_function_shape not in ("ovr", "ovo"):
             raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
@@ -118,7 +226,19 @@ class SVC(ClassifierMixin, _BaseSVM):
         return n_support
 
     def decision_function(self, X):
-        """Signed distances: (n,) for two classes, (n, n_classes) for 'ovr', (n, pairs) for 'ovo'."""
+        """Signed distances to the decision boundaries.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples (any width for a model read from a LIBSVM file: features matched by index).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, positive means ``classes_[1]``; for more, the one-vs-rest scores
+            (votes plus a confidence below one vote) with ``"ovr"``, the pair decisions with ``"ovo"``.
+        """
         dec = self._native_decision(X)
         if len(self.classes_) == 2:
             return -dec.ravel()
@@ -127,6 +247,19 @@ class SVC(ClassifierMixin, _BaseSVM):
         return dec
 
     def predict(self, X):
+        """Predicted class labels, by LIBSVM's one-vs-one votes (or the argmax of the 'ovr'
+        scores with ``break_ties``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            A label of ``classes_`` per sample.
+        """
         check_is_fitted(self)
         k = len(self.classes_)
         if self.break_ties and self.decision_function_shape == "ovo" and k > 2:
@@ -161,7 +294,18 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     @available_if(_check_proba)
     def predict_proba(self, X):
-        """Class probabilities by Platt scaling and pairwise coupling (needs probability=True)."""
+        """Class probabilities by Platt scaling and pairwise coupling (needs ``probability=True``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probabilities in the order of ``classes_``.
+        """
         check_is_fitted(self)
         if len(self.probA_) == 0:
             raise NotFittedError("predict_proba is not available when fitted with probability=False: fit again with "
@@ -181,15 +325,71 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
+        """The log of `predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probabilities in the order of ``classes_``.
+        """
         return np.log(self.predict_proba(X))
 
 
 class SVR(RegressorMixin, _BaseSVM):
-    """epsilon-Support Vector Regression solved by SMO in Rust (alpha+ and alpha- as independent
-    variables, as in SVMTorch). Parameters as in scikit-learn's ``SVR``, plus ``n_jobs`` and
-    ``selection``, ``solver``, ``isda_bias``, ``isda_k`` and ``over_relaxation`` as in ``SVC``
-    (ISDA for regression moves alpha+ and alpha- of an example as two coordinates)."""
+    """epsilon-Support Vector Regression, solved by SMO in Rust.
 
+    A drop-in for scikit-learn's ``SVR``. alpha+ and alpha- are independent variables of one
+    dual, as in SVMTorch; ISDA (``solver="isda"``) moves them as two coordinates.
+
+    Parameters
+    ----------
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size, verbose, max_iter, selection, solver, isda_bias, isda_k, over_relaxation, n_jobs
+        As in `SVC`.
+    C : float, default=1.0
+        The penalty of an error outside the tube; ``np.inf`` allowed.
+    epsilon : float, default=0.1
+        The half-width of the tube within which errors cost nothing.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training set.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (sparse after a fit on sparse data).
+    n_support_ : ndarray of shape (1,)
+        The number of support vectors.
+    dual_coef_ : ndarray or sparse matrix of shape (1, n_SV)
+        alpha+ - alpha- of each support vector.
+    coef_ : ndarray or sparse matrix of shape (1, n_features)
+        The primal weights (linear kernel only), read-only.
+    intercept_ : ndarray of shape (1,)
+        The constant of the regression function.
+    fit_status_ : int
+        0 if the problem converged, 1 if ``max_iter`` stopped it.
+    n_iter_ : int
+        Solver iterations.
+    shape_fit_, n_features_in_, n_kernel_evals_, fit_time_, objective_
+        As in `SVC`.
+
+    See Also
+    --------
+    SVC : classification.
+    SVRSearchCV : cross-validated search of C, gamma and epsilon.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.linspace(0, 1, 20).reshape(-1, 1)
+    >>> reg = lm.SVR(kernel="linear", C=100, epsilon=0.01).fit(X, 3 * X.ravel() + 1)
+    >>> round(float(reg.predict([[0.5]])[0]), 1)
+    2.5
+    """
     _task = "regression"
     coef_ = property(_linear_coef)
     _masks_nonpositive_weights = True  # as scikit-learn's: samples of weight <= 0 are left out
@@ -218,7 +418,22 @@ class SVR(RegressorMixin, _BaseSVM):
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
-        """Fit the regression SVM on X and real targets y."""
+        """Fit the regression SVM.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors (or the kernel matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample C multipliers; samples of weight <= 0 are left out.
+
+        Returns
+        -------
+        self : SVR
+            The fitted estimator.
+        """
         started = time.perf_counter()
         if not (isinstance(self.epsilon, numbers.Real) and np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
@@ -243,4 +458,16 @@ class SVR(RegressorMixin, _BaseSVM):
         return np.zeros(0, dtype=np.int64)
 
     def predict(self, X):
+        """Predicted values.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The regression function at each sample.
+        """
         return self._native_decision(X).ravel()
