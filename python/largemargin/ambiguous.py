@@ -93,30 +93,82 @@ class AmbiguousLaRankClassifier(_LaRankBase):
     """Multiclass SVM trained online by LaRank from bags of candidate labels.
 
     Each training example comes with a set of candidate labels that holds its true label (or is
-    meant to), without saying which. As in the thesis' AmbigSVM step, a pattern's positive label is
-    the candidate the current model scores highest, chosen when the pattern becomes a support
-    pattern and kept while it stays one; its negative labels are the most violating ones *outside*
-    the bag, so the other candidates are never pushed down. Every step raises the multiclass dual
-    of the current choice of labels; the model minimises
+    meant to), without saying which (Bordes 2010, chapter 6). As in the thesis' AmbigSVM step, a
+    pattern's positive label is the candidate the current model scores highest, chosen when the
+    pattern becomes a support pattern and kept while it stays one; its negative labels are the
+    most violating ones *outside* the bag, so the other candidates are never pushed down. Every
+    step raises the multiclass dual of the current choice of labels; the model minimises
     ``1/2 ||w||^2 + C sum_i [1 - max_{y in bag_i} S_y(x_i) + max_{y not in bag_i} S_y(x_i)]_+``.
     With one candidate per example it is `LaRankClassifier`, step for step.
 
     Parameters
     ----------
-    C, kernel, degree, gamma, coef0, schedule, n_reprocess, clock, tol, epochs, until_gap,
-    cache_size, random_state, n_jobs, verbose
+    C : float, default=1.0
+        Bound on each example's coefficient of its positive label, as in `LaRankClassifier`.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, callable or Kernel, default="rbf"
+        The kernel, as in `SVC`.
+    degree : int, default=3
+        The polynomial kernel's degree.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of rbf, poly and sigmoid, as in `SVC`.
+    coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
+    method : {"larank", "mira", "ambigsvm"}, default="larank"
+        ``"mira"`` takes one step per new example only (passive-aggressive); ``"ambigsvm"`` is the
+        thesis' AmbigSVM dual step (Algorithm 23): one passive-aggressive step per example on the
+        mean pairwise hinge loss between the candidates and the other labels (no positive label is
+        chosen; ``dual_`` is NaN and ``support_labels_`` the candidate that scored best when a
+        pattern was last stepped on).
+    schedule : {"adaptive", "fixed"}, default="adaptive"
         As in `LaRankClassifier`.
-    method : {"larank", "mira", "ambigsvm"}, default "larank"
-        "mira" takes one step per new example only (passive-aggressive); "ambigsvm" is the thesis'
-        AmbigSVM dual step (Algorithm 23): one passive-aggressive step per example on the mean
-        pairwise hinge loss between the candidates and the other labels (no positive label is
-        chosen; ``dual_`` is NaN and ``support_labels_`` the candidate that scored best when a pattern was
-        last stepped on).
+    n_reprocess : int, default=1
+        As in `LaRankClassifier`.
+    clock : {"cost", "wall"}, default="cost"
+        As in `LaRankClassifier`.
+    tol : float, default=1e-4
+        As in `LaRankClassifier`.
+    epochs : int or None, default=None
+        As in `LaRankClassifier` (None: passes until 10,000 examples are seen, at most three).
+    until_gap : bool, default=False
+        As in `LaRankClassifier`.
+    cache_size : float, default=200
+        The kernel cache, in MB.
+    random_state : int, RandomState or None, default=None
+        The order of the passes and the schedule's draws.
+    n_jobs : int or None, default=None
+        Threads for the kernel and prediction, as in `SVC`.
+    verbose : bool, default=False
+        Report progress (see the ``largemargin`` logger).
 
     Attributes
     ----------
-    As `LaRankClassifier`, and ``support_labels_``: the candidate each support pattern was trained
-    on (its positive label).
+    support_labels_ : ndarray of shape (n_SV,)
+        The candidate each support pattern was trained on (its positive label).
+    n_support_ : ndarray of shape (n_classes,)
+        Support patterns per positive label.
+    classes_, support_, support_vectors_, dual_coef_, coef_, intercept_, dual_, duality_gap_
+        As in `LaRankClassifier`.
+    n_support_vectors_, n_kernel_evals_, n_argmax_, n_iter_, dual_per_epoch_, gap_per_epoch_
+        As in `LaRankClassifier`.
+    steps_, fit_time_, objective_, shape_fit_, n_features_in_, fit_status_
+        As in `LaRankClassifier`.
+
+    See Also
+    --------
+    make_ambiguous : Simulate bags of candidate labels from plain labels.
+    LaRankClassifier : The same solver on plain labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[0.0, 0.0], [0.2, 0.1], [3.0, 0.0], [3.1, 0.2], [0.0, 3.0], [0.1, 3.2]])
+    >>> bags = [[0], [0, 2], [1], [1, 0], [2], [2, 1]]
+    >>> clf = lm.AmbiguousLaRankClassifier(random_state=0).fit(X, bags)
+    >>> clf.predict([[0.1, 0.1], [2.9, 0.1], [0.0, 2.8]])
+    array([0, 1, 2])
+    >>> clf.disambiguate(X, bags)
+    array([0, 0, 1, 1, 2, 2])
     """
 
     _methods = ("larank", "mira", "ambigsvm")
@@ -143,11 +195,26 @@ class AmbiguousLaRankClassifier(_LaRankBase):
 
     @unchanged_on_failure
     def fit(self, X, y, classes=None, sample_weight=None):
-        """Fit on X (n_samples, n_features; sparse allowed) and candidate labels y: a sequence of
-        label sets (lists, arrays, sets; a single label is a set of one), or a boolean mask
-        (n_samples, n_classes) whose columns are ``classes`` (default 0..n_classes-1).
-        ``classes``: all the labels (default: those that occur in y); a candidate outside them is
-        an error."""
+        """Fit on X and bags of candidate labels y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors (or the kernel matrix with ``kernel="precomputed"``).
+        y : sequence of label sets or array-like of bool of shape (n_samples, n_classes)
+            The candidate labels: a sequence of label sets (lists, arrays, sets; a single label is a
+            set of one), or a boolean mask whose columns are ``classes`` (default
+            0..n_classes-1). No set may be empty.
+        classes : array-like of shape (n_classes,), default=None
+            All the labels (default: those that occur in y); a candidate outside them is an error.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample C multipliers (non-negative).
+
+        Returns
+        -------
+        self : AmbiguousLaRankClassifier
+            The fitted estimator.
+        """
         started = time.perf_counter()
         self._check_params()
         classes, offsets, labels = _parse_bags(y, classes)
@@ -169,8 +236,20 @@ class AmbiguousLaRankClassifier(_LaRankBase):
         return self
 
     def disambiguate(self, X, y):
-        """The best-scoring candidate of each example (candidate sets y as in `fit`, over the
-        fitted classes): the labels the model attributes to the bags."""
+        """The best-scoring candidate of each example: the labels the model attributes to the bags.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+        y : sequence of label sets or array-like of bool of shape (n_samples, n_classes)
+            Their candidate sets, as in `fit`, over the fitted classes.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            For each example, the candidate of its bag with the largest score.
+        """
         check_is_fitted(self)
         _, offsets, labels = _parse_bags(y, self.classes_)
         scores = self._scores(X)
@@ -183,24 +262,40 @@ class AmbiguousLaRankClassifier(_LaRankBase):
 
 
 def make_ambiguous(y, level, classes=None, random_state=None):
-    """Candidate label sets for labels y at an ambiguity level, as in the thesis' simulations:
-    level n means each bag holds the correct label plus n incorrect ones on average.
+    """Candidate label sets for labels y at an ambiguity level, as in the thesis' simulations.
 
-    Each example gets a number of distractors drawn uniformly from 0..2n (mean n), picked without
-    replacement and uniformly among the other classes ("unbiased ambiguity": the condition under
-    which the thesis' Theorem 12 shows the correct label is learnt). Level 0 gives one label per
-    bag. Returns a list of sorted label arrays, one per example.
+    Level n means each bag holds the correct label plus n incorrect ones on average. Each example
+    gets a number of distractors drawn uniformly from 0..2n (mean n), picked without replacement
+    and uniformly among the other classes ("unbiased ambiguity": the condition under which the
+    thesis' Theorem 12 shows the correct label is learnt). Level 0 gives one label per bag.
 
     Parameters
     ----------
-    y : array-like (n_samples,)
+    y : array-like of shape (n_samples,)
         The correct labels.
-    level : int >= 0
-        Average number of incorrect candidates; 2 * level must not exceed the number of classes
-        minus one.
-    classes : array-like or None
+    level : int
+        Average number of incorrect candidates, >= 0; 2 * level must not exceed the number of
+        classes minus one.
+    classes : array-like, default=None
         The label set the distractors come from (default: the labels in y).
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
+        Seeds the number and choice of the distractors.
+
+    Returns
+    -------
+    list of ndarray
+        One sorted array of candidate labels per example, for `AmbiguousLaRankClassifier.fit`.
+
+    See Also
+    --------
+    AmbiguousLaRankClassifier : Learns from such bags.
+
+    Examples
+    --------
+    >>> import largemargin as lm
+    >>> bags = lm.make_ambiguous([0, 1, 2, 3, 4], level=1, random_state=0)
+    >>> [bag.tolist() for bag in bags]
+    [[0], [1, 4], [2], [1, 3], [3, 4]]
     """
     y = np.asarray(y)
     if y.ndim != 1:

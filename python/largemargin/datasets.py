@@ -95,26 +95,98 @@ def read_files(paths, n_features, zero_based, dtype):
 
 
 def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
-    """Read a LIBSVM/svmlight file (plain, .gz or .bz2) into (X, y): X a CSR matrix.
+    """Read a LIBSVM/svmlight file (plain, .gz or .bz2) into (X, y).
 
-    `zero_based`: True, False or "auto" (zero-based if any feature index 0 occurs). Files that go
-    together (training and test data) must be read with the same base: read them with
-    `load_libsvm_files`, or state the base. "auto" cannot tell a zero-based file that never uses
-    index 0 from a one-based one: when you know the base, state it (and save models with it). `n_features` widens X to that many columns (test
-    files often omit the last features). A malformed line raises ValueError naming the file and
-    the line."""
+    Files that go together (training and test data) must be read with the same index base: read
+    them with `load_libsvm_files`, or state the base. ``zero_based="auto"`` cannot tell a
+    zero-based file that never uses index 0 from a one-based one: when you know the base, state it
+    (and save models with it). A malformed line raises ValueError naming the file and the line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; a name ending in ``.gz`` or ``.bz2`` is decompressed.
+    n_features : int, default=None
+        Widens X to that many columns (test files often omit the last features); None: as many
+        as the file needs.
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0; "auto": zero-based if any feature index 0 occurs.
+    dtype : dtype, default=np.float64
+        The type of X's values.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        The features.
+    y : ndarray of shape (n_samples,)
+        The labels or targets, as float64.
+
+    See Also
+    --------
+    load_libsvm_files : Several files with one base and one width.
+    largemargin.datasets.iter_libsvm : Read a file chunk by chunk.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from largemargin import load_libsvm
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:1\\n-1 2:2\\n")
+    >>> X, y = load_libsvm(path)
+    >>> X.toarray()
+    array([[0.5, 0. , 1. ],
+           [0. , 2. , 0. ]])
+    >>> y
+    array([ 1., -1.])
+    """
     [(X, y)], _, _ = read_files([path], n_features, zero_based, dtype)
     return X, y
 
 
 def load_libsvm_files(files, n_features=None, zero_based="auto", dtype=np.float64):
-    """Read several LIBSVM/svmlight files that go together (training and test data) with one index
-    base and one width: returns ``[X1, y1, X2, y2, ...]``, as scikit-learn's
-    ``load_svmlight_files``.
+    """Read several LIBSVM/svmlight files that go together with one index base and one width.
 
-    With ``zero_based="auto"`` the files are zero-based if any of them uses feature index 0, so a
-    test file whose rows never mention feature 0 is still read as its training file is. Every X
-    has `n_features` columns, by default as many as the widest file needs."""
+    Training and test data, say: returns ``[X1, y1, X2, y2, ...]``, as scikit-learn's
+    ``load_svmlight_files``. With ``zero_based="auto"`` the files are zero-based if any of them
+    uses feature index 0, so a test file whose rows never mention feature 0 is still read as its
+    training file is.
+
+    Parameters
+    ----------
+    files : list of str or path-like
+        The files (plain, .gz or .bz2); a single path is refused (use `load_libsvm`).
+    n_features : int, default=None
+        The columns of every X; None: as many as the widest file needs.
+    zero_based : bool or "auto", default="auto"
+        Whether feature indices start at 0, for all the files.
+    dtype : dtype, default=np.float64
+        The type of the X's values.
+
+    Returns
+    -------
+    list
+        ``[X1, y1, X2, y2, ...]``: for each file a CSR matrix of n_features columns and a float64
+        array of labels.
+
+    See Also
+    --------
+    load_libsvm : One file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from largemargin import load_libsvm_files
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "train.txt"), "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:1\\n-1 2:2\\n")
+    >>> with open(os.path.join(folder, "test.txt"), "w") as f:
+    ...     _ = f.write("-1 1:1\\n")
+    >>> X_train, y_train, X_test, y_test = load_libsvm_files(
+    ...     [os.path.join(folder, "train.txt"), os.path.join(folder, "test.txt")])
+    >>> X_train.shape, X_test.shape
+    ((2, 3), (1, 3))
+    """
     if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
         raise ValueError("files must be a list of paths; use load_libsvm for one file")
     pairs, _, _ = read_files(list(files), n_features, zero_based, dtype)
@@ -126,8 +198,36 @@ def _bundled(name):
 
 
 def load_adult(subset="train", dtype=np.float64):
-    """UCI Adult as the LaSVM papers used it: 32,561 training and 16,281 test examples, 123 binary
-    features, labels -1/+1. `subset` is "train" or "test"."""
+    """UCI Adult as the LaSVM papers used it, bundled with the package.
+
+    32,561 training and 16,281 test examples in Platt's encoding: 123 binary features, labels
+    -1/+1.
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default="train"
+        Which part to load.
+    dtype : dtype, default=np.float64
+        The type of X's values.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, 123)
+        The features.
+    y : ndarray of shape (n_samples,)
+        The labels, -1.0 or +1.0.
+
+    See Also
+    --------
+    make_forest_like : A generated problem of any size.
+
+    Examples
+    --------
+    >>> from largemargin import load_adult
+    >>> X, y = load_adult("test")
+    >>> X.shape
+    (16281, 123)
+    """
     if subset not in ("train", "test"):
         raise ValueError(f"subset must be 'train' or 'test', got {subset!r}")
     fname = "adult.trn.bz2" if subset == "train" else "adult.tst.bz2"
@@ -136,10 +236,45 @@ def load_adult(subset="train", dtype=np.float64):
 
 
 def iter_libsvm(path, n_features, chunk_rows=100_000, zero_based=False, dtype=np.float64):
-    """Read a LIBSVM/svmlight file chunk by chunk: yields (X, y) with at most `chunk_rows` rows,
-    X a CSR matrix of `n_features` columns, holding one chunk in memory at a time (feed each
-    to ``partial_fit``). The index base must be given (`zero_based`): it cannot be guessed
-    before the end of the file."""
+    """Read a LIBSVM/svmlight file chunk by chunk, in bounded memory.
+
+    Holds one chunk in memory at a time: feed each to ``partial_fit``. The index base must be
+    given (``zero_based``): it cannot be guessed before the end of the file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (plain, .gz or .bz2).
+    n_features : int
+        The columns of every chunk; a feature index beyond them is a ValueError.
+    chunk_rows : int, default=100000
+        The most rows of a chunk.
+    zero_based : bool, default=False
+        Whether feature indices start at 0.
+    dtype : dtype, default=np.float64
+        The type of X's values.
+
+    Yields
+    ------
+    X : scipy.sparse.csr_matrix of shape (n_rows, n_features)
+        A chunk's features, at most ``chunk_rows`` rows.
+    y : ndarray of shape (n_rows,)
+        Its labels, as float64.
+
+    See Also
+    --------
+    largemargin.load_libsvm : Read a whole file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from largemargin.datasets import iter_libsvm
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:1\\n-1 2:2\\n+1 3:4\\n")
+    >>> [(X.shape, y.tolist()) for X, y in iter_libsvm(path, n_features=3, chunk_rows=2)]
+    [((2, 3), [1.0, -1.0]), ((1, 3), [1.0])]
+    """
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False when reading in chunks, got {zero_based!r}")
     if not (isinstance(chunk_rows, (int, np.integer)) and chunk_rows > 0):
@@ -171,13 +306,53 @@ def make_rcv1_like(n_samples=800_000, n_features=47_000, density=0.0016, topic_s
                    label_noise=0.03, positive_fraction=0.47, random_state=0, dtype=np.float32):
     """A seeded stand-in for RCV1 (CCAT against the rest), for the thesis' linear SGD protocol.
 
-    Each document gets its class first (`positive_fraction` positives), then about
-    `density` x `n_features` words: a `topic_share` of them from its class' own vocabulary of
-    `topic_words` mid-frequency words, the others from a Zipf-like background vocabulary. Values
-    are tf-idf (log(1 + count) x idf), rows have unit norm, and `label_noise` of the labels are
+    Each document gets its class first (``positive_fraction`` positives), then about
+    ``density`` x ``n_features`` words: a ``topic_share`` of them from its class' own vocabulary of
+    ``topic_words`` mid-frequency words, the others from a Zipf-like background vocabulary. Values
+    are tf-idf (log(1 + count) x idf), rows have unit norm, and ``label_noise`` of the labels are
     flipped. Word counts drawn this way make the best rule linear in the counts (the
-    multinomial model's log-odds); the flips make it noisy. Returns (X, y): X CSR (`dtype`,
-    sorted indices), y in {-1, +1}. The defaults give 800,000 x 47,000 with about 76 words a row."""
+    multinomial model's log-odds); the flips make it noisy. The defaults give 800,000 x 47,000
+    with about 76 words a row.
+
+    Parameters
+    ----------
+    n_samples : int, default=800000
+        Documents to make.
+    n_features : int, default=47000
+        The vocabulary's size, well above 2 x ``topic_words``.
+    density : float, default=0.0016
+        The mean fraction of the vocabulary a document holds, in (0, 1].
+    topic_share : float, default=0.1
+        The fraction of a document's words drawn from its class' vocabulary, in [0, 1).
+    topic_words : int, default=400
+        The size of each class' vocabulary.
+    label_noise : float, default=0.03
+        The fraction of labels flipped.
+    positive_fraction : float, default=0.47
+        The probability of the positive class.
+    random_state : int, numpy Generator or None, default=0
+        Seeds everything (``numpy.random.default_rng``).
+    dtype : dtype, default=np.float32
+        The type of X's values.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        The documents, with sorted indices.
+    y : ndarray of shape (n_samples,)
+        The labels, -1.0 or +1.0.
+
+    See Also
+    --------
+    largemargin.LinearSGD : The linear SGD solvers this data was made for.
+
+    Examples
+    --------
+    >>> from largemargin.datasets import make_rcv1_like
+    >>> X, y = make_rcv1_like(n_samples=100, n_features=2000, random_state=0)
+    >>> X.shape, X.dtype
+    ((100, 2000), dtype('float32'))
+    """
     rng = np.random.default_rng(random_state)
     n, d = int(n_samples), int(n_features)
     if n < 1 or d < 2 * topic_words + 100 or not 0 < density <= 1 or not 0 <= topic_share < 1:
@@ -218,13 +393,47 @@ def make_rcv1_like(n_samples=800_000, n_features=47_000, density=0.0016, topic_s
 
 def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, label_noise=0.1, random_state=0,
                            dtype=np.float32):
-    """A seeded dense problem in the spirit of the PASCAL ALPHA/DELTA sets (the thesis trains on
-    the first 100,000 rows and tests on the last 50,000): Gaussian features whose scales span
-    `scale_range` (so the primal's Hessian is badly conditioned), pairs of features mixed so that
-    the conditioning is not only along the axes, rows of squared norm about 1, and labels from a
-    linear concept in which every
-    feature matters as much, with Gaussian noise on the score giving about `label_noise` errors
-    for the best linear rule. Returns (X, y): X dense (`dtype`), y in {-1, +1}."""
+    """A seeded dense problem in the spirit of the PASCAL ALPHA/DELTA sets.
+
+    The thesis trains on the first 100,000 rows and tests on the last 50,000. Gaussian features
+    whose scales span ``scale_range`` (so the primal's Hessian is badly conditioned), pairs of
+    features mixed so that the conditioning is not only along the axes, rows of squared norm about
+    1, and labels from a linear concept in which every feature matters as much, with Gaussian
+    noise on the score giving about ``label_noise`` errors for the best linear rule.
+
+    Parameters
+    ----------
+    n_samples : int, default=150000
+        Rows to make.
+    n_features : int, default=500
+        Features, at least 2.
+    scale_range : float, default=1e3
+        The ratio of the largest feature scale to the smallest, at least 1.
+    label_noise : float, default=0.1
+        About the error of the best linear rule.
+    random_state : int, numpy Generator or None, default=0
+        Seeds everything (``numpy.random.default_rng``).
+    dtype : dtype, default=np.float32
+        The type of X.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The features, dense.
+    y : ndarray of shape (n_samples,)
+        The labels, -1.0 or +1.0.
+
+    See Also
+    --------
+    largemargin.LinearSGD : The linear SGD solvers this data was made for.
+
+    Examples
+    --------
+    >>> from largemargin.datasets import make_badly_conditioned
+    >>> X, y = make_badly_conditioned(n_samples=100, n_features=10, random_state=0)
+    >>> X.shape
+    (100, 10)
+    """
     rng = np.random.default_rng(random_state)
     n, d = int(n_samples), int(n_features)
     if n < 1 or d < 2 or scale_range < 1:
@@ -251,18 +460,51 @@ def make_badly_conditioned(n_samples=150_000, n_features=500, scale_range=1e3, l
 
 
 def make_forest_like(n_samples=100_000, label_noise=0.04, random_state=0, dtype=np.float64):
-    """A seeded stand-in for the covertype ("Forest") problem of the mixture experiments (class 2,
-    lodgepole pine, against the rest): 54 features, as in the UCI data, of which 10 continuous
-    terrain measurements (elevation, aspect, slope, distances to water, roads and fire points,
-    three hillshades computed from aspect and slope) standardized to mean 0 and variance 1, then 4
-    one-hot wilderness areas and 40 one-hot soil types.
+    """A seeded stand-in for the covertype ("Forest") problem of the mixture experiments.
+
+    Class 2, lodgepole pine, against the rest: 54 features, as in the UCI data, of which 10
+    continuous terrain measurements (elevation, aspect, slope, distances to water, roads and fire
+    points, three hillshades computed from aspect and slope) standardized to mean 0 and variance 1,
+    then 4 one-hot wilderness areas and 40 one-hot soil types.
 
     The positive class lives in an elevation band whose centre moves with the soil and the area and
     whose width shrinks on steep slopes, pushed by exposure (aspect), nearness to water and
     distance to fire points: a nonlinear concept, local in the mixed continuous/binary space, with
-    about `label_noise` of the labels flipped on top (logistic noise on the score). The soils and
-    areas (their frequencies and effects) are the same for every `random_state`; the rows differ.
-    Returns (X, y): X dense (n, 54) of `dtype`, y in {-1, +1}, about half positive."""
+    about ``label_noise`` of the labels flipped on top (logistic noise on the score). The soils and
+    areas (their frequencies and effects) are the same for every ``random_state``; the rows differ.
+
+    Parameters
+    ----------
+    n_samples : int, default=100000
+        Rows to make.
+    label_noise : float, default=0.04
+        About this fraction of the labels is flipped, in [0, 0.5).
+    random_state : int, numpy Generator or None, default=0
+        Seeds the rows (``numpy.random.default_rng``).
+    dtype : dtype, default=np.float64
+        The type of X.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 54)
+        The features, dense.
+    y : ndarray of shape (n_samples,)
+        The labels, -1.0 or +1.0, about half positive.
+
+    See Also
+    --------
+    MixtureSVC : The model of the experiments this data stands in for.
+    load_adult : A real dataset.
+
+    Examples
+    --------
+    >>> from largemargin import make_forest_like
+    >>> X, y = make_forest_like(n_samples=1000, random_state=0)
+    >>> X.shape
+    (1000, 54)
+    >>> sorted(set(y.tolist()))
+    [-1.0, 1.0]
+    """
     n = int(n_samples)
     if n < 1:
         raise ValueError(f"n_samples must be positive, got {n_samples!r}")

@@ -8,7 +8,10 @@ __all__ = ["InconsistentVersionWarning"]
 class InconsistentVersionWarning(_SklearnInconsistentVersionWarning):
     """An estimator was unpickled under another largemargin version than the one that pickled it.
 
-    A subclass of scikit-learn's warning of the same name, so that one filter covers both.
+    Every estimator's pickle records the largemargin version that wrote it; loading it under
+    another version warns with this class (as scikit-learn does for its own estimators), since the
+    model may load wrongly or predict differently. A subclass of scikit-learn's warning of the same
+    name, so that one filter covers both.
 
     Parameters
     ----------
@@ -20,11 +23,31 @@ class InconsistentVersionWarning(_SklearnInconsistentVersionWarning):
         The largemargin version that wrote it (``"unknown"`` for pickles written before versions
         were stamped).
 
+    Attributes
+    ----------
+    estimator_name : str
+        The estimator's class name.
+    current_version : str
+        The largemargin version loading the pickle.
+    original_version : str
+        The largemargin version that wrote it.
+
+    See Also
+    --------
+    sklearn.exceptions.InconsistentVersionWarning : The base class, scikit-learn's own.
+
     Examples
     --------
     >>> import warnings
     >>> from largemargin.exceptions import InconsistentVersionWarning
-    >>> warnings.simplefilter("error", InconsistentVersionWarning)
+    >>> w = InconsistentVersionWarning(estimator_name="SVC", current_version="2.0", original_version="1.0")
+    >>> w.original_version, w.current_version
+    ('1.0', '2.0')
+
+    To refuse pickles of another version, make the warning an error while loading:
+
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", InconsistentVersionWarning)
     """
 
     def __init__(self, *, estimator_name, current_version, original_version):

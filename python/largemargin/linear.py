@@ -61,7 +61,22 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features; dense or sparse) and labels y from a zero model."""
+        """Fit on X and labels y from a zero model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors, dense or CSR (float32 or float64).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-example weights (non-negative).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         self._check_params()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
         classes = at_least_two(np.unique(y))
@@ -87,8 +102,27 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @unchanged_on_failure
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One pass over a chunk, continuing the optimiser where it stopped (step sizes, SGD-QN's
-        rescaling, the regularisation schedule). ``classes`` is needed on the first call."""
+        """One pass over a chunk, continuing the optimiser where it stopped.
+
+        The step sizes, SGD-QN's rescaling and the regularisation schedule carry on from the previous
+        call. ``classes`` is needed on the first call.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its class labels, all among ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the stream; needed on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-example weights (non-negative).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
         self._check_params()
         first = not hasattr(self, "_state")
         classes = partial_fit_classes(None if first else self.classes_, classes)
@@ -227,39 +261,45 @@ def _problem_name(classes, targets, p):
 
 
 class LinearSGD(_LinearSGDBase):
-    """A linear SVM (or another margin loss) trained by stochastic gradient: the primal
-    ``alpha/2 |w|^2 + 1/n sum_i sample_weight_i loss(y_i f(x_i))``.
+    """Linear SVM (or another margin loss) trained by stochastic gradient.
+
+    Minimises the primal ``alpha/2 |w|^2 + 1/n sum_i sample_weight_i loss(y_i f(x_i))`` by one of
+    five stochastic gradient algorithms: averaged SGD (Xu 2011), SGD-QN as corrected by its authors
+    (Bordes, Bottou, Gallinari and Chang 2010) and in its 2009 form, SVMSGD2 (Bottou 2007), and
+    plain SGD. Multiclass problems are one-vs-rest, the binary problems solved in parallel.
+    Weights are kept in float32 during training. `partial_fit` continues the optimiser over a
+    stream.
 
     Parameters
     ----------
-    algorithm : "asgd" (default), "sgdqn", "sgdqn2009", "svmsgd2" or "sgd"
-        "asgd": averaged SGD, plain SGD steps eta0 / (1 + alpha eta0 t)^0.75 with
+    algorithm : {"asgd", "sgdqn", "sgdqn2009", "svmsgd2", "sgd"}, default="asgd"
+        ``"asgd"``: averaged SGD, plain SGD steps eta0 / (1 + alpha eta0 t)^0.75 with
         eta0 = 1/(alpha t0) (Xu 2011's schedule), the model the running average of the iterates
         from ``average_start`` on; the average is kept implicitly (two float64 vectors and a few
-        scalars per problem), O(nnz) per step. "sgdqn": SGD-QN as its authors corrected it (JMLR
-        2010 erratum): per-coordinate steps whose inverse accumulates, every ``skip`` examples, a
-        secant estimate of the curvature (clipped to [0.1, 100] alpha) from 1/(alpha t0).
-        "sgdqn2009": the 2009 form (the thesis' version): SVMSGD2's 1/(alpha (t + t0)) steps
-        rescaled by a leaky average of secant ratios. "svmsgd2": pattern steps on the nonzeros of
-        x, the regulariser applied every ``skip`` examples. "sgd": the plain first-order step,
-        O(d) per example.
+        scalars per problem), O(nnz) per step. ``"sgdqn"``: SGD-QN as its authors corrected it
+        (JMLR 2010 erratum): per-coordinate steps whose inverse accumulates, every ``skip``
+        examples, a secant estimate of the curvature (clipped to [0.1, 100] alpha) from
+        1/(alpha t0). ``"sgdqn2009"``: the 2009 form (the thesis' version): SVMSGD2's
+        1/(alpha (t + t0)) steps rescaled by a leaky average of secant ratios. ``"svmsgd2"``:
+        pattern steps on the nonzeros of x, the regulariser applied every ``skip`` examples.
+        ``"sgd"``: the plain first-order step, O(d) per example.
         The default's origin: on ``make_rcv1_like`` (270,000 training rows, alpha 1e-5, 5% and
         10% flipped labels) ASGD is within 0.3 points of LinearSVC's test error after 1 and 2
         passes with hinge and squared hinge, where SVMSGD2 and both SGD-QNs are 0.37-0.39 points
-        behind after 2 with squared hinge at 10% noise (``benches/asgd.py``); on adult it tests 0.6 points better than the
-        2009 SGD-QN (the previous default) and on ijcnn1 the same.
-    loss : str or object, default "squared_hinge"
-        "squared_hinge" (1/2 max(0, 1 - m)^2, the papers' loss), "hinge", "log_loss",
-        "modified_huber", any loss a plugin registers, or an object with ``loss(f, y)`` (called
-        on arrays of a block of examples) and ``dloss(f, y)`` (called on two floats, once per
-        step); a Python loss trains the binary problems one after another, whatever n_jobs.
+        behind after 2 with squared hinge at 10% noise (``benches/asgd.py``); on adult it tests
+        0.6 points better than the 2009 SGD-QN (the previous default) and on ijcnn1 the same.
+    loss : str or object, default="squared_hinge"
+        ``"squared_hinge"`` (1/2 max(0, 1 - m)^2, the papers' loss), ``"hinge"``, ``"log_loss"``,
+        ``"modified_huber"``, any loss a plugin registers, or an object with ``loss(f, y)``
+        (called on arrays of a block of examples) and ``dloss(f, y)`` (called on two floats, once
+        per step); a Python loss trains the binary problems one after another, whatever n_jobs.
         (With squared hinge, scikit-learn's LinearSVC(C) is alpha = 1/(2 n C).)
-    alpha : float, default 1e-4
+    alpha : float, default=1e-4
         The regularisation lambda.
-    epochs : int or None, default None
+    epochs : int or None, default=None
         Passes over the data in `fit`; None: until the objective stops improving (``tol``,
         ``n_iter_no_change``), at most ``max_iter`` passes.
-    tol : float or None, default 1e-4
+    tol : float or None, default=1e-4
         With epochs=None: after each pass the primal of the model as returned (ASGD's average,
         not its last iterate) is evaluated, one pass over the data without updates; a pass that
         lowers the best value so far by less than ``tol`` times the zero model's primal (the
@@ -273,53 +313,102 @@ class LinearSGD(_LinearSGDBase):
         LinearSVC on 91% and 96% of the sets, error ratio against LinearSVC 1.021, at 11.9 times
         SGDClassifier's fit time (up to 70x); tol 1e-4: 94% and 98%, 1.018, 1.3 times (up to
         5.6x); tol 1e-3 stopped too early: 91% and 87%, 1.044.
-    n_iter_no_change : int, default 5
+    n_iter_no_change : int, default=5
         Passes without change that stop the fit (as scikit-learn's SGDClassifier).
-    max_iter : int, default 1000
+    max_iter : int, default=1000
         With epochs=None: the cap on the passes; reaching it with ``tol`` unmet warns
         (ConvergenceWarning).
-    t0 : float or None, default None
+    t0 : float or None, default=None
         Step sizes are 1/(alpha (t + t0)) (SGD-QN's start at that too; ASGD's are
-        eta0 / (1 + t/t0)^0.75, eta0 = 1/(alpha t0)). None: chosen as the thesis does, by one pass
-        over a random tenth of the data (at least 1,000 examples, at most 5,000) for t0 = 1, 10, ..., 1e8 (ASGD with its
-        averaging, which starts within the sample when ``average_start`` is 0), the lowest primal there winning,
-        but never below the stable t0: curvature * max_i c_i (|x_i|^2 + intercept_rate) / alpha,
-        c_i the example's weight (class weights included, the largest over the one-vs-rest
-        problems) and the curvature the largest change of the loss's derivative over a unit
-        change of the decision value (1 for the hinge and squared hinge, 2 for modified Huber,
-        0.245 for the log loss, the secant of its derivative over a unit change): no first step overshoots an example's own margin, so the passes
-        cannot diverge (iris, standardised: the unbounded search chose t0 = 1000, and the
-        squared hinge overflowed in the second pass).
-    average_start : float, default 0.0
+        eta0 / (1 + t/t0)^0.75, eta0 = 1/(alpha t0)). None: chosen as the thesis does, by one
+        pass over a random tenth of the data (at least 1,000 examples, at most 5,000) for
+        t0 = 1, 10, ..., 1e8 (ASGD with its averaging, which starts within the sample when
+        ``average_start`` is 0), the lowest primal there winning, but never below the stable t0:
+        ``curvature * max_i c_i (|x_i|^2 + intercept_rate) / alpha``, c_i the example's weight
+        (class weights included, the largest over the one-vs-rest problems) and the curvature the
+        largest change of the loss's derivative over a unit change of the decision value (1 for
+        the hinge and squared hinge, 2 for modified Huber, 0.245 for the log loss, the secant of
+        its derivative over a unit change): no first step overshoots an example's own margin, so
+        the passes cannot diverge (iris, standardised: the unbounded search chose t0 = 1000, and
+        the squared hinge overflowed in the second pass).
+    skip : int or None, default=None
+        Examples between regularisation steps; None: 16 / density.
+    average_start : float, default=0.0
         ASGD: the passes over the data (of the first call's size) before the iterates start
         being averaged; 0 averages from the first step. The default's origin: starting at 0.1,
         0.25, 0.5 or 1 pass was as good or worse after 1 and 2 passes on ``make_rcv1_like``
         (up to 1.5 points worse after one pass with squared hinge) and no better on adult and
         ijcnn1: with t0 chosen as above the first steps are already small.
-    skip : int or None, default None
-        Examples between regularisation steps; None: 16 / density.
-    fit_intercept : bool, default True
+    fit_intercept : bool, default=True
         Learn an unregularised bias, its step ``intercept_rate`` times the weights'.
-    intercept_rate : float, default 1.0
-        The default's origin: Bottou's reduced 0.01 left the bias of one-vs-rest problems (a
-        class against nine others needs a bias far from 0) and of low-dimensional ones (banana,
-        2 features) barely moved: on the suite after 5 passes 0.01, 0.1 and 1 gave 32, 37 and
-        39 of 46 sets within 1 point of SGDClassifier (27, 29 and 35 of LinearSVC); at 10^6
-        steps 0.3 and 1 both 44 of 46 against LinearSVC, error ratios 1.029 and 1.022.
-    shuffle : bool, default True
+    intercept_rate : float, default=1.0
+        The bias' step relative to the weights'. The default's origin: Bottou's reduced 0.01 left
+        the bias of one-vs-rest problems (a class against nine others needs a bias far from 0) and
+        of low-dimensional ones (banana, 2 features) barely moved: on the suite after 5 passes
+        0.01, 0.1 and 1 gave 32, 37 and 39 of 46 sets within 1 point of SGDClassifier (27, 29 and
+        35 of LinearSVC); at 10^6 steps 0.3 and 1 both 44 of 46 against LinearSVC, error ratios
+        1.029 and 1.022.
+    shuffle : bool, default=True
         A new random order each epoch (else the data's order).
-    n_jobs : int or None, default None
+    class_weight : dict or "balanced", default=None
+        Multiplies the example weights per class: for two classes, each class' weight; one-vs-rest,
+        the class against weight 1 for the rest (as scikit-learn's SGDClassifier).
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffling and the sample that chooses t0.
+    n_jobs : int or None, default=None
         Threads (None: every core). One-vs-rest problems train in parallel; a binary problem
         on sparse data uses a second thread to fetch the rows of a shuffled pass ahead of the
         steps. The model is the same for every n_jobs.
-    class_weight, random_state, verbose : as in scikit-learn.
+    verbose : bool, default=False
+        Print, per binary problem, the passes run, the objective and the training error, then
+        the time taken.
 
-    Fitted: ``coef_``, ``intercept_``, ``classes_``, ``objective_`` (the primal of each binary
-    problem after the last pass), ``training_error_``, ``n_iter_`` (the passes run: the most of
-    any problem's), ``t_`` (examples
-    seen), ``t0_``, ``skip_``, ``average_start_`` (ASGD: in examples), ``fit_time_`` (the passes of the last call) and ``call_time_`` (the
-    whole call: t0's choice and the objective's evaluation included). Weights are kept in
-    float32 during training.
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights (of ASGD's average for ``"asgd"``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The biases.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    objective_ : ndarray of shape (n_problems,)
+        The primal of each binary problem after the last pass.
+    training_error_ : ndarray of shape (n_problems,)
+        The training error of each binary problem after the last pass.
+    n_iter_ : int
+        The passes run: the most of any problem's (summed over `partial_fit` calls).
+    t_ : int
+        Examples seen, counted by the optimiser (of the first binary problem).
+    t0_ : float
+        The t0 used (chosen by the first fit when ``t0`` is None).
+    skip_ : int
+        The ``skip`` used (read from the data when None).
+    average_start_ : float
+        ASGD: ``average_start`` in examples.
+    fit_time_ : float
+        Seconds of the passes of the last call.
+    call_time_ : float
+        Seconds of the whole last call: t0's choice and the objective's evaluation included.
+    n_features_in_ : int
+        Features seen in `fit`.
+
+    See Also
+    --------
+    MarginPerceptron : The margin perceptron, a constant-rate relative.
+    SVC : A kernel SVM, here with ``kernel="linear"`` solved exactly in the dual.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> import largemargin as lm
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = lm.LinearSGD(random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (3, 4)
+    >>> round(float(clf.score(X, y)), 2)
+    0.96
     """
 
     _auto_epochs = True
@@ -396,21 +485,80 @@ class LinearSGD(_LinearSGDBase):
 
 
 class MarginPerceptron(_LinearSGDBase):
-    """The margin perceptron of Collobert and Bengio (2004): in sequence, whenever
-    y (<w, x> + b) <= 1, w += learning_rate y x and b += learning_rate y. With ``weight_decay``
-    mu, every step first multiplies w by (1 - learning_rate mu): that is SGD on the linear SVM in
-    their parametrisation (C = 1/(n mu)). The margin is controlled by the learning rate and the
-    number of updates; ``early_stopping`` keeps the epoch with the best accuracy on a held-out
-    ``validation_fraction`` (stratified), stopping after ``n_iter_no_change`` epochs without
-    improvement.
+    """The margin perceptron of Collobert and Bengio (2004), a linear classifier.
+
+    In sequence, whenever y (<w, x> + b) <= 1, w += learning_rate y x and b += learning_rate y.
+    With ``weight_decay`` mu, every step first multiplies w by (1 - learning_rate mu): that is SGD
+    on the linear SVM in their parametrisation (C = 1/(n mu)). The margin is controlled by the
+    learning rate and the number of updates; ``early_stopping`` keeps the epoch with the best
+    accuracy on a held-out ``validation_fraction`` (stratified), stopping after
+    ``n_iter_no_change`` epochs without improvement. Multiclass problems are one-vs-rest, solved
+    in parallel.
 
     The defaults (learning rate 0.01, 20 epochs, no early stopping) were checked on the 47-dataset
-    suite against scikit-learn's `Perceptron()` and kept: within 1 point of it or better on all 45
-    datasets scored, geometric mean error ratio 0.75, better than the variants tried (early
+    suite against scikit-learn's ``Perceptron()`` and kept: within 1 point of it or better on all
+    45 datasets scored, geometric mean error ratio 0.75, better than the variants tried (early
     stopping, 50 epochs, learning rate 1; benches/mlp_defaults.py, benches/results/mlp_defaults.md).
 
-    Fitted, besides `LinearSGD`'s attributes: ``validation_scores_`` (accuracy after each epoch,
-    with early stopping) and ``best_epoch_``.
+    Parameters
+    ----------
+    learning_rate : float, default=0.01
+        The constant step.
+    weight_decay : float, default=0.0
+        The decay mu: each step first multiplies w by (1 - learning_rate mu).
+    epochs : int, default=20
+        Passes over the data in `fit` (at most this many with early stopping).
+    fit_intercept : bool, default=True
+        Learn the bias b.
+    early_stopping : bool, default=False
+        Keep the epoch with the best accuracy on a held-out split.
+    validation_fraction : float, default=0.1
+        The held-out share for early stopping, in (0, 1).
+    n_iter_no_change : int, default=5
+        Epochs without a better held-out accuracy that end the fit with early stopping.
+    shuffle : bool, default=True
+        A new random order each epoch (else the data's order).
+    class_weight : dict or "balanced", default=None
+        Multiplies the example weights per class, as in `LinearSGD`.
+    random_state : int, RandomState or None, default=None
+        Seeds the shuffling and the held-out split.
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems (None: every core).
+    verbose : bool, default=False
+        Print, per binary problem, the passes run, the objective and the training error.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights w.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The biases b.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    validation_scores_ : ndarray of shape (n_epochs_run,)
+        With early stopping: the held-out accuracy after each epoch.
+    best_epoch_ : int
+        With early stopping: the epoch kept (from 1).
+    objective_, training_error_, n_iter_, t_, fit_time_, call_time_, n_features_in_
+        As in `LinearSGD`. With early stopping, ``objective_``, ``training_error_`` and
+        ``n_iter_`` are those of the last epoch run (on the training part), and ``fit_time_``
+        sums the epochs.
+
+    See Also
+    --------
+    LinearSGD : Linear SVMs by SGD with decreasing steps.
+    KernelPerceptron : Kernel perceptrons.
+    SimpleMLPClassifier : The very simple MLP, the margin perceptron with hidden units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [-1.5, -2.0], [1.0, 1.0], [2.0, 1.0], [1.5, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = lm.MarginPerceptron(random_state=0).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0], [1.2, 0.9]])
+    array([0, 1])
     """
 
     def __init__(self, *, learning_rate=0.01, weight_decay=0.0, epochs=20, fit_intercept=True, early_stopping=False,

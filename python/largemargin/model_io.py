@@ -19,18 +19,44 @@ from .svm import SVC, SVR
 
 
 def save_libsvm_model(model, path, zero_based=None):
-    """Write a fitted `SVC` or `SVR` to `path` in LIBSVM's format, atomically: on any failure
-    (a full disk, a file-size limit) an exception is raised and a previous file at `path` is left
-    as it was.
+    """Write a fitted `SVC` or `SVR` to a file in LIBSVM's model format.
 
-    `zero_based`: the index base of the data files the model will be used with (see the module
-    documentation): the base you read the training data with. None means the base the model was
-    read with by `load_libsvm_model`, else False (one-based, LIBSVM's convention). Note that
-    ``zero_based="auto"`` reading cannot tell a zero-based file that never uses index 0 from a
-    one-based one; if your files are zero-based, read them with ``zero_based=True``. Class labels
-    must be integers in LIBSVM's 32-bit range.
-    A model read from a LIBSVM file is written back with its classes in the file's order, so
-    that LIBSVM breaks one-vs-one ties as it did before."""
+    The file is readable by LIBSVM's own tools (svm-predict, the libsvm-official package) and by
+    ``largemargin-cli``. It is written atomically: on any failure (a full disk, a file-size limit)
+    an exception is raised and a previous file at `path` is left as it was. Class labels must be
+    integers in LIBSVM's 32-bit range, and the kernel a built-in one (pickle the others). A model
+    read from a LIBSVM file is written back with its classes in the file's order, so that LIBSVM
+    breaks one-vs-one ties as it did before.
+
+    Parameters
+    ----------
+    model : SVC or SVR
+        The fitted model.
+    path : str or path-like
+        The file to write.
+    zero_based : bool or None, default=None
+        The index base of the data files the model will be used with (see the module
+        documentation): the base you read the training data with. None means the base the model
+        was read with by `load_libsvm_model`, else False (one-based, LIBSVM's convention). Note
+        that ``zero_based="auto"`` reading cannot tell a zero-based file that never uses index 0
+        from a one-based one; if your files are zero-based, read them with ``zero_based=True``.
+
+    See Also
+    --------
+    load_libsvm_model : Read such a file back.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> clf = lm.SVC(C=10).fit(X, [1, 1, 2, 2])
+    >>> path = os.path.join(tempfile.mkdtemp(), "svc.model")
+    >>> lm.save_libsvm_model(clf, path)
+    >>> lm.load_libsvm_model(path).predict([[-0.8, -1.0], [1.5, 1.0]])
+    array([1, 2])
+    """
     check_is_fitted(model)
     if zero_based is None:
         zero_based = getattr(model, "_libsvm_zero_based", False)
@@ -81,24 +107,53 @@ def save_libsvm_model(model, path, zero_based=None):
 def load_libsvm_model(path, n_features=None, zero_based=False):
     """Read a LIBSVM model file (ours or LIBSVM's) into a fitted `SVC` or `SVR`.
 
-    `zero_based`: the index base of the model's data files (see the module documentation); it is
-    not guessed. A model that uses feature index 0 must be read with ``zero_based=True`` (else a
-    ValueError names the line). Read the data files with the same base.
-
-    `n_features` is the width of the data the model will see (for a precomputed kernel, the
-    number of training examples, i.e. the kernel matrix's width). Without it the model accepts
-    data of any width and matches it with its support vectors feature by feature, as LIBSVM
-    does: a feature that either side does not have is zero there. Support vectors are kept
-    sparse. `support_` holds training indices for precomputed kernels and -1 (unknown)
-    otherwise. One-vs-one vote ties are broken in favour of the class listed first in the file,
-    as LIBSVM breaks them.
+    Without ``n_features`` the model accepts data of any width and matches it with its support
+    vectors feature by feature, as LIBSVM does: a feature that either side does not have is zero
+    there. Support vectors are kept sparse. ``support_`` holds training indices for precomputed
+    kernels and -1 (unknown) otherwise. One-vs-one vote ties are broken in favour of the class
+    listed first in the file, as LIBSVM breaks them.
 
     A precomputed model takes X[i, j] = K(x_i, training example j), j from 0. LIBSVM's
     precomputed data files put a serial number in column 0 (``0:serial 1:K(x, x_1) ...``): read
     such a file with ``load_libsvm(path, zero_based=True)`` and pass ``X[:, 1:]``.
 
     Model files do not store C (nor epsilon for regression): the returned estimator has the
-    default values, which a refit would use unless you set them."""
+    default values, which a refit would use unless you set them.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+    n_features : int, default=None
+        The width of the data the model will see (for a precomputed kernel, the number of
+        training examples, i.e. the kernel matrix's width); None: any width.
+    zero_based : bool, default=False
+        The index base of the model's data files (see the module documentation); it is not
+        guessed. A model that uses feature index 0 must be read with ``zero_based=True`` (else a
+        ValueError names the line). Read the data files with the same base.
+
+    Returns
+    -------
+    SVC or SVR
+        The fitted model (``probability=True`` for a classifier whose file holds Platt's
+        sigmoids).
+
+    See Also
+    --------
+    save_libsvm_model : Write such a file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.linspace(0, 1, 20).reshape(-1, 1)
+    >>> reg = lm.SVR(kernel="linear", C=100, epsilon=0.01).fit(X, 3 * X.ravel() + 1)
+    >>> path = os.path.join(tempfile.mkdtemp(), "svr.model")
+    >>> lm.save_libsvm_model(reg, path)
+    >>> round(float(lm.load_libsvm_model(path).predict([[0.5]])[0]), 1)
+    2.5
+    """
     if not isinstance(zero_based, (bool, np.bool_)):
         raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
     if n_features is not None and not (isinstance(n_features, numbers.Integral) and n_features >= 0):

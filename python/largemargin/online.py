@@ -121,9 +121,20 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         return np.zeros(0, dtype=np.int64)  # independent outputs, one per binary problem
 
     def decision_function(self, X):
-        """f(x) for two classes (positive: classes_[1]); for more, (n, n_classes) scores, or with
-        one-vs-one pairs and ``decision_function_shape='ovo'`` the (n, n_pairs) pair decisions
-        (positive: the pair's first class)."""
+        """Decision values of the binary problems, or per-class scores.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            The values f(x) for two classes (positive: ``classes_[1]``); for more, (n, n_classes)
+            scores, or with one-vs-one pairs and ``decision_function_shape='ovo'`` the (n, n_pairs)
+            pair decisions (positive: the pair's first class).
+        """
         dec = self._native_decision(X)
         if len(self.classes_) == 2:
             return dec.ravel()
@@ -136,6 +147,22 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         return _ovr_from_ovo(dec, len(self.classes_)) if shape == "ovr" else dec
 
     def predict(self, X):
+        """Predicted class labels.
+
+        For two classes, ``classes_[1]`` where f(x) > 0. For more, the class of the largest
+        one-vs-rest decision; with one-vs-one pairs, the most votes, equal votes going to the
+        larger summed confidence.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            A label of ``classes_`` per sample.
+        """
         dec = self._native_decision(X)
         if len(self.classes_) == 2:
             return self.classes_[(dec.ravel() > 0).astype(int)]
@@ -146,59 +173,146 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
 
 
 class LaSVM(_OnlineClassifier):
-    """LaSVM (Bordes, Ertekin, Weston, Bottou 2005): an online SVM solver that needs one pass over
+    """Online kernel SVM: LaSVM, one pass over the data and a finishing step.
+
+    LaSVM (Bordes, Ertekin, Weston, Bottou 2005) is an online SVM solver that needs one pass over
     the data (``epochs=1``) and a finishing step to come close to the batch SVM, with far fewer
     kernel evaluations. Multiclass problems are one binary LaSVM per pair of classes (as `SVC`),
-    solved in parallel.
+    solved in parallel. `partial_fit` continues a model over a stream of chunks, and `fit` with an
+    ``oracle`` does pool-based active learning.
 
-    Parameters as in `SVC` (C, kernel, degree, gamma, coef0, tol, cache_size, class_weight,
-    decision_function_shape, random_state, n_jobs, verbose), plus:
-
-    epochs : int, default 1
+    Parameters
+    ----------
+    C : float, default=1.0
+        The box constraint: the penalty of a margin violation, as in `SVC`.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, callable or Kernel, default="rbf"
+        The kernel, as in `SVC`.
+    degree : int, default=3
+        The polynomial kernel's degree.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of rbf, poly and sigmoid, as in `SVC`.
+    coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
+    tol : float, default=1e-3
+        The finishing step's stopping tolerance on the gap g_max - g_min.
+    epochs : int, default=1
         Online passes over the data (the thesis' LaSVM x1, x2).
-    max_iter : int or None, default None
+    max_iter : int or None, default=None
         At most this many online iterations (one PROCESS and one REPROCESS each) per binary
         problem and call of `fit` or `partial_fit`, over all epochs, after the 5 + 5 seed
         examples; None or -1: no limit. With an oracle it is also the labelling budget: at most
         this many questions in all, in equal shares over the binary problems (see `fit`'s
-        ``oracle``); over a
-        growing budget with the same ``random_state``, the fits follow one trajectory (the
-        thesis' learning curves).
-    finishing : bool, default True
+        ``oracle``); over a growing budget with the same ``random_state``, the fits follow one
+        trajectory (the thesis' learning curves).
+    finishing : bool, default=True
         After the passes, run SMO on the expansion set until no tol-violating pair is left
         (in rounds, evicting what can no longer become a support vector after each).
-    shrinking : bool, default False
+    shrinking : bool, default=False
         LIBSVM's shrinking in the finishing step. It sets bounded variables aside, which needs
         the part of the gradient they make kept on the side, hence their rows once: on adult the
         finishing is about a fifth faster but computes several times more kernel values. Off by
         default, so that LaSVM keeps to about S x R kernel values.
-    selection : str or factory, default "random"
+    selection : str or callable, default="random"
         How the next example is picked: ``"random"``; ``"gradient"`` (of ``candidates`` random
         examples, the most misclassified); ``"active"`` (the closest to the boundary);
         ``"autoactive"`` (draws candidates until 5 lie inside the margin band, at most
         2 x ``candidates``, and stops the pass when none does); or any strategy a plugin registers,
         by name, or a factory ``make(random_state)`` (see ``largemargin.plugins.hookspecs``).
-    candidates : int, default 50
+    candidates : int, default=50
         Candidates scored per step by the built-in gradient / active strategies.
-    multiclass : {"ovo", "ovr"}, default "ovo"
+    multiclass : {"ovo", "ovr"}, default="ovo"
         With more than two classes: ``"ovo"``, one problem per pair of classes on the examples of
         those two (k(k-1)/2 small problems; predictions by votes, equal votes going to the class
         with the larger summed pair decisions, as scikit-learn's ``OneVsOneClassifier`` and
         ``SVC(break_ties=True)``), or ``"ovr"``, one problem per class against all the others
-        (k problems on all the data). The fitted layout is kept: changing it later needs `fit`. One-vs-one was
-        chosen on the benchmark suite (``benches/suite.py``): one-vs-rest LaSVM lost more than a
-        point to `SVC` on vowel, iris, marketing, segment, letter and movement_libras, one-vs-one
-        on none of them, and fits faster on letter.
+        (k problems on all the data). The fitted layout is kept: changing it later needs `fit`.
+        One-vs-one was chosen on the benchmark suite (``benches/suite.py``): one-vs-rest LaSVM
+        lost more than a point to `SVC` on vowel, iris, marketing, segment, letter and
+        movement_libras, one-vs-one on none of them, and fits faster on letter.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        The shape of `decision_function` for more than two classes; ``"ovo"`` needs
+        ``multiclass="ovo"``.
+    cache_size : float, default=200
+        The kernel cache, in MB.
+    class_weight : dict or "balanced", default=None
+        C of class i is ``class_weight[i] * C``. `partial_fit` refuses ``"balanced"``, and `fit`
+        with an oracle refuses any class weight.
+    verbose : bool, default=False
+        Report progress (see the ``largemargin`` logger).
+    random_state : int, RandomState or None, default=None
+        Seeds the order in which examples are picked.
+    n_jobs : int or None, default=None
+        Threads for the binary problems and prediction, as in `SVC`.
 
-    Fitted attributes, named as in `SVC` but laid out per binary problem: ``support_`` (sorted
-    indices; after `partial_fit`, into the previous support vectors followed by the chunk),
-    ``support_vectors_``, ``dual_coef_`` (n_problems, n_SV): one row per binary problem, in the
-    order of the pairs (0, 1), (0, 2), ..., (1, 2), ... for one-vs-one, zero where a support
-    vector is not in that problem's expansion; ``intercept_`` one per problem, ``n_support_``
-    per class, ``classes_``; plus ``n_kernel_evals_`` (by the last call),
-    ``objective_`` (dual objective per problem), ``gap_`` (g_max - g_min per problem),
-    ``n_processed_`` (PROCESS calls per problem), ``fit_time_``, and after a fit with an oracle
-    ``queried_`` (the examples asked, in order) and ``queried_labels_`` (the answers).
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    class_weight_ : ndarray of shape (n_classes,)
+        The multiplier of C per class.
+    support_ : ndarray of shape (n_SV,)
+        Sorted indices of the support vectors in the training set; after `partial_fit`, indices
+        into the previous support vectors followed by the chunk.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        One row per binary problem, in the order of the pairs (0, 1), (0, 2), ..., (1, 2), ...
+        for one-vs-one, zero where a support vector is not in that problem's expansion.
+    intercept_ : ndarray of shape (n_problems,)
+        The bias of each binary problem.
+    n_kernel_evals_ : int
+        Kernel values computed by the last call.
+    objective_ : ndarray of shape (n_problems,)
+        The dual objective per problem.
+    gap_ : ndarray of shape (n_problems,)
+        g_max - g_min per problem.
+    n_processed_ : ndarray of shape (n_problems,)
+        PROCESS calls per problem (also in ``n_iter_``), the 5 + 5 seed examples' included: a
+        seed evicted from the expansion is processed again when the pass reaches it.
+    n_iter_ : ndarray of shape (n_problems,)
+        As ``n_processed_``.
+    fit_status_ : int
+        1 if the finishing step left a gap above ``tol`` in some problem (with a
+        ConvergenceWarning), else 0 (always 0 with ``finishing=False``). A pass cut short by
+        ``max_iter`` gives a ConvergenceWarning of its own.
+    fit_time_ : float
+        Seconds the last call took.
+    shape_fit_ : tuple
+        The shape of the data of the last call (support vectors and chunk for `partial_fit`).
+    n_features_in_ : int
+        Features seen in `fit`.
+    queried_ : ndarray of shape (n_queried,)
+        After a fit with an oracle: the examples asked, in order.
+    queried_labels_ : ndarray of shape (n_queried,)
+        After a fit with an oracle: the answers.
+
+    See Also
+    --------
+    SVC : The batch SVM that LaSVM approximates.
+    Huller : An online hard-margin SVM.
+    KernelPerceptron : The kernel perceptron family.
+    LaRankClassifier : An online multiclass SVM, one problem for all the classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [-1.5, -2.0], [1.0, 1.0], [2.0, 1.0], [1.5, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = lm.LaSVM(C=10, random_state=0).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0], [1.2, 0.9]])
+    array([0, 1])
+
+    Over a stream: chunks by `partial_fit` (``classes`` on the first call), then the finishing
+    step.
+
+    >>> stream = lm.LaSVM(C=10, finishing=False, random_state=0)
+    >>> stream = stream.partial_fit(X[[0, 3]], y[[0, 3]], classes=[0, 1])
+    >>> stream = stream.partial_fit(X[[1, 2, 4, 5]], y[[1, 2, 4, 5]])
+    >>> stream.finish().predict([[-0.8, -1.0], [1.2, 0.9]])
+    array([0, 1])
     """
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, epochs=1,
@@ -261,7 +375,7 @@ class LaSVM(_OnlineClassifier):
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None, *, oracle=None, classes=None):
-        """Fit on X (n_samples, n_features; sparse allowed) and labels y.
+        """Fit on labelled data, or on a pool whose labels an oracle gives on demand.
 
         With ``oracle``, a callable ``oracle(i) -> label``, labels in y may be unknown (None or
         NaN; y itself may be None): when the selection strategy picks training example i whose
@@ -273,6 +387,25 @@ class LaSVM(_OnlineClassifier):
         two classes the binary problems ask in turn, each within an equal share of ``max_iter``
         (an answer outside a pair still counts), and the model is then fitted on every label
         known. The oracle is called from a worker thread, one call at a time.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors (or the kernel matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,) or None
+            Class labels; with an oracle, None or NaN where unknown (or None for all).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample C multipliers (non-negative).
+        oracle : callable, default=None
+            ``oracle(i) -> label``, asked for the label of training example i when it is picked and
+            unknown. It must return one of the classes.
+        classes : array-like of shape (n_classes,), default=None
+            With an oracle only: every class, when the known labels do not show them all.
+
+        Returns
+        -------
+        self : LaSVM
+            The fitted estimator (with ``queried_`` and ``queried_labels_`` after an oracle fit).
         """
         if oracle is None:
             if classes is not None:
@@ -349,9 +482,30 @@ class LaSVM(_OnlineClassifier):
 
     @unchanged_on_failure
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One online pass over a new chunk (and the finishing step if enabled), continuing from
-        the current support vectors: old data is not revisited. ``classes`` is needed on the
-        first call. A fitted or unpickled model continues where it stopped."""
+        """One online pass over a new chunk, continuing from the current support vectors.
+
+        The pass (and the finishing step if enabled) starts from the current support vectors:
+        old data is not revisited. ``classes`` is needed on the first call, which also fixes the
+        kernel (``gamma="scale"`` is not re-estimated later). A fitted or unpickled model continues
+        where it stopped. A chunk of a single class, given to a model that has no support vector of
+        the other, teaches nothing (with a UserWarning): shuffle a stream sorted by class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its class labels, all among ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the stream; needed on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample C multipliers (non-negative).
+
+        Returns
+        -------
+        self : LaSVM
+            The updated estimator.
+        """
         started = time.perf_counter()
         if self.class_weight == "balanced":
             raise ValueError("class_weight='balanced' needs every label at once: it is not supported by partial_fit "
@@ -383,9 +537,16 @@ class LaSVM(_OnlineClassifier):
 
     @unchanged_on_failure
     def finish(self):
-        """The finishing step on the current expansion: SMO on the support vectors until no
-        tol-violating pair is left. For a model trained with ``finishing=False`` (over a stream,
-        with `partial_fit`) when a finished model is wanted."""
+        """Run the finishing step on the current expansion.
+
+        SMO on the support vectors until no tol-violating pair is left. For a model trained with
+        ``finishing=False`` (over a stream, with `partial_fit`) when a finished model is wanted.
+
+        Returns
+        -------
+        self : LaSVM
+            The finished estimator.
+        """
         check_is_fitted(self)
         started = time.perf_counter()
         sv = self.support_vectors_
@@ -431,8 +592,23 @@ class _OnlineBaseline(_OnlineClassifier):
 
     @unchanged_on_failure
     def fit(self, X, y):
-        """Fit on X and labels y. The baselines have no per-example box to weight, so fit takes
-        no sample_weight (scikit-learn sees that it has none)."""
+        """Fit on X and labels y.
+
+        The baselines have no per-example box to weight, so fit takes no sample_weight
+        (scikit-learn sees that it has none).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors (or the kernel matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         return super().fit(X, y)
 
 
@@ -451,13 +627,71 @@ class _OnlineBaseline(_OnlineClassifier):
 
 
 class Huller(_OnlineBaseline):
-    """The Huller (Bordes & Bottou 2005): an online hard-margin SVM that tracks the nearest points
-    of the two classes' convex hulls, with one insertion attempt and one update of a random support
-    vector per example. No C: it suits separable or nearly separable problems.
+    """Online hard-margin SVM that tracks the nearest points of the two classes' convex hulls.
 
-    Parameters: kernel, degree, gamma, coef0, epochs (passes over the data), cache_size,
-    random_state, n_jobs, verbose. Fitted: as `LaSVM`, with ``n_updates_`` (hull updates per
-    problem) in place of gap and dual objective.
+    The Huller (Bordes & Bottou 2005) makes one insertion attempt and one update of a random
+    support vector per example. No C: it suits separable or nearly separable problems. More than
+    two classes are fit one-vs-rest, one binary problem per class, in parallel.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, callable or Kernel, default="rbf"
+        The kernel, as in `SVC`.
+    degree : int, default=3
+        The polynomial kernel's degree.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of rbf, poly and sigmoid, as in `SVC`.
+    coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
+    epochs : int, default=1
+        Passes over the data.
+    cache_size : float, default=200
+        The kernel cache, in MB.
+    verbose : bool, default=False
+        Report progress (see the ``largemargin`` logger).
+    random_state : int, RandomState or None, default=None
+        Seeds the order of the examples.
+    n_jobs : int or None, default=None
+        Threads for the binary problems and prediction, as in `SVC`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    support_ : ndarray of shape (n_SV,)
+        Sorted indices of the support vectors in the training set.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        One row per binary problem (one for two classes, one per class otherwise), zero where a
+        support vector is not in that problem's expansion.
+    intercept_ : ndarray of shape (n_problems,)
+        The bias of each binary problem.
+    n_updates_ : ndarray of shape (n_problems,)
+        Hull updates per problem (in place of LaSVM's gap and dual objective).
+    n_iter_ : ndarray of shape (n_problems,)
+        Examples seen per problem, over all epochs.
+    objective_ : ndarray of shape (n_problems,)
+        NaN: the Huller has no dual objective to report.
+    n_kernel_evals_, fit_time_, fit_status_, shape_fit_, n_features_in_, class_weight_
+        As in `LaSVM`.
+
+    See Also
+    --------
+    LaSVM : The online SVM with a C and a finishing step.
+    KernelPerceptron : Online baselines without bias.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [-1.5, -2.0], [1.0, 1.0], [2.0, 1.0], [1.5, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = lm.Huller(random_state=0).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0], [1.2, 0.9]])
+    array([0, 1])
     """
 
     _algorithm = "huller"
@@ -478,14 +712,68 @@ class Huller(_OnlineBaseline):
 class KernelPerceptron(_OnlineBaseline):
     """The kernel perceptron family, online baselines without bias.
 
-    rule : "perceptron", "averaged" (predicts with the average of all intermediate expansions),
-        "pa" (passive-aggressive PA(C): steps of min(C, loss / K(x, x)) when y f(x) <= 1) or
-        "budget" (adds x when y f(x) <= beta; past ``budget`` support vectors, removes the one
-        that contributes least to its own margin; on noisy data a tight budget ends up keeping
-        mostly mislabeled examples, as is known of this rule).
-    C, beta, budget : the PA and budget rules' parameters.
+    One of four update rules, chosen by ``rule``, on a kernel expansion f(x) = sum_i a_i K(x_i, x)
+    with no intercept. More than two classes are fit one-vs-rest, one binary problem per class,
+    in parallel.
 
-    Other parameters as `Huller`. Fitted: ``n_updates_`` counts the steps that changed the model.
+    Parameters
+    ----------
+    rule : {"perceptron", "averaged", "pa", "budget"}, default="perceptron"
+        ``"perceptron"``; ``"averaged"`` (predicts with the average of all intermediate
+        expansions); ``"pa"`` (passive-aggressive PA(C): steps of min(C, loss / K(x, x)) when
+        y f(x) <= 1); or ``"budget"`` (adds x when y f(x) <= beta; past ``budget`` support
+        vectors, removes the one that contributes least to its own margin; on noisy data a tight
+        budget ends up keeping mostly mislabeled examples, as is known of this rule).
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, callable or Kernel, default="rbf"
+        The kernel, as in `SVC`.
+    degree : int, default=3
+        The polynomial kernel's degree.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of rbf, poly and sigmoid, as in `SVC`.
+    coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
+    C : float, default=1.0
+        The largest step of the ``"pa"`` rule.
+    beta : float, default=0.0
+        The margin below which the ``"budget"`` rule adds an example.
+    budget : int, default=1000
+        The most support vectors the ``"budget"`` rule keeps.
+    epochs : int, default=1
+        Passes over the data.
+    cache_size : float, default=200
+        The kernel cache, in MB.
+    verbose : bool, default=False
+        Report progress (see the ``largemargin`` logger).
+    random_state : int, RandomState or None, default=None
+        Seeds the order of the examples.
+    n_jobs : int or None, default=None
+        Threads for the binary problems and prediction, as in `SVC`.
+
+    Attributes
+    ----------
+    n_updates_ : ndarray of shape (n_problems,)
+        The steps that changed the model, per problem.
+    intercept_ : ndarray of shape (n_problems,)
+        Zeros: the rules have no bias.
+    classes_, support_, support_vectors_, n_support_, dual_coef_, n_iter_, objective_
+        As in `Huller`.
+    n_kernel_evals_, fit_time_, fit_status_, shape_fit_, n_features_in_, class_weight_
+        As in `LaSVM`.
+
+    See Also
+    --------
+    Huller : An online hard-margin SVM.
+    LaSVM : The online SVM with a C and a finishing step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import largemargin as lm
+    >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [-1.5, -2.0], [1.0, 1.0], [2.0, 1.0], [1.5, 2.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = lm.KernelPerceptron(rule="averaged", epochs=3, random_state=0).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0], [1.2, 0.9]])
+    array([0, 1])
     """
 
     _RULES = ("perceptron", "averaged", "pa", "budget")

@@ -205,9 +205,27 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y=None, *, groups=None, sample_weight=None):
-        """Scores every candidate of the grid by cross-validation, then refits the best on all of
-        X (n_samples, n_features; sparse allowed) and y. ``sample_weight`` weights the training
-        rows of every fold and the refit, as ``GridSearchCV`` passes it to ``fit``."""
+        """Score every candidate of the grid by cross-validation, then refit the best.
+
+        The best candidate is refitted on all of X and y (unless ``refit=False``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Class labels or real targets.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group-aware ``cv`` splitter.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights the training rows of every fold and the refit, as ``GridSearchCV`` passes it to
+            ``fit`` (and the scores, for scorers that take weights).
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+        """
         est = self._base()
         scorers, multimetric = self._scorers(est)
         self._check_params(multimetric, scorers)
@@ -377,30 +395,87 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):
-        """Predictions of best_estimator_ (refitted on all the data) for X."""
+        """Predictions of ``best_estimator_`` (refitted on all the data) for X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``best_estimator_.predict(X)``.
+        """
         self._check_refit("predict")
         return self.best_estimator_.predict(X)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
-        """decision_function of best_estimator_ for X."""
+        """decision_function of ``best_estimator_`` for X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray
+            ``best_estimator_.decision_function(X)``.
+        """
         self._check_refit("decision_function")
         return self.best_estimator_.decision_function(X)
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
-        """predict_proba of best_estimator_ for X (needs probability=True)."""
+        """predict_proba of ``best_estimator_`` for X (needs probability=True).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``best_estimator_.predict_proba(X)``.
+        """
         self._check_refit("predict_proba")
         return self.best_estimator_.predict_proba(X)
 
     @available_if(_estimator_has("predict_log_proba"))
     def predict_log_proba(self, X):
-        """predict_log_proba of best_estimator_ for X (needs probability=True)."""
+        """predict_log_proba of ``best_estimator_`` for X (needs probability=True).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``best_estimator_.predict_log_proba(X)``.
+        """
         self._check_refit("predict_log_proba")
         return self.best_estimator_.predict_log_proba(X)
 
     def score(self, X, y=None):
-        """The refitted model's score on (X, y) by the scorer the search ranked with."""
+        """The refitted model's score on (X, y) by the scorer the search ranked with.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,), default=None
+            Their labels or targets.
+
+        Returns
+        -------
+        float
+            The score of ``best_estimator_`` (with several metrics, the one named by ``refit``).
+        """
         self._check_refit("score")
         if isinstance(self.scorer_, dict):
             return self.scorer_[self.refit](self.best_estimator_, X, y)
@@ -650,7 +725,10 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     data), ``scorer_``, ``n_splits_``, ``refit_time_``, ``multimetric_``; ``predict`` and friends
     use ``best_estimator_``. The grid is run in one native call: for each kernel setting one
     kernel cache over all rows serves every fold and every C, each fold's problem starts from the
-    previous C's solution, and the scores come from decision values computed once per fold.
+    previous C's solution, and the scores come from decision values computed once per fold. A grid
+    the native search cannot run (a Python kernel, ``solver="isda"``, ``probability=True``, a grid
+    over other parameters, a fold missing a class) is run by ``GridSearchCV`` itself, with a
+    warning that says why.
 
     Parameters
     ----------
@@ -669,6 +747,9 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     n_jobs : int, default=None
         Threads of the native search (None: every core). Results do not depend on it.
     refit : bool, str or callable, default=True
+        As ``GridSearchCV``'s: refit the best candidate on all the data as ``best_estimator_``;
+        with several metrics, the name of the one that ranks, or a callable that takes
+        ``cv_results_`` and returns the best index; False: no refit (and no `predict`).
     cv : int, cross-validation generator or iterable, default=None
         As ``GridSearchCV``'s (None: 5-fold stratified).
     verbose : int, default=0
@@ -677,6 +758,7 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     error_score : 'raise' or float, default=np.nan
         Used when the grid runs through ``GridSearchCV``; the native search raises on a failure.
     return_train_score : bool, default=False
+        Also score every model on its training folds (the ``train`` keys of ``cv_results_``).
     c_start : {'auto', 'keep', 'scale', 'cold'}, default='auto'
         How each C after the first starts: from the previous solution as it is ('keep': feasible,
         since the box grew), scaled by the ratio of the Cs ('scale': the coefficients at the
@@ -687,20 +769,47 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
         'dask': one task per kernel setting on a ``dask.distributed`` cluster (the current client,
         or ``client``), only scores and the refitted model coming back.
     client : distributed.Client or str, default=None
+        The cluster for ``backend='dask'``: a Client, or a scheduler address (a Client is opened
+        for the fit and closed after it); None: the current client. A pickle leaves a Client out.
 
     Attributes
     ----------
-    cv_results_ : dict of arrays
+    cv_results_ : dict of ndarray
+        As ``GridSearchCV``'s: per candidate, the parameters, fit and score times, each split's
+        score, their mean, standard deviation and rank.
     best_estimator_ : SVC
+        The best candidate refitted on all the data (not with ``refit=False``).
     best_score_ : float
+        The best candidate's mean cross-validated score.
     best_params_ : dict
+        The best candidate's parameters.
     best_index_ : int
+        The best candidate's index into ``cv_results_``.
+    scorer_ : callable or dict
+        The scorer, or the scorers by name with several metrics.
+    n_splits_ : int
+        The number of folds.
+    refit_time_ : float
+        Seconds the refit took.
+    multimetric_ : bool
+        Whether several metrics were scored.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels of ``best_estimator_``.
     n_kernel_evals_ : int
         Kernel values computed by the whole search (None when it ran through GridSearchCV).
     search_stats_ : dict
         Kernel evaluations, rows served from the shared cache and rows computed, SMO iterations.
+    n_iter_ : ndarray of shape (n_candidates,)
+        SMO iterations per candidate, summed over the folds (native search only).
     native_ : bool
         Whether the native search ran (False: GridSearchCV did).
+    n_features_in_ : int
+        Features seen in `fit`.
+
+    See Also
+    --------
+    SVC : The estimator searched.
+    SVRSearchCV : The same search for `SVR`.
 
     Examples
     --------
@@ -717,9 +826,54 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
 
 
 class SVRSearchCV(RegressorMixin, _SearchCV):
-    """Cross-validated grid search for ``largemargin.SVR``, at cache speed: as ``SVCSearchCV``
-    (see there), with ``epsilon`` among the parameters the native search varies, R^2 as the
-    default score and 5-fold ``KFold`` as the default ``cv``.
+    """Cross-validated grid search for ``largemargin.SVR``, at cache speed.
+
+    As `SVCSearchCV` (see there), with ``epsilon`` among the parameters the native search varies,
+    R^2 as the default score and 5-fold ``KFold`` as the default ``cv``.
+
+    Parameters
+    ----------
+    estimator : SVR, default=None
+        The model whose parameters are searched (``SVR()`` if None): its ``tol``, ``cache_size``,
+        ``max_iter``, ``shrinking`` and ``selection`` apply to every fit.
+    param_grid : dict or list of dicts, default=None
+        As ``GridSearchCV``'s. The native search varies ``C``, ``kernel``, ``gamma``, ``degree``,
+        ``coef0`` and ``epsilon``; a grid over anything else runs through ``GridSearchCV``
+        (warned). None: ``{"C": [0.1, 1, 10, 100, 1000]}``.
+    scoring : str, callable, list or dict, default=None
+        As ``GridSearchCV``'s (None: R^2).
+    n_jobs : int, default=None
+        As in `SVCSearchCV`.
+    refit : bool, str or callable, default=True
+        As in `SVCSearchCV`.
+    cv : int, cross-validation generator or iterable, default=None
+        As ``GridSearchCV``'s (None: 5-fold ``KFold``).
+    verbose : int, default=0
+        As in `SVCSearchCV`.
+    error_score : 'raise' or float, default=np.nan
+        As in `SVCSearchCV`.
+    return_train_score : bool, default=False
+        As in `SVCSearchCV`.
+    c_start : {'auto', 'keep', 'scale', 'cold'}, default='auto'
+        As in `SVCSearchCV`.
+    backend : {'threads', 'dask'}, default='threads'
+        As in `SVCSearchCV`.
+    client : distributed.Client or str, default=None
+        As in `SVCSearchCV`.
+
+    Attributes
+    ----------
+    best_estimator_ : SVR
+        The best candidate refitted on all the data (not with ``refit=False``).
+    cv_results_, best_score_, best_params_, best_index_, scorer_, n_splits_, refit_time_
+        As in `SVCSearchCV`.
+    multimetric_, n_kernel_evals_, search_stats_, n_iter_, native_, n_features_in_
+        As in `SVCSearchCV`.
+
+    See Also
+    --------
+    SVR : The estimator searched.
+    SVCSearchCV : The same search for `SVC`.
 
     Examples
     --------

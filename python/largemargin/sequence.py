@@ -30,9 +30,41 @@ __all__ = ["SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "tok
 # data
 
 def read_conll(path):
-    """Reads a CoNLL-2000 style file (plain or .gz): one token a line, whitespace-separated
-    fields with the label last, a blank line between sentences. Returns (sequences, labels):
-    each token a tuple of its fields (for CoNLL-2000: word, POS), each label a string."""
+    """Read a CoNLL-2000 style file of labelled token sequences.
+
+    The file (plain or .gz, UTF-8) holds one token a line, whitespace-separated fields with the
+    label last, and a blank line between sentences.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; a name ending in ``.gz`` is read through gzip.
+
+    Returns
+    -------
+    sequences : list of list of tuple
+        Each token a tuple of its fields but the label (for CoNLL-2000: word, POS).
+    labels : list of list of str
+        Each token's label.
+
+    See Also
+    --------
+    SequenceLabeler : Learns from such sequences.
+    WindowFeatures : The default features of such tokens.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from largemargin import read_conll
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("He PRP B-NP\\nran VBD B-VP\\n\\nIt PRP B-NP\\n")
+    >>> sequences, labels = read_conll(path)
+    >>> sequences
+    [[('He', 'PRP'), ('ran', 'VBD')], [('It', 'PRP')]]
+    >>> labels
+    [['B-NP', 'B-VP'], ['B-NP']]
+    """
     opener = gzip.open if str(path).endswith(".gz") else open
     sequences, labels, toks, tags = [], [], [], []
     with opener(path, "rt", encoding="utf-8") as f:
@@ -84,7 +116,47 @@ class WindowFeatures(BaseEstimator):
     Per token: the lowercased word at offsets -w..+w (``word_window``), the POS tag at -p..+p
     (``pos_window``), POS bigrams inside that window, word bigrams (-1,0) and (0,+1), the current
     word's suffixes of ``suffixes`` lengths, its shape and capitalisation, and a bias. Features
-    seen at least ``min_count`` times in `fit` form the vocabulary; others are dropped.
+    seen at least ``min_count`` times in `fit` form the vocabulary; others are dropped. A token is
+    a word string, a (word, pos, ...) tuple or a dict with ``"word"`` (and ``"pos"``); the POS
+    features are left out of a sequence in which some token has no POS tag. Positions before and
+    after the sequence read ``<s>`` and ``</s>``.
+
+    Parameters
+    ----------
+    word_window : int, default=2
+        The half-width w: the words at offsets -w..+w.
+    pos_window : int, default=2
+        The half-width p: the POS tags at offsets -p..+p.
+    pos_bigrams : bool, default=True
+        Add the pairs of consecutive POS tags inside the POS window.
+    word_bigrams : bool, default=True
+        Add the word bigrams (-1,0) and (0,+1).
+    suffixes : tuple of int, default=(2, 3)
+        The lengths of the current word's suffixes to add.
+    shape : bool, default=True
+        Add the current word's shape: its character classes (X, x, d, other characters as they
+        are) with repeats collapsed, which also tells its capitalisation.
+    min_count : int, default=1
+        Keep the features seen at least this many times in `fit`.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Feature name to column index, sorted by name.
+
+    See Also
+    --------
+    SequenceLabeler : Uses ``WindowFeatures()`` by default.
+
+    Examples
+    --------
+    >>> from largemargin import WindowFeatures
+    >>> X = [[("The", "DT"), ("cat", "NN")], [("A", "DT"), ("dog", "NN"), ("ran", "VBD")]]
+    >>> indptr, indices, data, seq_ptr, n_features = WindowFeatures().fit(X).transform(X)
+    >>> seq_ptr
+    array([0, 2, 5])
+    >>> len(indptr) - 1
+    5
     """
 
     def __init__(self, word_window=2, pos_window=2, pos_bigrams=True, word_bigrams=True, suffixes=(2, 3),
@@ -129,6 +201,18 @@ class WindowFeatures(BaseEstimator):
         return [self._token_features(raw, words, pos, t) for t in range(len(seq))]
 
     def fit(self, sequences):
+        """Build the vocabulary from token sequences.
+
+        Parameters
+        ----------
+        sequences : list of list of token
+            The sequences, each a list of tokens (strings, tuples or dicts).
+
+        Returns
+        -------
+        self : WindowFeatures
+            The fitted extractor.
+        """
         check_positive_int("min_count", self.min_count)
         counts = Counter()
         for i, seq in enumerate(sequences):
@@ -139,7 +223,26 @@ class WindowFeatures(BaseEstimator):
         return self
 
     def transform(self, sequences):
-        """CSR parts (indptr, indices, data, seq_ptr, n_features) of all tokens."""
+        """The features of all tokens, as the parts of one CSR matrix.
+
+        Parameters
+        ----------
+        sequences : list of list of token
+            The sequences, each a list of tokens (strings, tuples or dicts).
+
+        Returns
+        -------
+        indptr : ndarray of shape (n_tokens + 1,)
+            Row pointers, one row per token, the sequences one after the other.
+        indices : ndarray of shape (nnz,)
+            The column of each feature present (int32), sorted within a row.
+        data : ndarray of shape (nnz,)
+            Ones.
+        seq_ptr : ndarray of shape (n_sequences + 1,)
+            The row where each sequence starts (and the last ends).
+        n_features : int
+            The size of the vocabulary.
+        """
         vocab = self.vocabulary_
         indptr, indices, seq_ptr = [0], [], [0]
         for i, seq in enumerate(sequences):
@@ -224,7 +327,30 @@ def _two_classes(classes):
 # scores
 
 def token_accuracy(y_true, y_pred):
-    """Fraction of tokens labelled correctly, over lists of label sequences."""
+    """Fraction of tokens labelled correctly, over lists of label sequences.
+
+    Parameters
+    ----------
+    y_true : list of sequences
+        The true label sequences.
+    y_pred : list of sequences
+        The predicted ones, of the same lengths.
+
+    Returns
+    -------
+    float
+        Correct tokens over all tokens.
+
+    See Also
+    --------
+    chunk_f1 : The chunk F1 of B-/I-/O tags.
+
+    Examples
+    --------
+    >>> from largemargin import token_accuracy
+    >>> token_accuracy([["a", "b"], ["c"]], [["a", "c"], ["c"]])
+    0.6666666666666666
+    """
     _check_aligned(y_true, y_pred)
     total = sum(len(s) for s in y_true)
     if total == 0:
@@ -266,7 +392,36 @@ def _chunks(tags):
 
 
 def chunk_scores(y_true, y_pred):
-    """Chunk precision, recall and F1 (fractions, conlleval rules) and the chunk counts."""
+    """Chunk precision, recall and F1 by the conlleval rules, with the chunk counts.
+
+    Tags are ``"O"``, ``"B-TYPE"`` or ``"I-TYPE"``. A chunk starts at B-, or at I- after O or after
+    a tag of another type; it ends before O, B- or a tag of another type. A predicted chunk is
+    correct when a true chunk has the same start, end and type.
+
+    Parameters
+    ----------
+    y_true : list of sequences
+        The true tag sequences.
+    y_pred : list of sequences
+        The predicted ones, of the same lengths.
+
+    Returns
+    -------
+    dict
+        ``"precision"``, ``"recall"`` and ``"f1"`` (fractions; 0.0 when undefined), and the
+        counts ``"correct"``, ``"guessed"`` (predicted chunks) and ``"gold"`` (true chunks).
+
+    See Also
+    --------
+    chunk_f1 : The F1 alone.
+
+    Examples
+    --------
+    >>> from largemargin import chunk_scores
+    >>> s = chunk_scores([["B-NP", "I-NP", "O", "B-VP"]], [["B-NP", "I-NP", "O", "B-NP"]])
+    >>> s["f1"], s["correct"], s["gold"]
+    (0.5, 1, 2)
+    """
     _check_aligned(y_true, y_pred)
     correct = guessed = gold = 0
     for s, p in zip(y_true, y_pred):
@@ -281,7 +436,31 @@ def chunk_scores(y_true, y_pred):
 
 
 def chunk_f1(y_true, y_pred):
-    """Chunk F1 (a fraction; conlleval prints it times 100) over lists of B-/I-/O tag sequences."""
+    """Chunk F1 over lists of B-/I-/O tag sequences, by the conlleval rules.
+
+    Parameters
+    ----------
+    y_true : list of sequences
+        The true tag sequences.
+    y_pred : list of sequences
+        The predicted ones, of the same lengths.
+
+    Returns
+    -------
+    float
+        The F1, a fraction (conlleval prints it times 100).
+
+    See Also
+    --------
+    chunk_scores : Precision, recall and the counts too.
+    token_accuracy : The fraction of tokens labelled correctly.
+
+    Examples
+    --------
+    >>> from largemargin import chunk_f1
+    >>> chunk_f1([["B-NP", "I-NP", "O"]], [["B-NP", "I-NP", "O"]])
+    1.0
+    """
     return chunk_scores(y_true, y_pred)["f1"]
 
 
@@ -291,8 +470,10 @@ def chunk_f1(y_true, y_pred):
 class SequenceLabeler(BaseEstimator):
     """Linear sequence labeler trained online over the structured SVM's dual.
 
-    The model scores label y at token t as <W_y, x_t> + sum_{s=1..k} T_s[y_{t-s}, y] (emission
-    weights per label and feature, one transition table per lag s of the Markov order k).
+    LaRankGreedy and LaRankExact (Bordes, Usunier, Bottou 2008), with passive-aggressive and the
+    structured perceptron as baselines. The model scores label y at token t as
+    <W_y, x_t> + sum_{s=1..k} T_s[y_{t-s}, y] (emission weights per label and feature, one
+    transition table per lag s of the Markov order k).
 
     X is either a list of sequences (each a list of tokens, or a 2-D array or sparse matrix of
     tokens x features) with y a list of label sequences, or, as for any classifier, one 2-D array
@@ -302,50 +483,101 @@ class SequenceLabeler(BaseEstimator):
 
     Parameters
     ----------
-    method : {"larank_greedy", "larank_exact", "perceptron", "pa"}, default "larank_greedy"
+    method : {"larank_greedy", "larank_exact", "perceptron", "pa"}, default="larank_greedy"
         "larank_greedy": LaRank on tokens (0/1 loss, true previous labels as context), predicting
         greedily left to right with order ``markov_order``. "larank_exact": LaRank on whole
         sequences (Hamming loss, loss-augmented Viterbi, order 1). "pa": passive-aggressive, i.e.
         LaRank without reprocessing. "perceptron": the structured perceptron (averaged when
         ``average``). The baselines use ``inference``; with greedy inference they train on tokens
         with their true previous labels, as LaRankGreedy does.
-    C : float, default 0.1
+    C : float, default=0.1
         Bound on each pattern's coefficients (the slack penalty).
-    epochs : int or None, default None
+    epochs : int or None, default=None
         Passes over the sequences in random order: one when None (the online setting), or with
         ``until_gap`` the most passes (100 when None).
-    until_gap : bool, default False
+    until_gap : bool, default=False
         Continue the passes until the duality gap is below C (the thesis' LaRankGreedyGap, a
-        batch reference); the gap is computed after each pass. LaRank and PA only.
-    markov_order : int or None
-        k; None: 2 for greedy inference, 1 for exact (the only order Viterbi supports here).
-    n_reprocess : int, "adaptive" or None
+        batch reference); the gap is computed after each pass. LaRank and PA only; a
+        ConvergenceWarning says when ``epochs`` ran out first.
+    markov_order : int or None, default=None
+        The order k; None: 2 for greedy inference, 1 for exact (the only order Viterbi supports
+        here).
+    n_reprocess : int, "adaptive" or None, default=None
         REPROCESS rounds (1 PROCESSOLD + 10 OPTIMIZE) per new pattern (the fixed schedule); None:
         1 for "larank_greedy", 5 for "larank_exact". "adaptive": the LaRank methods draw each next
         operation by its recent dual increase per unit of work (Algorithm 22, the schedule of the
         multiclass `LaRankClassifier`; work counted in entries read and written, so a fit depends
-        on the seed only).
-    inference : {"greedy", "exact"} or None
+        on the seed only). LaRank methods only.
+    inference : {"greedy", "exact"} or None, default=None
         Inference of "perceptron" and "pa" (default "greedy"); fixed by the LaRank methods.
-    average : bool, default True
+    average : bool, default=True
         The perceptron predicts with the average of all intermediate models.
-    tol : float, default 1e-4
-        tau: a step is made only when its two gradients differ by at least this.
-    features : object with fit/transform, or None
-        How token sequences become sparse features; None: `WindowFeatures()`. A replacement
-        has `fit(sequences)` and `transform(sequences)` returning CSR parts as
-        `WindowFeatures.transform` does. Sequences given as 2-D arrays or sparse matrices
-        (tokens x features) are used as they are.
-    random_state : int, RandomState or None
+    tol : float, default=1e-4
+        The tolerance tau: a step is made only when its two gradients differ by at least this.
+    features : object with fit and transform, default=None
+        How token sequences become sparse features; None: ``WindowFeatures()``. A replacement
+        has ``fit(sequences)`` and ``transform(sequences)`` returning CSR parts as
+        `WindowFeatures.transform` does; a copy of it is fitted. Sequences given as 2-D arrays or
+        sparse matrices (tokens x features) are used as they are.
+    random_state : int, RandomState or None, default=None
         The order of the passes and the schedule's draws.
+    verbose : bool, default=False
+        Report progress from the native solver.
 
     Attributes
     ----------
-    classes_, coef_ (n_labels x n_features emission weights), transitions_ (k x (n_labels + 1)
-    x n_labels, previous label START last), dual_ (NaN for the perceptron), duality_gap_ (NaN
-    unless computed), gap_per_epoch_,
-    n_support_patterns_, n_support_vectors_, n_inference_calls_, steps_, dual_per_epoch_,
-    fit_time_, features_ (the fitted extractor, or None for numeric input).
+    classes_ : ndarray of shape (n_labels,)
+        The labels, sorted.
+    coef_ : ndarray of shape (n_labels, n_features)
+        The emission weights.
+    transitions_ : ndarray of shape (k, n_labels + 1, n_labels)
+        The transition tables, one per lag, the previous label START last.
+    markov_order_ : int
+        The order k used.
+    inference_ : str
+        The inference used, ``"greedy"`` or ``"exact"``.
+    dual_ : float
+        The dual objective (NaN for the perceptron).
+    duality_gap_ : float
+        The duality gap (NaN unless computed).
+    dual_per_epoch_ : ndarray
+        The dual objective after each pass.
+    gap_per_epoch_ : ndarray
+        The duality gap after each pass, when computed.
+    n_support_patterns_ : int
+        Patterns with a nonzero coefficient.
+    n_support_vectors_ : int
+        Nonzero coefficients.
+    n_inference_calls_ : int
+        Calls of the inference.
+    n_iter_ : int
+        Passes made.
+    steps_ : dict
+        Counts of each operation (``"process_new"``, ``"process_old"``, ``"optimize"``) and of
+        the steps that changed a coefficient (``"steps"``).
+    fit_time_ : float
+        Seconds the native fit took.
+    features_ : object or None
+        The fitted extractor, or None for numeric input.
+    n_features_in_ : int
+        Features per token.
+
+    See Also
+    --------
+    WindowFeatures : The default features of text tokens.
+    read_conll : Read CoNLL-2000 style files.
+    chunk_f1 : Score B-/I-/O tag sequences.
+    LaRankClassifier : LaRank on independent examples.
+
+    Examples
+    --------
+    >>> import largemargin as lm
+    >>> X = [[("The", "DT"), ("cat", "NN"), ("sat", "VBD")],
+    ...      [("A", "DT"), ("dog", "NN"), ("ran", "VBD")]]
+    >>> y = [["B-NP", "I-NP", "O"], ["B-NP", "I-NP", "O"]]
+    >>> tagger = lm.SequenceLabeler(random_state=0).fit(X, y)
+    >>> tagger.predict([[("A", "DT"), ("cat", "NN"), ("sat", "VBD")]])
+    [['B-NP', 'I-NP', 'O']]
     """
 
     def __init__(self, method="larank_greedy", *, C=0.1, epochs=None, until_gap=False, markov_order=None, n_reprocess=None,
@@ -476,9 +708,25 @@ class SequenceLabeler(BaseEstimator):
 
     @unchanged_on_failure
     def fit(self, X, y, lengths=None):
-        """Fits on sequences X (lists of tokens, or 2-D arrays tokens x features) and label
-        sequences y (one label per token), or on a token matrix X, its labels y and the
-        sequences' ``lengths``."""
+        """Fit on labelled sequences, or on a token matrix and the sequences' lengths.
+
+        Parameters
+        ----------
+        X : list of sequences, or {array-like, sparse matrix} of shape (n_tokens, n_features)
+            Sequences (lists of tokens, or 2-D arrays or sparse matrices tokens x features), or one
+            token matrix with a row per token.
+        y : list of sequences or array-like of shape (n_tokens,)
+            One label sequence per sequence of X (one label per token), or one label per row of a
+            token matrix.
+        lengths : array-like of int, default=None
+            With a token matrix only: the number of tokens of each sequence, consecutive rows in
+            order, adding up to the rows of X (None: every row is a sequence of its own).
+
+        Returns
+        -------
+        self : SequenceLabeler
+            The fitted estimator.
+        """
         native, inference, order, reprocess = self._settings()
         if _is_token_matrix(X):
             parts, classes, codes = self._matrix_parts(X, lengths, True, y)
@@ -515,8 +763,22 @@ class SequenceLabeler(BaseEstimator):
         return self
 
     def predict(self, X, lengths=None):
-        """Label sequences (lists) for sequences X, decoded with the method's inference; for a
-        token matrix X, the labels of its rows (an array), decoded per sequence of ``lengths``."""
+        """Label sequences, decoded with the method's inference.
+
+        Parameters
+        ----------
+        X : list of sequences, or {array-like, sparse matrix} of shape (n_tokens, n_features)
+            Sequences of the kind the model was fitted on (tokens or numeric), or a token matrix.
+        lengths : array-like of int, default=None
+            With a token matrix only: the number of tokens of each sequence (None: every row is a
+            sequence of its own).
+
+        Returns
+        -------
+        list of list or ndarray of shape (n_tokens,)
+            A list of labels per sequence; for a token matrix, the labels of its rows (an array),
+            decoded per sequence of ``lengths``.
+        """
         check_is_fitted(self, "coef_")
         matrix = _is_token_matrix(X)
         if matrix:
@@ -533,7 +795,22 @@ class SequenceLabeler(BaseEstimator):
         return [labels[a:b] for a, b in zip(seq_ptr[:-1], seq_ptr[1:])]
 
     def score(self, X, y, lengths=None):
-        """Token accuracy."""
+        """Token accuracy.
+
+        Parameters
+        ----------
+        X : list of sequences, or {array-like, sparse matrix} of shape (n_tokens, n_features)
+            Sequences, or a token matrix.
+        y : list of sequences or array-like of shape (n_tokens,)
+            Their true labels, as in `fit`.
+        lengths : array-like of int, default=None
+            With a token matrix only: the number of tokens of each sequence.
+
+        Returns
+        -------
+        float
+            The fraction of tokens labelled correctly.
+        """
         if _is_token_matrix(X):
             return accuracy_score(y, self.predict(X, lengths))
         return token_accuracy(y, self.predict(X, lengths))

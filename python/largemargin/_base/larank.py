@@ -94,10 +94,33 @@ class _LaRankBase(ClassifierMixin, _BaseSVM):
         return self._native_decision(X)
 
     def decision_function(self, X):
-        """Class scores (n, n_classes); for two classes, S_1(x) - S_0(x) (positive: classes_[1])."""
+        """Class scores S_y(x).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes) or (n_samples,)
+            The class scores; for two classes, S_1(x) - S_0(x) (positive: ``classes_[1]``).
+        """
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X):
+        """Predicted class labels: the class of the largest score.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            A label of ``classes_`` per sample.
+        """
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
