@@ -220,14 +220,20 @@ def test_a_fit_stuck_at_the_zero_model_warns():
         lm.LinearSGD(random_state=0).fit(X, y)
 
 
-def test_verbose_reports_each_problem(capsys):
+def test_verbose_reports_each_problem(capsys, monkeypatch):
     from sklearn.datasets import load_iris
+
+    from largemargin import _progress
+
+    monkeypatch.setattr(_progress, "_configured", lambda: False)  # printed, as without logging set up
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     m = lm.LinearSGD(verbose=True, random_state=0).fit(X, y)
-    out = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[largemargin] SGD fit: 3 of 3 problems done")  # the native run's own line
+    out = lines[1:]
     assert [ln.split(":")[0] for ln in out[:3]] == [f"[LinearSGD] class {c} against the rest" for c in range(3)]
     assert "s in the passes" in out[3] and len(out) == 4
     assert "stopped by max_iter" not in "\n".join(out) and f"{m.n_iter_} passes" in "\n".join(out)

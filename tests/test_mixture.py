@@ -434,7 +434,10 @@ def test_n_jobs_none_means_every_core_as_elsewhere():
     assert effective_n_jobs(None) == default_threads()
 
 
-def test_verbose_names_each_pair_and_prints_only_what_was_measured(capsys):
+def test_verbose_names_each_pair_and_prints_only_what_was_measured(capsys, monkeypatch):
+    from largemargin import _progress
+
+    monkeypatch.setattr(_progress, "_configured", lambda: False)  # printed, as without logging set up
     rng = np.random.RandomState(0)
     X = rng.normal(size=(900, 4))
     y = np.array(["a", "b", "c"])[np.argmax(X[:, :3], axis=1)]

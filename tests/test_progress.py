@@ -1,4 +1,5 @@
-"""verbose=True: progress through the `largemargin` logger, and a tqdm bar when the fit plans its work."""
+"""verbose=True: progress through the `largemargin` logger (printed when logging is not
+configured), and a tqdm bar when the fit plans its work. The logger's configuration is never changed."""
 
 import io
 import logging
@@ -15,49 +16,61 @@ Y3 = np.digitize(X[:, 0], [-0.5, 0.5])
 
 
 @pytest.fixture
-def clean_logger():
+def unconfigured(monkeypatch):
+    """The logger as a program that never configured logging has it (pytest's own capture
+    handlers on the root logger aside: the test says whether logging counts as configured)."""
     logger = logging.getLogger("largemargin")
-    saved = (logger.handlers[:], logger.level, logger.propagate)
-    logger.handlers, logger.propagate = [], True
-    logger.setLevel(logging.NOTSET)
-    yield logger
-    logger.handlers, logger.level, logger.propagate = saved
+    monkeypatch.setattr(logger, "handlers", [])
+    monkeypatch.setattr(logger, "propagate", True)
+    monkeypatch.setattr(logger, "level", logging.NOTSET)
+    return logger
 
 
-def test_a_verbose_fit_logs_its_end_and_its_plan(clean_logger, caplog):
+def not_configured(monkeypatch):
+    monkeypatch.setattr(_progress, "_configured", lambda: False)
+
+
+def test_without_logging_configured_verbose_prints_and_changes_nothing(unconfigured, capsys, monkeypatch):
+    not_configured(monkeypatch)
+    lm.SVC(verbose=True).fit(X, Y3)
+    lm.LaRankClassifier(verbose=True, epochs=2).fit(X, Y3)
+    out = capsys.readouterr().out
+    assert "[largemargin] SVC fit: 3 of 3 pairs done" in out and "(finished)" in out
+    assert "[largemargin] LaRank fit: 2 of 2 epochs done" in out
+    assert unconfigured.handlers == [] and unconfigured.propagate and unconfigured.level == logging.NOTSET
+    lm.SVC().fit(X, Y3)  # quiet by default
+    assert capsys.readouterr().out == ""
+
+
+def test_with_logging_configured_lines_are_info_records(unconfigured, caplog):
     with caplog.at_level(logging.INFO, logger="largemargin"):
         lm.SVC(verbose=True).fit(X, Y3)
-        lm.LaRankClassifier(verbose=True, epochs=2).fit(X, Y3)
+        lm.LinearSGD(verbose=True, random_state=0).fit(X, Y3)
     lines = [r.getMessage() for r in caplog.records if r.name == "largemargin"]
-    assert any(ln.startswith("SVC fit: 3 of 3 pairs done") and ln.endswith("(finished)") for ln in lines), lines
-    assert any(ln.startswith("LaRank fit: 2 of 2 epochs done") for ln in lines), lines
-    caplog.clear()
-    lm.SVC().fit(X, Y3)  # quiet by default
-    assert not [r for r in caplog.records if r.name == "largemargin"]
+    assert any(ln.startswith("[largemargin] SVC fit: 3 of 3 pairs done") for ln in lines), lines
+    assert any(ln.startswith("[LinearSGD] class 0 against the rest") for ln in lines), lines
 
 
-def test_without_logging_configured_verbose_still_prints(clean_logger, capsys, monkeypatch):
-    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+def test_a_higher_level_silences_lines_and_bar(unconfigured, capsys, monkeypatch):
+    unconfigured.setLevel(logging.WARNING)
     lm.SVC(verbose=True).fit(X, Y3)
-    assert "[largemargin] SVC fit: 3 of 3 pairs done" in capsys.readouterr().out
+    r = _progress.Reporter("SVC fit")
+    r.update(1, 6, 0.5)
+    assert r.bar is None
+    out = capsys.readouterr()
+    assert "SVC fit" not in out.out and "SVC fit" not in out.err
 
 
-def test_a_set_level_is_respected(clean_logger, capsys, monkeypatch):
-    monkeypatch.setattr(logging.getLogger(), "handlers", [])
-    clean_logger.setLevel(logging.WARNING)
-    lm.SVC(verbose=True).fit(X, Y3)
-    assert "SVC fit" not in capsys.readouterr().out
-
-
-def test_the_bar_counts_planned_units(clean_logger, monkeypatch):
+def test_the_bar_counts_planned_units(unconfigured, monkeypatch):
     tqdm = pytest.importorskip("tqdm")
+    not_configured(monkeypatch)
     out = io.StringIO()
     monkeypatch.setattr(_progress, "_bar_class", lambda: lambda **kw: tqdm.tqdm(**{**kw, "file": out}))
     r = _progress.Reporter("SVC fit")
-    r.update(2, 6, 1000, 0.5)
-    r.close(6, 6, 5000, 1.0)
+    r.update(2, 6, 0.5)
+    r.close(6, 6, 1.0)
     text = out.getvalue()
-    assert "SVC fit" in text and "6/6" in text and "pair" in text and "5,000 iterations" in text
+    assert "SVC fit" in text and "6/6" in text and "pair" in text
     r = _progress.Reporter("cross-validated search")  # no plan: log lines only
-    r.update(3, 0, 0, 10.0)
+    r.update(3, 0, 10.0)
     assert r.bar is None

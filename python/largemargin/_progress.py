@@ -2,10 +2,12 @@
 when tqdm is installed and the fit knows how much work it has (one-vs-one pairs, binary problems,
 epochs), a progress bar with the time left.
 
-The native side calls `Reporter.update` about four times a second and `Reporter.close` at the end.
-Log records go to the ``largemargin`` logger at INFO level; when the program has configured no
-logging at all, a handler printing them to stdout is added so that ``verbose=True`` shows them,
-as scikit-learn's estimators print theirs. To route or silence them, configure that logger.
+The native side calls `Reporter.update` about four times a second and `Reporter.close` at the end;
+the estimators' own verbose lines go through `say`. Lines are INFO records of the ``largemargin``
+logger when the program has configured logging (so its handlers and levels decide what shows: a
+root level of WARNING hides them unless ``logging.getLogger("largemargin").setLevel(logging.INFO)``);
+a program that configured none gets them on stdout, as scikit-learn's estimators print theirs.
+Nothing here changes the logger's configuration.
 """
 
 import logging
@@ -20,16 +22,21 @@ _UNITS = {"SVC fit": "pair", "LaRank fit": "epoch", "ambiguous LaRank fit": "epo
 LOG_EVERY = 2.0  # seconds between log lines
 
 
-def _visible_logger():
-    """The logger, with a stdout handler added if nothing would print INFO records otherwise."""
-    if not logger.handlers and not logging.getLogger().handlers:
-        handler = logging.StreamHandler(sys.stdout)
-        handler.setFormatter(logging.Formatter("[largemargin] %(message)s"))
-        logger.addHandler(handler)
-        logger.propagate = False
-    if logger.level == logging.NOTSET and logger.getEffectiveLevel() > logging.INFO:
-        logger.setLevel(logging.INFO)  # verbose=True asks for INFO, unless this logger's level was set
-    return logger
+def _configured():
+    return logger.hasHandlers()
+
+
+def _shown():
+    """Whether an INFO line of the logger would show (always, when logging is not configured)."""
+    return not _configured() or logger.isEnabledFor(logging.INFO)
+
+
+def say(message):
+    """One verbose line: an INFO record if the program configured logging, else printed."""
+    if _configured():
+        logger.info("%s", message)
+    else:
+        print(message, flush=True)
 
 
 def _bar_class():
@@ -46,27 +53,27 @@ class Reporter:
     def __init__(self, what):
         self.what, self.unit = what, _UNITS.get(what, "problem")
         self.bar, self.last_log = None, time.monotonic()
-        self.log = _visible_logger()
 
-    def update(self, done, planned, iterations, seconds):
-        if planned > 0 and self.bar is None and planned > 1 and (bar := _bar_class()) is not None:
-            self.bar = bar(total=int(planned), desc=self.what, unit=self.unit, leave=True, file=sys.stderr)
+    def update(self, done, planned, seconds):
+        if not _shown():
+            return
+        if self.bar is None and planned > 1 and (bar := _bar_class()) is not None:
+            # started at the count reached so far, so that its rate and time left count from here
+            self.bar = bar(total=int(planned), initial=min(int(done), int(planned)), desc=self.what, unit=self.unit,
+                           leave=True, file=sys.stderr)
         if self.bar is not None:
-            self.bar.n = min(int(done), self.bar.total)
-            if iterations:
-                self.bar.set_postfix_str(f"{iterations:,} iterations", refresh=False)
-            self.bar.refresh()
+            self.bar.update(min(int(done), self.bar.total) - self.bar.n)
         elif time.monotonic() - self.last_log >= LOG_EVERY:
             self.last_log = time.monotonic()
-            self.log.info("%s", self._line(done, planned, iterations, seconds))
+            say(self._line(done, planned, seconds))
 
-    def close(self, done, planned, iterations, seconds):
+    def close(self, done, planned, seconds):
         if self.bar is not None:
-            self.update(done, planned, iterations, seconds)
+            self.update(done, planned, seconds)
             self.bar.close()
-        self.log.info("%s", self._line(done, planned, iterations, seconds) + " (finished)")
+        if _shown():
+            say(self._line(done, planned, seconds) + " (finished)")
 
-    def _line(self, done, planned, iterations, seconds):
+    def _line(self, done, planned, seconds):
         of = f" of {planned}" if planned > 0 else ""
-        steps = f", {iterations:,} iterations" if iterations else ""
-        return f"{self.what}: {done}{of} {self.unit}s done{steps}, {seconds:.1f} s"
+        return f"[largemargin] {self.what}: {done}{of} {self.unit}s done, {seconds:.1f} s"

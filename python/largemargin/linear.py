@@ -22,6 +22,7 @@ from ._arrays import NOT_CANONICAL, canonical_csr, to_native
 from ._base.estimator import BaseEstimator
 from ._checks import check_positive_int, check_real, draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
+from ._progress import say
 from .plugins import NativeLoss, get_registry
 from .plugins.checked import CheckedLoss
 
@@ -228,9 +229,9 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self.call_time_ = time.perf_counter() - started
         if self.verbose:
             for p, f in enumerate(fits):
-                print(f"[{type(self).__name__}] {_problem_name(classes, targets, p)}: {f[2]} passes, objective "
-                      f"{f[0]:.6g}, training error {f[1]:.4g}{', stopped by max_iter' if tol is not None and not f[3] else ''}", flush=True)
-            print(f"[{type(self).__name__}] {self.fit_time_:.3f} s in the passes, {self.call_time_:.3f} s in all", flush=True)
+                say(f"[{type(self).__name__}] {_problem_name(classes, targets, p)}: {f[2]} passes, objective "
+                    f"{f[0]:.6g}, training error {f[1]:.4g}{', stopped by max_iter' if tol is not None and not f[3] else ''}")
+            say(f"[{type(self).__name__}] {self.fit_time_:.3f} s in the passes, {self.call_time_:.3f} s in all")
         return self
 
     def _average_start(self, n):

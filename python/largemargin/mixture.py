@@ -23,6 +23,7 @@ from ._base import _ovr_from_ovo, dask_client, without_client
 from ._base.estimator import BaseEstimator
 from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs, warn_not_converged
 from ._guard import unchanged_on_failure
+from ._progress import say
 from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection
 from .plugins import NativeExpert, NativeKernel, get_registry
 
@@ -267,7 +268,7 @@ class _MixtureBase(BaseEstimator):
                          (("moved", "moved"), ("gater criterion", "gater_loss"), ("validation", "validation"))
                          if not np.isnan(h[key])]
                 said.append(f"#SV {h['n_support']}")
-                print(f"[mixture{getattr(self, '_pair_label', '')}] round {h['round']}: {', '.join(said)}", flush=True)
+                say(f"[mixture{getattr(self, '_pair_label', '')}] round {h['round']}: {', '.join(said)}")
             if stop:
                 break
         if best is not None:
