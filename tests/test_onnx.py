@@ -38,7 +38,6 @@ CLASSIFIERS = [
     ("svc sparse fit", lambda: lm.SVC(kernel="linear").fit(sp.csr_matrix(X), Y), X),
     ("svc string labels", lambda: lm.SVC().fit(XI, np.array(["a", "b", "c"])[YI]), XI),
     ("lasvm binary", lambda: lm.LaSVM(random_state=0).fit(X, Y), X),
-    ("lasvm one-vs-one", lambda: lm.LaSVM(random_state=0).fit(XI, YI), XI),
     ("huller", lambda: lm.Huller(random_state=0).fit(X, Y), X),
     ("kernel perceptron", lambda: lm.KernelPerceptron(random_state=0).fit(X, Y), X),
     ("linear sgd", lambda: lm.LinearSGD(random_state=0).fit(X, Y), X),
@@ -71,7 +70,9 @@ def test_models_without_an_onnx_form_say_so():
         to_onnx(lm.LaRankClassifier().fit(XI, YI), XI)
     with pytest.raises(NotImplementedError, match="kernel=<function"):
         to_onnx(lm.SVC(kernel=lambda a, b: a @ b.T).fit(X, Y), X)
-    with pytest.raises(NotImplementedError, match="multiclass='ovr'"):
-        to_onnx(lm.LaSVM(multiclass="ovr").fit(XI, YI), XI)
+    with pytest.raises(NotImplementedError, match="LaSVM with more than two classes"):
+        to_onnx(lm.LaSVM().fit(XI, YI), XI)
+    with pytest.raises(NotImplementedError, match="break_ties=True"):
+        to_onnx(lm.SVC(break_ties=True).fit(XI, YI), XI)
     with pytest.raises(ValueError, match="6 columns"):
         to_onnx(lm.SVC().fit(X, Y), X[:, :3])

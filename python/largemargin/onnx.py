@@ -3,15 +3,18 @@
 ``to_onnx(model, X)`` hands each model to skl2onnx's converter of its scikit-learn counterpart,
 through a stand-in that holds the same fitted parameters:
 
-- ``SVC`` and ``SVR`` (built-in kernels; ``probability=True`` too), and a binary or one-vs-one
-  ``LaSVM``, ``Huller`` or ``KernelPerceptron`` (their expansions laid out as LIBSVM's), as
-  scikit-learn's ``SVC``/``SVR`` (the ONNX-ML ``SVMClassifier``/``SVMRegressor`` operators);
+- ``SVC`` and ``SVR`` (built-in kernels; ``probability=True`` too), and a binary ``LaSVM``,
+  ``Huller`` or ``KernelPerceptron``, as scikit-learn's ``SVC``/``SVR`` (the ONNX-ML
+  ``SVMClassifier``/``SVMRegressor`` operators);
 - ``LinearSGD`` and ``MarginPerceptron`` as scikit-learn's ``SGDClassifier`` (a linear model).
 
-Models whose prediction has no ONNX operator (Python kernels, composed kernels, precomputed
-kernels, LaRank, the mixtures, the MLPs, the sequence labeler) raise ``NotImplementedError``.
-skl2onnx and onnx are needed (``pip install skl2onnx``); the ONNX-ML SVM operators compute in
-float32, so predictions agree with the model's to float32 rounding.
+Models whose prediction has no exact ONNX form raise ``NotImplementedError``: Python, composed
+and precomputed kernels, ``SVC(break_ties=True)`` and online kernel classifiers with more than two
+classes (the ONNX-ML operator breaks equal votes otherwise), LaRank, the mixtures, the MLPs and the
+sequence labeler. skl2onnx and onnx are needed (``pip install skl2onnx``). The ONNX-ML SVM
+operators compute in float32: labels agree with the model's, regression values and multiclass
+probabilities to float32 rounding; binary probabilities differ by up to about 3e-3 (the
+operator's own two-class Platt step).
 """
 
 import warnings
@@ -43,6 +46,9 @@ def _svc_standin(model):
             model._libsvm_file_order):
         raise NotImplementedError("a model read from a LIBSVM file that lists its classes out of order votes as LIBSVM "
                                   "does in the file's order; ONNX's operator votes in sorted order: refit it")
+    if getattr(model, "break_ties", False) and len(model.classes_) > 2:
+        raise NotImplementedError("SVC(break_ties=True) with more than two classes has no exact ONNX form: the ONNX-ML "
+                                  "SVMClassifier predicts by votes; export it with break_ties=False")
     s = SklearnSVC(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0),
                    probability=bool(getattr(model, "probability", False)),
                    decision_function_shape=getattr(model, "decision_function_shape", "ovr"),
@@ -83,9 +89,11 @@ def _online_standin(model):
     by class; for the pair (a, b), class a's coefficients in row b - 1, class b's in row a."""
     from sklearn.svm import SVC as SklearnSVC
 
-    if len(model.classes_) > 2 and not model._one_vs_one():
-        raise NotImplementedError(f"{type(model).__name__}(multiclass='ovr') has no ONNX form: "
-                                  "ONNX's SVMClassifier votes one-vs-one")
+    if len(model.classes_) > 2:
+        # ONNX's SVMClassifier gives equal votes to the first class; these models break them by
+        # the summed pair decisions (and 'ovr' ones do not vote at all)
+        raise NotImplementedError(f"{type(model).__name__} with more than two classes has no exact ONNX form: the "
+                                  "ONNX-ML SVMClassifier breaks equal votes another way; export a binary model or an SVC")
     k = len(model.classes_)
     sv = _dense(model.support_vectors_)
     coef = np.asarray(model._dual_coef_, dtype=np.float64)  # (problems, n_SV), LIBSVM sign: + for the first class
@@ -169,8 +177,11 @@ def to_onnx(model, X, *, target_opset=None, options=None):
     Returns
     -------
     onnx.ModelProto
-        A graph with input ``X`` and outputs ``label`` (plus ``probabilities`` for classifiers)
-        or ``variable`` (regressors).
+        A graph with input ``X``. Its first output is the labels (regressors: the values); a
+        classifier's second is the probabilities, or the decision values when the model has no
+        probabilities. Their names depend on skl2onnx's converter (``label``/``probabilities``,
+        or ``output_label``/``output_probability`` as a list of dicts unless
+        ``options={"zipmap": False}``): read them by position, ``session.run(None, ...)``.
 
     Raises
     ------
@@ -186,7 +197,7 @@ def to_onnx(model, X, *, target_opset=None, options=None):
     >>> onx = to_onnx(clf, X[:1].astype(np.float32))
     >>> import onnxruntime as rt
     >>> session = rt.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
-    >>> session.run(["label"], {"X": X.astype(np.float32)})[0].tolist()
+    >>> session.run(None, {"X": X.astype(np.float32)})[0].tolist()
     [0, 0, 1, 1]
     """
     try:
