@@ -58,6 +58,11 @@ def test_classification_options_as_svm_train(tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("Cross Validation Accuracy = ")
     r = run("train", str(data), str(model), "-v", "5")
     assert r.returncode == 2 and "drop MODEL" in r.stderr
+    # no MODEL: svm-train's default, the data file's name + .model in the current directory
+    r = subprocess.run([sys.executable, "-m", "largemargin.cli", "train", "-q", str(data)], cwd=tmp_path / "..",
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and (tmp_path / ".." / "d.txt.model").exists(), r.stderr
+    (tmp_path / ".." / "d.txt.model").unlink()
 
 
 def test_help_version_and_one_line_errors():
@@ -70,6 +75,8 @@ def test_help_version_and_one_line_errors():
     assert r.returncode == 0 and r.stdout.strip() == f"largemargin {__version__}"
     r = subprocess.run([sys.executable, "-m", "largemargin", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and __version__ in r.stdout
+    r = run()
+    assert r.returncode == 2 and r.stderr.startswith("usage: largemargin")
     r = run("train", "-t", "9")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "-t" in r.stderr and "--help" in r.stderr
 

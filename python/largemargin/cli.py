@@ -94,9 +94,14 @@ def _train(args):
             print(f"test MAE        {np.mean(np.abs(pred - yte)):.4f}  ({len(yte)} examples, {pt:.2f} s)")
         else:
             print(f"test error      {100 * np.mean(pred != yte):.2f} %  ({len(yte)} examples, {pt:.2f} s)")
-    if args.model:
-        save_libsvm_model(model, args.model, zero_based=zero_based)
-        print(f"model written to {args.model}")
+    path = args.model
+    if path is None and args.data is not None and args.solver == "smo":
+        import os
+
+        path = os.path.basename(args.data) + ".model"  # svm-train's default: in the current directory
+    if path:
+        save_libsvm_model(model, path, zero_based=zero_based)
+        print(f"model written to {path}")
     return 0
 
 
@@ -343,7 +348,9 @@ def build_parser():
                        description="Train an SVM on a LIBSVM file, as svm-train does (on the bundled Adult data "
                        "when no file is given), and report its test error with --test.")
     t.add_argument("data", nargs="?", help="training file in LIBSVM format (.gz/.bz2 ok)")
-    t.add_argument("model", nargs="?", help="write the model here (LIBSVM format, the data's index base)")
+    t.add_argument("model", nargs="?", help="write the model here (LIBSVM format, the data's index base; default: "
+                   "DATA's file name + .model in the current directory, as svm-train; none for the bundled data "
+                   "or the online and linear solvers)")
     t.add_argument("--test", help="test file to report the error on (read with the training file's index base)")
     _index_base_options(t, "either file uses")
     svr = t.add_mutually_exclusive_group()
@@ -455,8 +462,8 @@ def main(argv=None):
     except Exception as e:  # a bug: still one line, never a traceback
         print(f"largemargin: internal error: {type(e).__name__}: {_one_line(e)}", file=sys.stderr)
         return 2
-    build_parser().print_help()
-    return 1
+    build_parser().print_help(sys.stderr)
+    return 2  # a command is needed: a usage error, as argparse's
 
 
 if __name__ == "__main__":
