@@ -490,7 +490,8 @@ class NilssonMLPClassifier(_MarginMLP):
     init_scale : float, default=1.0
         The initial weights and biases are uniform in +-init_scale/sqrt(n_features).
     max_epochs : int, default=200
-        The most epochs of a fit.
+        The most epochs of a fit; reaching it while a network still improved warns
+        (ConvergenceWarning).
     early_stopping : bool, default=True
         Hold out ``validation_fraction`` of the data (stratified), keep the epoch of lowest error on
         it, stop after ``n_iter_no_change`` epochs without improvement.
@@ -619,7 +620,8 @@ class TanhMLPClassifier(_MarginMLP):
     curvature_sample : int, default=5000
         ``"block_newton"``: the examples the curvature is re-estimated on every epoch.
     max_epochs : int, default=200
-        The most epochs of a fit.
+        The most epochs of a fit; reaching it while a network still improved warns
+        (ConvergenceWarning).
     early_stopping : bool, default=True
         As in `SimpleMLPClassifier`.
     validation_fraction : float, default=0.3

@@ -203,7 +203,8 @@ class LaSVM(_OnlineClassifier):
         examples; None or -1: no limit. With an oracle it is also the labelling budget: at most
         this many questions in all, in equal shares over the binary problems (see `fit`'s
         ``oracle``); over a growing budget with the same ``random_state``, the fits follow one
-        trajectory (the thesis' learning curves).
+        trajectory (the thesis' learning curves). Without an oracle, a budget that ends the
+        passes before every example was processed warns (ConvergenceWarning).
     finishing : bool, default=True
         After the passes, run SMO on the expansion set until no tol-violating pair is left
         (in rounds, evicting what can no longer become a support vector after each).
