@@ -222,3 +222,11 @@ def test_two_classes_is_the_bias_free_binary_svm_with_twice_C():
         ref = LinearSVC(C=2 * c, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=1_000_000).fit(X, y)
         w = ours.coef_[1] - ours.coef_[0]
         np.testing.assert_allclose(w, ref.coef_[0], rtol=0, atol=1e-3 * np.abs(ref.coef_).max())
+
+
+def test_partial_fit_refuses_balanced_class_weights_as_lasvm_does(digits):
+    Xtr, ytr = digits[0], digits[1]
+    for est in (lm.LaRankClassifier(class_weight="balanced"), lm.LaSVM(class_weight="balanced")):
+        with pytest.raises(ValueError, match="class_weight='balanced' needs every label at once"):
+            est.partial_fit(Xtr[:100], ytr[:100], classes=np.arange(10))
+        assert not hasattr(est, "classes_")  # nothing fitted

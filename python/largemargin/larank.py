@@ -74,8 +74,7 @@ class LaRankClassifier(_LaRankBase):
     cache_size : float, default=200
         The kernel cache, in MB.
     class_weight : dict, "balanced" or None, default=None
-        Multiplies C per class. ``"balanced"`` needs all the labels: in `partial_fit` it weighs
-        every class 1.
+        Multiplies C per class. ``"balanced"`` needs all the labels: `partial_fit` refuses it.
     random_state : int, RandomState or None, default=None
         The order of the passes and the schedule's draws.
     n_jobs : int or None, default=None

@@ -508,9 +508,6 @@ class LaSVM(_OnlineClassifier):
             The updated estimator.
         """
         started = time.perf_counter()
-        if self.class_weight == "balanced":
-            raise ValueError("class_weight='balanced' needs every label at once: it is not supported by partial_fit "
-                             "(give a dict of class weights, or use fit)")
         if hasattr(self, "_fitted_pairs") and len(self.classes_) > 2 and self._fitted_pairs != (self.multiclass == "ovo"):
             raise ValueError(f"multiclass={self.multiclass!r} differs from the model being continued "
                              f"({'ovo' if self._fitted_pairs else 'ovr'}): partial_fit cannot change it, fit anew")

@@ -37,7 +37,10 @@ def _chunk(est, X, y, classes, sample_weight):
     """The checks of an online estimator's `partial_fit`: returns whether this is the first call,
     the chunk (raw and kernel-ready), its class indices and each example's weight (class weight
     times sample weight). The first call fixes ``classes_`` and the kernel (gamma="scale" is not
-    re-estimated later); 'balanced' class weights need all the data, so online they are ones."""
+    re-estimated later). 'balanced' class weights need every label at once: refused."""
+    if getattr(est, "class_weight", None) == "balanced":
+        raise ValueError("class_weight='balanced' needs every label at once: it is not supported by partial_fit "
+                         "(give a dict of class weights, or use fit)")
     first = not hasattr(est, "classes_")
     classes = partial_fit_classes(getattr(est, "classes_", None), classes)
     gamma = None if first else est._gamma
@@ -49,7 +52,7 @@ def _chunk(est, X, y, classes, sample_weight):
     y_idx = np.searchsorted(classes, y)
     if first:
         est.classes_ = classes
-        if est.class_weight not in (None, "balanced"):
+        if est.class_weight is not None:
             est.class_weight_ = compute_class_weight(est.class_weight, classes=classes, y=classes)
         else:
             est.class_weight_ = np.ones(len(classes))
