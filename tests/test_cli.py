@@ -77,6 +77,8 @@ def test_help_version_and_one_line_errors():
     assert r.returncode == 0 and __version__ in r.stdout
     r = run()
     assert r.returncode == 2 and r.stderr.startswith("usage: largemargin")
+    r = run("train", "-w1", "2")
+    assert r.returncode == 2 and "class_weight" in r.stderr and r.stderr.count("\n") == 1
     r = run("train", "-t", "9")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "-t" in r.stderr and "--help" in r.stderr
 

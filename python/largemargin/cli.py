@@ -298,6 +298,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors, as the command's other errors (exit code 2)."""
 
     def error(self, message):
+        if "unrecognized arguments: -w" in message:
+            message += " (svm-train's per-class weights -wLABEL: use class_weight from Python)"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
