@@ -340,3 +340,20 @@ def test_divergence_names_the_class_and_the_step_and_a_blow_up_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lm.LinearSGD(random_state=0).fit(X, y)
+
+
+def test_margin_perceptron_early_stopping_reports_the_epoch_it_keeps():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(600, 10))
+    y = (X[:, 0] + 0.8 * rng.normal(size=600) > 0).astype(int)
+    m = lm.MarginPerceptron(early_stopping=True, epochs=30, n_iter_no_change=5, random_state=0).fit(X, y)
+    assert m.best_epoch_ < m.n_iter_  # stopped after a worse epoch: the kept one is earlier
+    # the kept model's training error, measured on the training part, is what the attribute says
+    from sklearn.model_selection import train_test_split
+
+    from largemargin._checks import draw_seed
+
+    train, _ = train_test_split(np.arange(600), test_size=m.validation_fraction, stratify=y,
+                                random_state=draw_seed(0))
+    err = np.mean(m.predict(X[train]) != y[train])
+    np.testing.assert_allclose(m.training_error_, [err], atol=1e-12)

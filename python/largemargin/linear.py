@@ -541,9 +541,9 @@ class MarginPerceptron(_LinearSGDBase):
     best_epoch_ : int
         With early stopping: the epoch kept (from 1).
     objective_, training_error_, n_iter_, t_, fit_time_, call_time_, n_features_in_
-        As in `LinearSGD`. With early stopping, ``objective_``, ``training_error_`` and
-        ``n_iter_`` are those of the last epoch run (on the training part), and ``fit_time_``
-        sums the epochs.
+        As in `LinearSGD`. With early stopping, ``objective_`` and ``training_error_`` are those
+        of the epoch kept (on the training part), ``n_iter_`` counts the epochs run, and
+        ``fit_time_`` sums them.
 
     See Also
     --------
@@ -603,12 +603,17 @@ class MarginPerceptron(_LinearSGDBase):
             seconds += self.fit_time_
             scores.append(float(np.mean(self.predict(X[held]) == y[held])))
             if best is None or scores[-1] > best[0]:
-                best, waited = (scores[-1], epoch, dict({k: np.copy(v) for k, v in self._state.items()}, w=self.coef_.astype(np.float32))), 0
+                state = dict({k: np.copy(v) for k, v in self._state.items()}, w=self.coef_.astype(np.float32))
+                # what describes that model (n_iter_ stays the passes run)
+                measured = {k: np.copy(getattr(self, k)) for k in ("objective_", "training_error_")}
+                best, waited = (scores[-1], epoch, state, measured), 0
             else:
                 waited += 1
                 if waited >= self.n_iter_no_change:
                     break
         self._set_state(best[2])
+        for name, value in best[3].items():
+            setattr(self, name, value)
         self.validation_scores_ = np.array(scores)
         self.best_epoch_ = best[1] + 1
         self.fit_time_ = seconds
