@@ -63,6 +63,11 @@ def test_classification_options_as_svm_train(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and (tmp_path / ".." / "d.txt.model").exists(), r.stderr
     (tmp_path / ".." / "d.txt.model").unlink()
+    model.unlink()
+    r = run("train", "-q", "-c", "2", str(data), "-g", "0.5", str(model), "--test", str(data))  # svm-train's mixed order
+    assert r.returncode == 0 and model.exists(), r.stderr
+    r = run("train", str(data), "-c", "2", str(model), "extra")
+    assert r.returncode == 2 and "unrecognized arguments" in r.stderr and r.stderr.rstrip().count("\n") == 0
 
 
 def test_help_version_and_one_line_errors():

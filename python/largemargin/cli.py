@@ -439,11 +439,26 @@ def _warning_line(message, category, filename, lineno, line=None):
     return f"largemargin: warning: {_one_line(message)}\n"
 
 
+def _parse(parser, argv):
+    """parse_args, but `train`'s DATA and MODEL may also come after options, as svm-train takes
+    them (argparse reads optional positionals once, before the options)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "train" and not any(e.startswith("-") and e != "-" for e in extra):
+        free = [name for name in ("data", "model") if getattr(args, name) is None]
+        if len(extra) <= len(free):
+            for name, value in zip(free, extra):
+                setattr(args, name, value)
+            return args
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv=None):
     import warnings
 
     warnings.formatwarning = _warning_line  # one line each, as the errors
-    args = build_parser().parse_args(argv)
+    args = _parse(build_parser(), argv)
     try:
         if args.command == "train":
             return _train(args)
