@@ -39,6 +39,22 @@ def _builtin_kernel(model):
     return kernel
 
 
+def _fitted_standin(estimator, model, support_vectors, dual_coef, intercept, support, n_support):
+    """scikit-learn's `estimator` (SVC or SVR, unfitted) given `model`'s kernel and these fitted
+    parameters, as skl2onnx's converter reads them."""
+    estimator.set_params(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0))
+    estimator.support_vectors_ = support_vectors
+    estimator.dual_coef_ = dual_coef
+    estimator.intercept_ = np.asarray(intercept, dtype=np.float64)
+    estimator.support_ = np.asarray(support, dtype=np.int32)
+    estimator._n_support = np.asarray(n_support, dtype=np.int32)
+    estimator._gamma = float(model._gamma) if model._gamma > 0 else 1.0
+    estimator.n_features_in_ = support_vectors.shape[1]
+    estimator.fit_status_ = 0
+    estimator._sparse = False
+    return estimator
+
+
 def _svc_standin(model):
     from sklearn.svm import SVC as SklearnSVC
 
@@ -49,44 +65,25 @@ def _svc_standin(model):
     if getattr(model, "break_ties", False) and len(model.classes_) > 2:
         raise NotImplementedError("SVC(break_ties=True) with more than two classes has no exact ONNX form: the ONNX-ML "
                                   "SVMClassifier predicts by votes; export it with break_ties=False")
-    s = SklearnSVC(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0),
-                   probability=bool(getattr(model, "probability", False)),
-                   decision_function_shape=getattr(model, "decision_function_shape", "ovr"),
-                   break_ties=bool(getattr(model, "break_ties", False)))
+    s = SklearnSVC(probability=bool(getattr(model, "probability", False)),
+                   decision_function_shape=getattr(model, "decision_function_shape", "ovr"))
     s.classes_ = np.asarray(model.classes_)
-    s.support_vectors_ = _dense(model.support_vectors_)
-    s.dual_coef_ = _dense(model.dual_coef_)
-    s.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
-    s._n_support = np.asarray(model._n_support, dtype=np.int32)
-    s.support_ = np.asarray(model.support_, dtype=np.int32)
-    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
     s._probA = np.asarray(getattr(model, "probA_", np.empty(0)), dtype=np.float64)
     s._probB = np.asarray(getattr(model, "probB_", np.empty(0)), dtype=np.float64)
-    s.n_features_in_ = s.support_vectors_.shape[1]
-    s.fit_status_ = 0
-    s._sparse = False
-    return s
+    return _fitted_standin(s, model, _dense(model.support_vectors_), _dense(model.dual_coef_), model.intercept_,
+                           model.support_, model._n_support)
 
 
 def _svr_standin(model):
     from sklearn.svm import SVR as SklearnSVR
 
-    s = SklearnSVR(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0))
-    s.support_vectors_ = _dense(model.support_vectors_)
-    s.dual_coef_ = _dense(model.dual_coef_)
-    s.intercept_ = np.asarray(model.intercept_, dtype=np.float64)
-    s.support_ = np.asarray(model.support_, dtype=np.int32)
-    s._n_support = np.array([0, 0], dtype=np.int32)
-    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
-    s.n_features_in_ = s.support_vectors_.shape[1]
-    s.fit_status_ = 0
-    s._sparse = False
-    return s
+    return _fitted_standin(SklearnSVR(), model, _dense(model.support_vectors_), _dense(model.dual_coef_),
+                           model.intercept_, model.support_, [0, 0])
 
 
 def _online_standin(model):
-    """An online classifier's expansions as LIBSVM's one-vs-one layout: support vectors grouped
-    by class; for the pair (a, b), class a's coefficients in row b - 1, class b's in row a."""
+    """A binary online classifier's expansion as scikit-learn's binary SVC: support vectors
+    grouped by class; its own sign is already the public one (+ for classes_[1])."""
     from sklearn.svm import SVC as SklearnSVC
 
     if len(model.classes_) > 2:
@@ -94,37 +91,14 @@ def _online_standin(model):
         # the summed pair decisions (and 'ovr' ones do not vote at all)
         raise NotImplementedError(f"{type(model).__name__} with more than two classes has no exact ONNX form: the "
                                   "ONNX-ML SVMClassifier breaks equal votes another way; export a binary model or an SVC")
-    k = len(model.classes_)
-    sv = _dense(model.support_vectors_)
-    coef = np.asarray(model._dual_coef_, dtype=np.float64)  # (problems, n_SV), LIBSVM sign: + for the first class
     cls = np.asarray(model._sv_class)
     order = np.argsort(cls, kind="stable")
-    rows = np.zeros((max(k - 1, 1), len(order)))
-    p = 0
-    for a in range(k):
-        for b in range(a + 1, k):
-            for col, i in enumerate(order):
-                if cls[i] == a:
-                    rows[b - 1, col] = coef[p, i]
-                elif cls[i] == b:
-                    rows[a, col] = coef[p, i]
-            p += 1
-    s = SklearnSVC(kernel=_builtin_kernel(model), degree=int(model.degree), coef0=float(model.coef0),
-                   decision_function_shape=getattr(model, "decision_function_shape", "ovr"))
+    s = SklearnSVC()
     s.classes_ = np.asarray(model.classes_)
-    s.support_vectors_ = sv[order]
-    # a binary problem's own sign is already scikit-learn's public one (+ for classes_[1]); the
-    # pairs of a one-vs-one fit have LIBSVM's (+ for the first class of the pair), as its layout
-    s.dual_coef_ = rows
-    s.intercept_ = np.asarray(model._intercept_, dtype=np.float64)
-    s._n_support = np.bincount(cls, minlength=k).astype(np.int32)
-    s.support_ = np.asarray(model.support_, dtype=np.int32)[order]
-    s._gamma = float(model._gamma) if model._gamma > 0 else 1.0
     s._probA = s._probB = np.empty(0)
-    s.n_features_in_ = sv.shape[1]
-    s.fit_status_ = 0
-    s._sparse = False
-    return s
+    coef = np.asarray(model._dual_coef_, dtype=np.float64)[:, order]
+    return _fitted_standin(s, model, _dense(model.support_vectors_)[order], coef, model._intercept_,
+                           np.asarray(model.support_)[order], np.bincount(cls, minlength=2))
 
 
 def _linear_standin(model):

@@ -138,7 +138,7 @@ class SVC(ClassifierMixin, _BaseSVM):
 
     _task = "classification"
     coef_ = property(_linear_coef)
-    _masks_nonpositive_weights = True  # as scikit-learn's: samples of weight <= 0 are left out
+    _libsvm_inputs = True  # samples of weight <= 0 left out, C=inf taken: as scikit-learn's SVC/SVR
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
@@ -392,7 +392,7 @@ class SVR(RegressorMixin, _BaseSVM):
     """
     _task = "regression"
     coef_ = property(_linear_coef)
-    _masks_nonpositive_weights = True  # as scikit-learn's: samples of weight <= 0 are left out
+    _libsvm_inputs = True  # samples of weight <= 0 left out, C=inf taken: as scikit-learn's SVC/SVR
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,

@@ -136,7 +136,7 @@ class _BaseSVM(BaseEstimator):
         params = self.get_params(deep=False)
         for name in ("C", "tol", "cache_size"):  # those of them this estimator has
             if name in params:
-                positive(name, params[name], allow_inf=name == "C" and self._masks_nonpositive_weights)
+                positive(name, params[name], allow_inf=name == "C" and self._libsvm_inputs)
         self._resolve_kernel()
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
@@ -209,7 +209,7 @@ class _BaseSVM(BaseEstimator):
 
     # SVC and SVR leave samples of negative weight out and take C=inf (the hard margin), as
     # scikit-learn's do; the others refuse both
-    _masks_nonpositive_weights = False
+    _libsvm_inputs = False
 
     def _prepare_fit(self, X, y, sample_weight, reset=True):
         """Checks parameters and data; `reset=False` (continued training) checks X against the
@@ -238,7 +238,7 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(f"Precomputed matrix must be a square matrix. Input is a {X.shape[0]}x{X.shape[1]} matrix.")
         if Xk.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        masks = self._masks_nonpositive_weights
+        masks = self._libsvm_inputs
         if masks and sample_weight is not None and not isinstance(sample_weight, numbers.Number):
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape == (Xk.shape[0],) and np.all(w <= 0):  # (NaN and other shapes are refused below)
