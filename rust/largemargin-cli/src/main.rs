@@ -19,11 +19,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use largemargin::atomic_file::write_atomically;
 use largemargin::data::CsrMatrix;
-use largemargin::libsvm_format::{self, IndexBase, LibsvmData, LibsvmParser};
+use largemargin::io::atomic_file::write_atomically;
+use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::svm::{train_svc, train_svr, SvmParams};
+use largemargin::train::svm::{train_svc, train_svr, SvmParams};
 use largemargin::{Control, KernelSpec};
 
 const USAGE: &str = "usage:
@@ -67,7 +67,7 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, String> {
 fn parse_data(path: &str) -> Result<LibsvmParser, String> {
     let mut parser = LibsvmParser::new();
     let mut reader = open(path)?;
-    if let Err(e) = libsvm_format::feed_all(&mut parser, &mut reader) {
+    if let Err(e) = data_file::feed_all(&mut parser, &mut reader) {
         // A compressed stream is checked at its end: garbage decoded before that point shows as a
         // bad line. Decoding the rest tells which it was.
         if path.ends_with(".gz") || path.ends_with(".bz2") {

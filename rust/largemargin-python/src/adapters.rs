@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use largemargin::kernel::ExternalKernel;
-use largemargin::solver::lasvm::{Choice, Oracle, SelectionStrategy};
-use largemargin::solver::loss::Loss;
+use largemargin::solver::online::lasvm::{Choice, Oracle, SelectionStrategy};
+use largemargin::solver::sgd::loss::Loss;
 use largemargin::Control;
 use largemargin::Error;
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};

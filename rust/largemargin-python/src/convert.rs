@@ -11,19 +11,20 @@ use largemargin::kernel::{Composite, Term};
 use largemargin::mixture::GaterTask;
 use largemargin::mlp::{Criterion, Optimizer};
 use largemargin::model::SvmType;
-use largemargin::online::Baseline;
-use largemargin::sequence::{Inference, SeqMethod};
-use largemargin::solver::asgd::Averaged;
+use largemargin::sequence::Inference;
 use largemargin::solver::isda::Bias;
+use largemargin::solver::larank::sequence::SeqMethod;
 use largemargin::solver::larank::{Clock, Method, Schedule};
-use largemargin::solver::lasvm::{
+use largemargin::solver::online::lasvm::{
     ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection, SelectionStrategy,
 };
-use largemargin::solver::loss::MarginLoss;
-use largemargin::solver::perceptron::PerceptronRule;
+use largemargin::solver::online::perceptron::PerceptronRule;
+use largemargin::solver::sgd::asgd::Averaged;
+use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{Algorithm, LinearModel};
 use largemargin::solver::smo::Selection;
-use largemargin::svm::DualSolver;
+use largemargin::train::lasvm::Baseline;
+use largemargin::train::svm::DualSolver;
 use largemargin::{Error, KernelSpec};
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -294,7 +295,7 @@ pub fn smo_selection(name: &str) -> PyResult<Selection> {
 }
 
 /// A strategy maker owned by the binding (the core takes it by reference).
-pub type StrategyMaker = Box<largemargin::online::StrategyMaker<'static>>;
+pub type StrategyMaker = Box<largemargin::train::lasvm::StrategyMaker<'static>>;
 
 /// A built-in LaSVM selection strategy by name ("random", "gradient", "active", "autoactive"),
 /// drawing `candidates` examples.

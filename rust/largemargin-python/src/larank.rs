@@ -1,9 +1,9 @@
 //! Entry points of multiclass LaRank and its baselines (passive-aggressive / MIRA, perceptrons), and
 //! of LaRank from candidate label sets (ambiguous supervision).
 
-use largemargin::multiclass::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
-use largemargin::solver::ambiguous::Bags;
+use largemargin::solver::larank::ambiguous::Bags;
 use largemargin::solver::larank::{LaRankParams, LaRankStats, Method};
+use largemargin::train::larank::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -13,15 +13,15 @@ mod sequence;
 
 use std::sync::Arc;
 
-use largemargin::atomic_file::write_atomically;
 use largemargin::data::CsrMatrix;
-use largemargin::libsvm_format::{IndexBase, LibsvmData, LibsvmParser};
+use largemargin::io::atomic_file::write_atomically;
+use largemargin::io::data_file::{IndexBase, LibsvmData, LibsvmParser};
+use largemargin::model::predict::Expansion;
+use largemargin::model::probability::{couple, sigmoid_predict};
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::online::{train_baseline, train_lasvm, LaSvmConfig, OnlineFit, OracleMaker};
-use largemargin::predict::Expansion;
-use largemargin::probability::{couple, sigmoid_predict};
-use largemargin::solver::lasvm::{Oracle, SelectionStrategy};
-use largemargin::svm::{train_svc, train_svr, DualSolver, SvmParams};
+use largemargin::solver::online::lasvm::{Oracle, SelectionStrategy};
+use largemargin::train::lasvm::{train_baseline, train_lasvm, LaSvmConfig, OnlineFit, OracleMaker};
+use largemargin::train::svm::{train_svc, train_svr, DualSolver, SvmParams};
 use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use largemargin::linear::{fit_linear as fit_problems, LinearConfig, Problem, Stopping};
-use largemargin::solver::loss::Loss;
+use largemargin::solver::sgd::loss::Loss;
 use largemargin::solver::sgd::{skip_for, SgdParams};
+use largemargin::train::linear::{fit_linear as fit_problems, LinearConfig, Problem, Stopping};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -53,7 +53,7 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
 /// (positive, negative) class weights of problem p. With `tol`, each problem stops early once its
 /// objective has not improved by tol (relative) for `n_iter_no_change` passes, `epochs` the cap.
-/// `skip` None: 16 / density of the data. `t0` None: chosen first as the thesis does (`largemargin::linear::fit_linear`, the sample
+/// `skip` None: 16 / density of the data. `t0` None: chosen first as the thesis does (`largemargin::train::linear::fit_linear`, the sample
 /// drawn with `t0_seed`), on the data checked and converted once for both.
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
 /// the seconds the passes took, t0 and skip.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule};
-use largemargin::probability::fit_sigmoid;
+use largemargin::model::probability::fit_sigmoid;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -1,13 +1,13 @@
 //! Entry points of the margin MLPs: training (with the per-epoch curves) and decisions of the
 //! simple MLP, the Nilsson MLP and the tanh network.
 
-use largemargin::control::Control;
 use largemargin::data::Matrix;
 use largemargin::error::Error;
 use largemargin::mlp::{
     train_network, train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
     NilssonParams, SimpleMlp, SimpleMlpParams,
 };
+use largemargin::runtime::control::Control;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

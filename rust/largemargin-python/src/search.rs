@@ -1,6 +1,6 @@
-//! The cross-validated search of C and kernel settings (`largemargin::search`).
+//! The cross-validated search of C and kernel settings (`largemargin::train::search`).
 
-use largemargin::search::{cross_validate, SearchFold, SearchParams, SearchSetting, SearchTask, WarmStart};
+use largemargin::train::search::{cross_validate, SearchFold, SearchParams, SearchSetting, SearchTask, WarmStart};
 use largemargin::KernelSpec;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;

@@ -2,8 +2,9 @@
 //! structured perceptron) and decoding with a fitted model.
 
 use largemargin::data::CsrView;
-use largemargin::sequence::{train_sequence, SeqConfig};
-use largemargin::sequence::{SeqModel, SeqParams, Sequences};
+use largemargin::sequence::{SeqModel, Sequences};
+use largemargin::solver::larank::sequence::SeqParams;
+use largemargin::train::sequence::{train_sequence, SeqConfig};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use largemargin::libsvm_format::{read, IndexBase};
-use largemargin::rng::Rng;
+use largemargin::io::data_file::{read, IndexBase};
+use largemargin::runtime::rng::Rng;
 use largemargin::{KernelEngine, KernelSpec};
 
 fn main() {

@@ -6,13 +6,13 @@
 
 use std::time::Instant;
 
-use largemargin::libsvm_format::{read, IndexBase};
-use largemargin::rng::Rng;
-use largemargin::solver::lasvm::{LaSvm, LaSvmParams, RandomSelection};
+use largemargin::io::data_file::{read, IndexBase};
+use largemargin::runtime::rng::Rng;
+use largemargin::solver::online::lasvm::{LaSvm, LaSvmParams, RandomSelection};
 use largemargin::solver::smo::Selection;
 use largemargin::{Control, KernelEngine, KernelSpec};
 
-fn load(path: &str) -> largemargin::libsvm_format::LibsvmData {
+fn load(path: &str) -> largemargin::io::data_file::LibsvmData {
     let file = std::fs::File::open(path).expect("file");
     read(std::io::BufReader::new(file), IndexBase::Zero).unwrap()
 }

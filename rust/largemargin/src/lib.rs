@@ -30,52 +30,49 @@
 //! # Ok::<(), largemargin::Error>(())
 //! ```
 //!
-//! Modules, one concept each: `estimator` (the `Svc`/`Svr` builders above), `data` (borrowed feature matrices), `kernel` (the kernel engine),
-//! `cache` (the shared kernel-row cache), `solver` (decomposition and online solvers), `svm`
-//! (training C-SVC / epsilon-SVR problems), `online` (training LaSVM problems), `multiclass` (training LaRank problems), `mixture` (the hard mixture of experts' gaters and reassignment), `mlp` (the margin MLPs), `sequence` (training sequence labelers), `linear`
-//! (training linear models by SGD), `search` (cross-validated C and kernel search over `shared_rows`, kernel rows shared between threads), `probability` (Platt scaling), `predict`
-//! (decision functions), `libsvm_format` (data files), `model` (LIBSVM model files), `atomic_file`
-//! (files written whole or not at all) and `vecops` (the solvers' inner loops, vectorised).
+//! The modules are the layers, each using only those above it in this list:
+//!
+//! - [`data`], [`error`] and [`runtime`]: borrowed feature matrices, errors, stop requests and
+//!   progress, the seeded generator, the thread team, the vectorised inner loops;
+//! - [`kernel`]: the one kernel engine every solver uses;
+//! - [`cache`]: the bounded kernel-row cache, and rows shared between threads;
+//! - [`sequence`]: sequences of tokens, the sequence model and its decoding;
+//! - [`solver`]: one module per algorithm (SMO, ISDA, LaSVM and the online baselines, LaRank,
+//!   the linear SGD family);
+//! - [`train`]: the training drivers, a problem in and a fitted model out (C-SVC/epsilon-SVR,
+//!   LaSVM, LaRank, linear models, sequence labelers, the cross-validated search); [`mixture`]
+//!   and [`mlp`], the hard mixture of experts' gaters and the margin MLPs, with their training;
+//! - [`model`]: LIBSVM models, decision functions, Platt scaling, and the [`Svc`]/[`Svr`]
+//!   builders above;
+//! - [`io`]: LIBSVM data and model files, files written whole or not at all.
 
 // Every unsafe operation sits in its own block with the argument that makes it sound.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
-pub mod atomic_file;
 pub mod cache;
-pub mod control;
 pub mod data;
 pub mod error;
-pub mod estimator;
+pub mod io;
 pub mod kernel;
-pub mod libsvm_format;
-pub mod linear;
 pub mod mixture;
 pub mod mlp;
 pub mod model;
-pub mod multiclass;
-pub mod online;
-pub mod predict;
-pub mod probability;
-pub mod rng;
-pub mod search;
+pub mod runtime;
 pub mod sequence;
-pub mod shared_rows;
 pub mod solver;
-pub mod svm;
-pub mod team;
-pub mod vecops;
+pub mod train;
 
-pub use control::Control;
 pub use data::{CsrMatrix, CsrView, DenseView, Matrix};
 pub use error::{Error, Result};
-pub use estimator::{Svc, Svr};
+pub use io::data_file::{read_libsvm_file, IndexBase, LibsvmData};
 /// The kernels: `Kernel::Linear`, `Kernel::Rbf { gamma }`, `Kernel::Poly { degree, gamma, coef0 }`,
 /// `Kernel::Sigmoid { gamma, coef0 }`, `Kernel::Precomputed` and composed kernels.
 pub use kernel::KernelSpec as Kernel;
 pub use kernel::{KernelEngine, KernelSpec};
-pub use libsvm_format::{read_libsvm_file, IndexBase, LibsvmData};
+pub use model::estimator::{Svc, Svr};
 pub use model::{LibsvmModel, SvmType};
+pub use runtime::Control;
 pub use solver::smo::Selection;
-pub use svm::{DualSolver, SvmParams};
+pub use train::svm::{DualSolver, SvmParams};

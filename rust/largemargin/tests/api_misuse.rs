@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use largemargin::data::{CsrMatrix, CsrView, DenseView, Matrix};
 use largemargin::kernel::{ExternalKernel, KernelEngine, KernelSpec, Query};
-use largemargin::predict::Expansion;
-use largemargin::solver::loss::MarginLoss;
+use largemargin::model::predict::Expansion;
+use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{LinearModel, SgdParams};
-use largemargin::svm::{train_svc, train_svr, SvmParams};
+use largemargin::train::svm::{train_svc, train_svr, SvmParams};
 use largemargin::{Control, Error};
 
 fn invalid<T>(r: largemargin::Result<T>, what: &str) {

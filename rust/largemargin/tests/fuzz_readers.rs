@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use largemargin::data::{CsrMatrix, DenseView, Matrix};
-use largemargin::libsvm_format::{self, IndexBase, LibsvmData, LibsvmParser};
+use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
 use largemargin::model::LibsvmModel;
 use largemargin::Error;
 
@@ -341,7 +341,7 @@ fn check_rows(d: &LibsvmData) {
 
 fn fuzz_data(input: &[u8], rng: &mut Rng, tally: &mut Tally) {
     for base in [IndexBase::Zero, IndexBase::One, IndexBase::Auto] {
-        let whole = bounded(input, "the data reader", tally, || libsvm_format::read(input, base));
+        let whole = bounded(input, "the data reader", tally, || data_file::read(input, base));
         match &whole {
             Ok(d) => {
                 check_rows(d);

@@ -2,13 +2,13 @@
 //! same whole and in pieces.
 #![no_main]
 
-use largemargin::libsvm_format::{self, IndexBase, LibsvmParser};
+use largemargin::io::data_file::{self, IndexBase, LibsvmParser};
 use largemargin::Error;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {
     for base in [IndexBase::Zero, IndexBase::One, IndexBase::Auto] {
-        let whole = libsvm_format::read(input, base);
+        let whole = data_file::read(input, base);
         if let Err(e) = &whole {
             assert!(matches!(e, Error::Parse { line, .. } if *line >= 1), "{e}");
         }

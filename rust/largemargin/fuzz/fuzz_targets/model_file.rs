@@ -3,7 +3,7 @@
 #![no_main]
 
 use largemargin::data::{DenseView, Matrix};
-use largemargin::libsvm_format::IndexBase;
+use largemargin::io::data_file::IndexBase;
 use largemargin::model::LibsvmModel;
 use largemargin::Error;
 use libfuzzer_sys::fuzz_target;

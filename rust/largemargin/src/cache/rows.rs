@@ -10,8 +10,8 @@
 //! having one size, a freed row is always reused by the allocator: with rows of many sizes the
 //! heap fragments and the process holds 25-30% more than the budget (measured on Adult).
 
-use crate::team::{Team, SOLO};
-use crate::vecops::prefetch;
+use crate::runtime::team::{Team, SOLO};
+use crate::runtime::vecops::prefetch;
 
 const NIL: usize = usize::MAX;
 
@@ -386,7 +386,7 @@ mod tests {
         // not j, shorter than i), discarded rows at the tail, full and short-row caches
         let n = 2000;
         for short in [false, true] {
-            crate::team::with_team(2, |team| {
+            crate::runtime::team::with_team(2, |team| {
                 let make = || {
                     if short {
                         KernelCache::with_short_rows(n, 6 << 20)
@@ -395,7 +395,7 @@ mod tests {
                     }
                 };
                 let (mut one, mut two) = (make(), make());
-                let mut rng = crate::rng::Rng::new(17);
+                let mut rng = crate::runtime::rng::Rng::new(17);
                 for step in 0..4000 {
                     let (i, j) = (rng.below(n), rng.below(n));
                     match step % 7 {
@@ -424,7 +424,7 @@ mod tests {
         // the row that lands at i holds i but not j, so its own visit cuts it; the rows that hold
         // i but not j take their new entry i from it where it still holds their index
         let (i, j, len) = (100, 1900, 1000);
-        crate::team::with_team(2, |team| {
+        crate::runtime::team::with_team(2, |team| {
             let (mut one, mut two) = (KernelCache::new(n, 16 << 20), KernelCache::new(n, 16 << 20));
             for c in [&mut one, &mut two] {
                 for r in (0..700).chain([j]).chain(700..1400) {
@@ -463,7 +463,7 @@ mod tests {
     fn never_exceeds_the_budget_under_random_use() {
         let n = 10_000;
         let mut c = KernelCache::new(n, 300_000);
-        let mut rng = crate::rng::Rng::new(9);
+        let mut rng = crate::runtime::rng::Rng::new(9);
         for step in 0..5000 {
             let i = rng.below(n);
             match step % 5 {

@@ -9,12 +9,12 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use super::{LibsvmModel, SvmType};
-use crate::atomic_file::write_atomically;
 use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
+use crate::io::atomic_file::write_atomically;
+use crate::io::data_file::{excerpt, IndexBase, MAX_INDEX};
 use crate::kernel::KernelSpec;
-use crate::libsvm_format::{excerpt, IndexBase, MAX_INDEX};
+use crate::model::{LibsvmModel, SvmType};
 
 /// Shortest text that reads back to the same f64.
 fn num(v: f64) -> String {

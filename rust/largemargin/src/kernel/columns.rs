@@ -3,7 +3,7 @@
 
 use super::Query;
 use crate::data::{CsrView, DenseView, Matrix, Real};
-use crate::vecops::avx2_fma;
+use crate::runtime::vecops::avx2_fma;
 
 /// Column-major copy of sparse target rows: for each feature, the rows that have it and their
 /// values. With it, the dot products of one query with all targets are a sparse matrix-vector

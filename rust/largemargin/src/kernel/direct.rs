@@ -6,7 +6,7 @@ use super::primitives::{
 use super::scratch::{with_scratch, SCATTER};
 use super::Query;
 use crate::data::{CsrView, DenseView, Matrix, Real};
-use crate::vecops::avx2_fma;
+use crate::runtime::vecops::avx2_fma;
 
 /// Dot products (or, dense against dense for RBF, squared distances) of `q` with target rows
 /// `cols`, visiting the targets directly.

@@ -15,7 +15,7 @@ use super::transform::transform_block;
 use super::{ExternalKernel, KernelSpec, Query};
 use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
-use crate::team::Team;
+use crate::runtime::team::Team;
 
 /// How a long request is split over threads.
 #[derive(Clone, Copy)]

@@ -178,4 +178,4 @@ pub(super) fn per_feature_table_fits(cols: usize, nnz: usize) -> bool {
 /// ahead so its first cache lines arrive while the current one is computed.
 pub(super) const PREFETCH_DISTANCE: usize = 6;
 
-pub(super) use crate::vecops::prefetch;
+pub(super) use crate::runtime::vecops::prefetch;

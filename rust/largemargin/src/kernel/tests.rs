@@ -53,7 +53,7 @@ fn rbf_plus_half_linear_times_poly() -> KernelSpec {
 /// and every query form give the kernel's textbook value.
 #[test]
 fn all_layouts_and_paths_agree_with_the_definition() {
-    let mut rng = crate::rng::Rng::new(3);
+    let mut rng = crate::runtime::rng::Rng::new(3);
     let n = 5000;
     // narrow and wide, sparse-ish and dense: every way the engine may hold the data
     for (d, keep_in_8) in [(40, 1usize), (40, 6), (80, 6)] {
@@ -162,7 +162,7 @@ impl ExternalKernel for OutsideRbf {
 #[test]
 fn external_kernels_are_asked_for_segments_and_their_failures_kept() {
     let (n, d) = (300, 3);
-    let mut rng = crate::rng::Rng::new(5);
+    let mut rng = crate::runtime::rng::Rng::new(5);
     let x: Vec<f64> = (0..n * d).map(|_| rng.below(100) as f64 / 50.0).collect();
     let placeholder: Vec<f64> = Vec::new();
     let m = Matrix::Dense64(DenseView::new(&placeholder, n, 0).unwrap());

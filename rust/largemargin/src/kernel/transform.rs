@@ -3,7 +3,7 @@
 
 use super::primitives::{exp_poly, powi, Store};
 use super::KernelSpec;
-use crate::vecops::avx2_fma;
+use crate::runtime::vecops::avx2_fma;
 
 /// out = kernel(base) with the kernel chosen once per block, so each loop is a plain map that
 /// the compiler vectorises.

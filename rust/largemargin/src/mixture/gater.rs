@@ -11,9 +11,9 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
 
 /// Which criterion the gater is trained on, the mixture's task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
 
 const LOG_2PI: f64 = 1.837_877_066_409_345_5;
 

@@ -2,11 +2,11 @@
 //! drawn uniform in +-init_scale/sqrt(inputs), init_scale 1 by default (zero weights would keep
 //! every unit identical), and the epoch driver with early stopping that trains them.
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
 
 /// `hidden` linear units over `inputs` features, before any activation: unit n computes
 /// v_n . x + d_n.

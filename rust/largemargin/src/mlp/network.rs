@@ -16,12 +16,12 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
 
 /// The loss Q(f, y) the network is trained on, for a label y of +-1 and the output f.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

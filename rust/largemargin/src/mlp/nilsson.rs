@@ -9,11 +9,11 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
+use crate::runtime::control::Control;
 
 /// The committee f(x) = sum_n sign(v_n . x + a_n).
 #[derive(Clone, Debug)]
@@ -206,7 +206,7 @@ mod tests {
     fn fits_xor() {
         let mut xs = Vec::new();
         let mut y = Vec::new();
-        let mut rng = crate::rng::Rng::new(7);
+        let mut rng = crate::runtime::rng::Rng::new(7);
         for _ in 0..400 {
             let a = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
             let b = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;

@@ -8,12 +8,12 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
 use crate::mlp::hidden::{check_labels, train_epochs, EpochFit, EpochStats, HiddenLayer};
-use crate::vecops::avx2_fma;
+use crate::runtime::control::Control;
+use crate::runtime::vecops::avx2_fma;
 
 /// The network f(x) = b + sum_i hardtanh(v_i . x + d_i).
 #[derive(Clone, Debug)]

@@ -17,13 +17,13 @@
 //! # Ok::<(), largemargin::Error>(())
 //! ```
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::KernelSpec;
 use crate::model::LibsvmModel;
+use crate::runtime::control::Control;
 use crate::solver::smo::Selection;
-use crate::svm::{train_svc, train_svr, SvmParams};
+use crate::train::svm::{train_svc, train_svr, SvmParams};
 
 /// The options every kernel SVM builder shares, with LIBSVM's defaults but the kernel's gamma,
 /// which is 1 / the number of features unless set.

@@ -7,13 +7,15 @@
 //! read or written with says which index column 0 is; reading a model and its data with the same
 //! base keeps them aligned, whichever base that is.
 
-mod libsvm_file;
+pub mod estimator;
+pub mod predict;
+pub mod probability;
 
 use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::KernelSpec;
-use crate::predict::Expansion;
-use crate::svm::{SvcFit, SvrFit};
+use crate::model::predict::Expansion;
+use crate::train::svm::{SvcFit, SvrFit};
 
 /// The kinds of LIBSVM model this crate reads and writes (a model file's `svm_type`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,7 +65,7 @@ impl LibsvmModel {
             self.sv.rows()
         }
     }
-    fn n_classes(&self) -> usize {
+    pub(crate) fn n_classes(&self) -> usize {
         match self.svm_type {
             SvmType::CSvc => self.labels.len(),
             SvmType::EpsilonSvr => 2,
@@ -177,7 +179,7 @@ impl LibsvmModel {
             if self.sv.rows() != 0 {
                 return bad("a precomputed-kernel model holds training indices, not support vectors".into());
             }
-            if self.sv_indices.iter().any(|&i| i >= crate::libsvm_format::MAX_INDEX as usize) {
+            if self.sv_indices.iter().any(|&i| i >= crate::io::data_file::MAX_INDEX as usize) {
                 return bad("a support vector's training index is out of range".into());
             }
         } else if !self.sv_indices.is_empty() {
@@ -273,9 +275,9 @@ fn widen(x: &Matrix, cols: usize) -> CsrMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::Control;
-    use crate::libsvm_format::IndexBase;
-    use crate::svm::{train_svc, SvmParams};
+    use crate::io::data_file::IndexBase;
+    use crate::runtime::control::Control;
+    use crate::train::svm::{train_svc, SvmParams};
 
     fn three_classes() -> (CsrMatrix, LibsvmModel) {
         let mut x = CsrMatrix::new();

@@ -4,10 +4,10 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
+use crate::runtime::control::Control;
 
 /// Test rows per parallel task.
 const TILE: usize = 16;

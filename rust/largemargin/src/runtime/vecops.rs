@@ -24,7 +24,7 @@ macro_rules! avx2_fma {
                 unsafe fn avx2 $(<$($g: $b),+>)? ($($a: $t),*) $(-> $r)? {
                     body(true, $($a),*)
                 }
-                if $crate::vecops::has_avx2_fma() {
+                if $crate::runtime::vecops::has_avx2_fma() {
                     // SAFETY: the processor has the features (just detected).
                     return unsafe { avx2($($a),*) };
                 }
@@ -33,7 +33,7 @@ macro_rules! avx2_fma {
         }
     };
     ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
-        $crate::vecops::avx2_fma! { [_fma] $(#[$m])* $vis fn $($rest)* }
+        $crate::runtime::vecops::avx2_fma! { [_fma] $(#[$m])* $vis fn $($rest)* }
     };
 }
 pub(crate) use avx2_fma;

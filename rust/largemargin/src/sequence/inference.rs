@@ -93,7 +93,7 @@ impl SeqModel {
     }
 }
 
-pub(super) fn argmax(v: &[f64]) -> usize {
+pub(crate) fn argmax(v: &[f64]) -> usize {
     let mut best = 0;
     for (i, &x) in v.iter().enumerate() {
         if x > v[best] {

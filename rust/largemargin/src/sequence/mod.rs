@@ -14,18 +14,15 @@
 //! 0/1 loss). Gradients are never stored: the weights are explicit, so they are recomputed.
 
 //!
-//! `data` (the sequences), `model` (weights and local scores), `inference` (greedy and Viterbi
-//! decoding), `solver` (the LaRank operations and the perceptron over one model) and `train`
-//! (epochs over the data).
+//! `data` (the sequences), `model` (weights and local scores) and `inference` (greedy and
+//! Viterbi decoding). The solver (LaRank's operations and the perceptron over one model) is
+//! [`crate::solver::larank::sequence`], the epochs over the data [`crate::train::sequence`].
 
 mod data;
 mod inference;
 mod model;
-mod solver;
-mod train;
 
 pub use data::Sequences;
+pub(crate) use inference::argmax;
 pub use inference::Inference;
 pub use model::SeqModel;
-pub use solver::{SeqMethod, SeqParams, SeqSolver};
-pub use train::{train_sequence, SeqConfig, SeqFit};

@@ -49,7 +49,7 @@ impl SeqModel {
     }
 
     #[inline]
-    pub(super) fn t(&self, lag: usize, prev: usize, y: usize) -> usize {
+    pub(crate) fn t(&self, lag: usize, prev: usize, y: usize) -> usize {
         ((lag - 1) * (self.labels + 1) + prev) * self.labels + y
     }
 
@@ -75,7 +75,7 @@ impl SeqModel {
 
     /// Adds the transition scores of every label at one position, given the labels before it
     /// (`ctx[s - 1]` = label at lag s, `labels` for START).
-    pub(super) fn add_transitions(&self, ctx: &[usize], row: &mut [f64]) {
+    pub(crate) fn add_transitions(&self, ctx: &[usize], row: &mut [f64]) {
         for (s, &p) in ctx.iter().enumerate() {
             let base = self.t(s + 1, p, 0);
             for (r, w) in row.iter_mut().zip(&self.trans[base..base + self.labels]) {

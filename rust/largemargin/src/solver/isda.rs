@@ -27,8 +27,8 @@
 //! kernel rows and the gradient pass shorten; before convergence is declared the gradient of the
 //! shrunk variables is rebuilt from the nonzero alphas' rows and the check runs over all.
 
-use crate::control::Control;
 use crate::error::{Error, Result};
+use crate::runtime::control::Control;
 use crate::solver::qmatrix::QMatrix;
 use crate::solver::smo::SmoSolution;
 

@@ -1,18 +1,14 @@
-//! Solvers. Each one is a module; the kernel solvers share the kernel engine and the kernel cache,
-//! the linear ones (`sgd`) their `loss`.
+//! Solvers, one module per algorithm. The kernel solvers share the kernel engine and the kernel
+//! cache (through `qmatrix` for the dual problems of SMO and ISDA); the linear ones (`sgd`) their
+//! `loss`.
+//!
+//! `smo` (SMO decomposition), `isda` (single-variable descent), `online` (LaSVM, the Huller, the
+//! kernel perceptrons and the expansion set they keep), `larank` (multiclass and sequence LaRank,
+//! their schedules, ambiguous supervision) and `sgd` (the linear SGD family).
 
-pub mod ambiguous;
-pub mod asgd;
-pub mod expansion;
-pub mod huller;
 pub mod isda;
 pub mod larank;
-pub mod lasvm;
-pub mod loss;
-pub mod perceptron;
+pub mod online;
 pub mod qmatrix;
-pub mod schedule;
 pub mod sgd;
-mod sgd_staging;
-pub mod sgd_t0;
 pub mod smo;

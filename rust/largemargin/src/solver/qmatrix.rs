@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
+use crate::cache::shared_rows::SharedRows;
 use crate::cache::KernelCache;
 use crate::kernel::{KernelEngine, Split};
-use crate::shared_rows::SharedRows;
 
 /// Rows served from the whole rows of a domain that solvers on other threads read too (the folds
 /// and values of C of a cross-validated search, see `SharedRows`): a row missing from a matrix's
@@ -345,7 +345,7 @@ mod tests {
     use super::*;
     use crate::data::{DenseView, Matrix};
     use crate::kernel::KernelSpec;
-    use crate::rng::Rng;
+    use crate::runtime::rng::Rng;
 
     /// Random row requests (growing as an expansion set does, with some long jumps), swaps and
     /// discards over a cache of short rows; with `check`, every row served is compared with the

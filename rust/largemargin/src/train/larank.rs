@@ -2,12 +2,12 @@
 //! in a seeded random order, or epochs until the duality gap is below C (LaRankGap); and the same
 //! from candidate label sets (ambiguous supervision, `train_ambiguous`).
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
-use crate::rng::Rng;
-use crate::solver::ambiguous::Bags;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::solver::larank::ambiguous::Bags;
 use crate::solver::larank::{LaRank, LaRankParams, LaRankStats, Method};
 
 /// How `train_larank` and `train_ambiguous` fit: the kernel, the solver's parameters and the

@@ -4,16 +4,16 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec};
-use crate::rng::Rng;
-use crate::solver::huller::Huller;
-use crate::solver::lasvm::{LaSvm, LaSvmParams, LaSvmStats, Oracle, SelectionStrategy};
-use crate::solver::perceptron::{KernelPerceptron, PerceptronRule};
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::runtime::team::{threads_for, with_team, Team, SOLO};
+use crate::solver::online::huller::Huller;
+use crate::solver::online::lasvm::{LaSvm, LaSvmParams, LaSvmStats, Oracle, SelectionStrategy};
+use crate::solver::online::perceptron::{KernelPerceptron, PerceptronRule};
 use crate::solver::smo::Selection;
-use crate::team::{threads_for, with_team, Team, SOLO};
 
 /// How `train_lasvm` solves every problem: the kernel, LaSVM's constants, the passes and the
 /// finishing step.
@@ -273,8 +273,8 @@ fn solve_problems(
 mod tests {
     use super::*;
     use crate::data::DenseView;
-    use crate::solver::lasvm::{ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection};
-    use crate::svm::{train_svc, SvmParams};
+    use crate::solver::online::lasvm::{ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection};
+    use crate::train::svm::{train_svc, SvmParams};
 
     fn blobs(n: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
         let mut rng = Rng::new(seed);
@@ -429,7 +429,7 @@ mod tests {
     /// each example it picks, once, and `max_iter` bounds the questions.
     #[test]
     fn an_oracle_labels_what_active_selection_picks() {
-        use crate::solver::lasvm::{ActiveSelection, Oracle};
+        use crate::solver::online::lasvm::{ActiveSelection, Oracle};
         use std::sync::atomic::{AtomicUsize, Ordering};
         let (xs, y) = blobs(600, 6);
         let x = Matrix::Dense64(DenseView::new(&xs, 600, 2).unwrap());

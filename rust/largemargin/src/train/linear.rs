@@ -5,13 +5,13 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
-use crate::solver::loss::Loss;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::runtime::team::{threads_for, with_team};
+use crate::solver::sgd::loss::Loss;
 use crate::solver::sgd::{choose_t0, primal, t0_candidates, LinearModel, SgdParams};
-use crate::team::{threads_for, with_team};
 
 /// How `train_linear` runs every problem: the SGD algorithm, the passes, their order and when
 /// they stop.
@@ -240,7 +240,7 @@ pub fn fit_linear(
 mod tests {
     use super::*;
     use crate::data::DenseView;
-    use crate::solver::loss::MarginLoss;
+    use crate::solver::sgd::loss::MarginLoss;
     use crate::solver::sgd::Algorithm;
 
     #[test]

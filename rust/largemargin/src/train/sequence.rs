@@ -2,10 +2,11 @@
 //! perceptron): epochs over the sequences in a seeded random order, or epochs until the duality
 //! gap is below C.
 
-use super::{SeqModel, SeqParams, SeqSolver, Sequences};
-use crate::control::Control;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::sequence::{SeqModel, Sequences};
+use crate::solver::larank::sequence::{SeqParams, SeqSolver};
 use crate::solver::larank::LaRankStats;
 
 /// How `train_sequence` fits: the solver's parameters and the epochs.

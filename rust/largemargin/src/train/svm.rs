@@ -3,16 +3,16 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Split};
-use crate::probability::fit_sigmoid;
-use crate::rng::Rng;
+use crate::model::probability::fit_sigmoid;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::runtime::team::{threads_for, with_team, Team, SOLO};
 use crate::solver::isda::{self, Bias, IsdaParams};
 use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
 use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
-use crate::team::{threads_for, with_team, Team, SOLO};
 
 /// The solver of each dual problem.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -89,10 +89,10 @@ impl Bags {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::Control;
     use crate::data::{DenseView, Matrix};
     use crate::kernel::{KernelEngine, KernelSpec};
-    use crate::rng::Rng;
+    use crate::runtime::control::Control;
+    use crate::runtime::rng::Rng;
     use crate::solver::larank::{LaRank, LaRankParams, Method, Schedule};
 
     /// Four noisy clusters on a circle, and each example's bag: its class plus `extra` distinct

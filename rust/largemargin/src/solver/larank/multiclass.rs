@@ -20,16 +20,16 @@
 //! Given candidate label sets (`with_bags`), the same solver learns from ambiguous supervision:
 //! see `solver::ambiguous`.
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Query};
-use crate::rng::Rng;
-use crate::solver::ambiguous::Bags;
-use crate::solver::expansion::ExpansionSet;
-use crate::solver::schedule::{fixed_step, Adaptive, LaRankSteps};
-pub use crate::solver::schedule::{Clock, Schedule};
-use crate::vecops;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::runtime::vecops;
+use crate::solver::larank::ambiguous::Bags;
+use crate::solver::larank::schedule::{fixed_step, Adaptive, LaRankSteps};
+use crate::solver::larank::schedule::{Clock, Schedule};
+use crate::solver::online::expansion::ExpansionSet;
 
 /// The update rule the solver runs over the examples.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::rng::Rng;
+use crate::runtime::rng::Rng;
 
 /// How the LaRank operations are interleaved.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -2,13 +2,12 @@
 //! OPTIMIZE) on the beta-dual with loss-augmented inference, and the (averaged) structured
 //! perceptron. See the module `sequence` for the formulation.
 
-use super::inference::argmax;
-use super::{Inference, SeqModel, Sequences};
-use crate::control::Control;
 use crate::error::{Error, Result};
-use crate::rng::Rng;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::sequence::{argmax, Inference, SeqModel, Sequences};
+use crate::solver::larank::schedule::{fixed_step, Adaptive, Clock, LaRankSteps, Schedule};
 use crate::solver::larank::LaRankStats;
-use crate::solver::schedule::{fixed_step, Adaptive, Clock, LaRankSteps, Schedule};
 
 /// The training rule of a sequence solver.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,11 +3,11 @@
 //! with a negative step, away from) an example, which can insert or remove it; the decision is
 //! f(x) = <X_P - X_N, x> + (|X_N|^2 - |X_P|^2) / 2.
 
-use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
-use crate::rng::Rng;
-use crate::solver::expansion::{check_labels, ExpansionSet};
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::solver::online::expansion::{check_labels, ExpansionSet};
 
 /// Below this a coefficient is zero (the example leaves the expansion).
 const ZERO: f64 = 1e-12;

@@ -8,14 +8,14 @@
 //! Kernel rows come from an `ExpansionSet`: S occupies positions 0..|S|, so a row request of
 //! length |S| is exactly K(x_k, S), and inserting or evicting an example is a swap of positions.
 
-use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, Split};
-use crate::rng::Rng;
-use crate::solver::expansion::{check_labels, ExpansionSet};
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::runtime::team::{Team, SOLO};
+use crate::solver::online::expansion::{check_labels, ExpansionSet};
 use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, Selection, SmoParams};
-use crate::team::{Team, SOLO};
 
 /// Fewest SMO iterations of a finishing round (a round is at least |S|/4 iterations).
 const FINISHING_ROUND: u64 = 1000;

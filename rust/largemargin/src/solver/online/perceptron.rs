@@ -1,10 +1,10 @@
 //! The kernel perceptron family (Bordes 2010, PhD thesis, section 2.1.3), the online baselines: f(x) =
 //! sum_{s in S} alpha_s K(x, x_s), no bias, one example at a time in random order.
 
-use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::kernel::KernelEngine;
-use crate::solver::expansion::{check_labels, ExpansionSet};
+use crate::runtime::control::Control;
+use crate::solver::online::expansion::{check_labels, ExpansionSet};
 
 /// When a kernel perceptron updates, and by how much.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -23,17 +23,22 @@
 //! are dense float32, as the thesis measured them (a sparse w costs 10x on RCV1); examples are
 //! dense or sparse rows of any `Matrix`.
 
-use crate::control::Control;
+pub mod asgd;
+pub mod loss;
+mod staging;
+pub mod t0;
+
 use crate::data::{CsrView, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
-use crate::solver::asgd::Averaged;
-use crate::solver::loss::Loss;
-use crate::solver::sgd_staging::{staged_pass, Gathered, Value};
-use crate::team::{Team, SOLO};
-use crate::vecops::{avx2_fma, prefetch_lines};
+use crate::runtime::control::Control;
+use crate::runtime::team::{Team, SOLO};
+use crate::runtime::vecops::{avx2_fma, prefetch_lines};
+use crate::solver::sgd::asgd::Averaged;
+use crate::solver::sgd::loss::Loss;
+use crate::solver::sgd::staging::{staged_pass, Gathered, Value};
 
-pub use crate::solver::sgd_t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
+pub use crate::solver::sgd::t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
 
 /// Which stochastic gradient method updates the weights (see the module's list).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -660,8 +665,8 @@ avx2_fma! {
 mod tests {
     use super::*;
     use crate::data::{CsrMatrix, DenseView};
-    use crate::rng::Rng;
-    use crate::solver::loss::MarginLoss;
+    use crate::runtime::rng::Rng;
+    use crate::solver::sgd::loss::MarginLoss;
 
     /// A noisy linear concept over sparse rows: y = sign(<u, x>) with 5% of labels flipped.
     fn problem(n: usize, d: usize, seed: u64) -> (CsrMatrix, Vec<f64>) {
@@ -697,7 +702,7 @@ mod tests {
     #[test]
     fn a_pass_staged_by_a_team_is_the_same_pass() {
         // a shuffled order over sparse rows, in float64 and float32, several stretches long
-        let (x, y) = problem(3 * super::super::sgd_staging::STRETCH + 17, 40, 11);
+        let (x, y) = problem(3 * super::staging::STRETCH + 17, 40, 11);
         let (ip, ix, xd) = (x.indptr().to_vec(), x.indices().to_vec(), x.data().to_vec());
         let xd32: Vec<f32> = xd.iter().map(|&v| v as f32).collect();
         let c: Vec<f64> = (0..x.rows()).map(|i| 0.5 + (i % 3) as f64).collect();
@@ -712,7 +717,7 @@ mod tests {
                 let p = SgdParams { algorithm, lambda: 1e-3, t0: 100.0, skip: 7, ..Default::default() };
                 // (the last: a team that runs some stretches alone, as when its helper is late)
                 let run = |threads: usize, alone: u32| {
-                    crate::team::with_team(threads, |team| {
+                    crate::runtime::team::with_team(threads, |team| {
                         let mut m = LinearModel::new(x.cols());
                         for _ in 0..2 {
                             team.go_solo_for(alone);

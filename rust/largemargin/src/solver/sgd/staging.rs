@@ -12,8 +12,8 @@ use std::sync::Mutex;
 
 use crate::data::{CsrView, Real};
 use crate::kernel::Query;
-use crate::team::{Team, SPLIT_MIN};
-use crate::vecops::prefetch_lines;
+use crate::runtime::team::{Team, SPLIT_MIN};
+use crate::runtime::vecops::prefetch_lines;
 
 /// Examples per stretch: a stretch's rows (a few hundred KB for text) stay in the cache
 /// between the copy and the steps, and a hand-off costs about a microsecond against tens.

@@ -4,12 +4,12 @@
 
 use rayon::prelude::*;
 
-use crate::control::Control;
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::Query;
-use crate::rng::Rng;
-use crate::solver::loss::Loss;
+use crate::runtime::control::Control;
+use crate::runtime::rng::Rng;
+use crate::solver::sgd::loss::Loss;
 use crate::solver::sgd::{LinearModel, SgdParams};
 
 /// The primal objective lambda/2 |w|^2 + 1/n sum_i c_i loss(f(x_i), y_i) and the training error

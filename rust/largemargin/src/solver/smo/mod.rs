@@ -10,10 +10,10 @@
 //! gradient reconstruction, each in its own function. Positions are reordered so that the active
 //! (unshrunk) variables come first; `index` maps positions back to variables.
 
-use crate::control::Control;
 use crate::error::{Error, Result};
+use crate::runtime::control::Control;
+use crate::runtime::team::{Team, SOLO};
 use crate::solver::qmatrix::QMatrix;
-use crate::team::{Team, SOLO};
 
 /// Curvature used when Q_ii + Q_jj - 2 Q_ij is not positive (non-PSD kernels, duplicates).
 const TAU: f64 = 1e-12;
@@ -485,7 +485,7 @@ fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
     assert!(status.len() >= g.len(), "a status per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::vecops::has_avx2() {
+        if crate::runtime::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
             return unsafe { avx2::scan_up(g, status) };
         }
@@ -523,7 +523,7 @@ fn scan_down_second_order(g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax
     assert!(status.len() >= g.len() && qd.len() >= g.len() && qi.len() >= g.len(), "an entry per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::vecops::has_avx2() {
+        if crate::runtime::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
             return unsafe { avx2::scan_down_second_order(g, status, qd, qi, gmax, qdi) };
         }
@@ -759,9 +759,9 @@ mod tests {
     fn teams_of_any_size_solve_to_the_same_bits() {
         use crate::data::{DenseView, Matrix};
         use crate::kernel::{KernelEngine, KernelSpec, Split};
-        use crate::rng::Rng;
+        use crate::runtime::rng::Rng;
+        use crate::runtime::team::with_team;
         use crate::solver::qmatrix::ExampleQ;
-        use crate::team::with_team;
 
         let (n, d) = (4000, 4);
         let mut rng = Rng::new(11);
@@ -816,7 +816,7 @@ mod tests {
 
     #[test]
     fn vector_scans_choose_exactly_as_sequential_scans() {
-        let mut rng = crate::rng::Rng::new(5);
+        let mut rng = crate::runtime::rng::Rng::new(5);
         for n in [0, 1, 3, 4, 7, 64, 1001] {
             for _ in 0..50 {
                 // few distinct values: many ties; q in {0, 0.5, 1} gives zero curvature (TAU) too

@@ -18,14 +18,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::control::Control;
+use crate::cache::shared_rows::{RowStats, SharedRows};
 use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Split};
-use crate::shared_rows::{RowStats, SharedRows};
+use crate::runtime::control::Control;
+use crate::runtime::team::SOLO;
 use crate::solver::qmatrix::{ExampleQ, PairedQ, Prefix, QMatrix, SharedSource};
 use crate::solver::smo::{self, Selection, SmoParams};
-use crate::team::SOLO;
 
 /// What is learnt: class indices 0..n_classes (one-vs-one C-SVC) or real targets (epsilon-SVR).
 #[derive(Clone, Copy, Debug)]

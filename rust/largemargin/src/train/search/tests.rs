@@ -1,7 +1,7 @@
 use super::*;
 use crate::data::DenseView;
-use crate::rng::Rng;
-use crate::svm::{train_svc, train_svr, SvmParams};
+use crate::runtime::rng::Rng;
+use crate::train::svm::{train_svc, train_svr, SvmParams};
 
 /// n points in d dimensions around `classes` centres, overlapping.
 fn blobs(n: usize, d: usize, classes: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {

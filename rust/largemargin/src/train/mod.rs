@@ -1,0 +1,16 @@
+//! Training drivers: a problem in, a fitted model out. Each one checks its inputs, builds the
+//! kernel engine (or the linear models), splits the work into the solver's problems (one-vs-one
+//! pairs, one-vs-rest problems, epochs), runs them in parallel within the cache budget and
+//! gathers the solutions.
+//!
+//! `svm` (C-SVC and epsilon-SVR by SMO or ISDA), `lasvm` (LaSVM and the online baselines),
+//! `larank` (multiclass LaRank, from labels or candidate label sets), `linear` (linear models by
+//! SGD), `sequence` (sequence labelers by LaRank or the structured perceptron) and `search` (a
+//! cross-validated grid of C and kernels).
+
+pub mod larank;
+pub mod lasvm;
+pub mod linear;
+pub mod search;
+pub mod sequence;
+pub mod svm;
