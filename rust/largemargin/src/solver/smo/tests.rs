@@ -1,0 +1,92 @@
+use super::scan::*;
+use super::*;
+
+/// A problem large enough for every pass to be split gives the same solution, to the last
+/// bit, on a team of one, two and three (so does `n_jobs`), with the same kernel work.
+#[test]
+fn teams_of_any_size_solve_to_the_same_bits() {
+    use crate::data::{DenseView, Matrix};
+    use crate::kernel::{KernelEngine, KernelSpec, Split};
+    use crate::runtime::rng::Rng;
+    use crate::runtime::team::with_team;
+    use crate::solver::qmatrix::ExampleQ;
+
+    let (n, d) = (4000, 4);
+    let mut rng = Rng::new(11);
+    let xs: Vec<f64> = (0..n * d).map(|_| rng.below(10_000) as f64 / 5000.0 - 1.0).collect();
+    // a noisy circle: many free and many bounded support vectors
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            let r = xs[d * i] * xs[d * i] + xs[d * i + 1] * xs[d * i + 1];
+            if (r < 0.5) != (rng.below(10) == 0) {
+                1.0
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+    let (lo, hi): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| ((v * 2.0).min(0.0), (v * 2.0).max(0.0))).unzip();
+    let solve = |threads: usize| {
+        let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 2.0 }).unwrap();
+        let sol = with_team(threads, |team| {
+            let split = if team.size() > 1 { Split::Team(team) } else { Split::Serial };
+            // a small cache: rows are computed again and again, and swapped while cached
+            let mut q = ExampleQ::new(&engine, (0..n).collect(), 4 * n * 400).split(split);
+            solve_on(team, &mut q, &y, &lo, &hi, &vec![0.0; n], None, &SmoParams::default(), &Control::new()).unwrap()
+        });
+        (sol, engine.evals())
+    };
+    let (one, evals) = solve(1);
+    assert!(one.converged && one.iterations > 1000);
+    for threads in [2, 3] {
+        let (other, other_evals) = solve(threads);
+        assert_eq!(other.iterations, one.iterations);
+        assert_eq!(other_evals, evals);
+        assert!(other.alpha.iter().zip(&one.alpha).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert_eq!(other.bias.to_bits(), one.bias.to_bits());
+    }
+}
+
+/// A status or curvature slice shorter than the gradients is refused before any vector load.
+#[test]
+fn scans_refuse_short_slices() {
+    let g = vec![1.0; 64];
+    let status = vec![UP | DOWN; 64];
+    let (qd, qi) = (vec![1.0; 64], vec![0.5f32; 64]);
+    assert!(std::panic::catch_unwind(|| scan_up(&g, &status[..5])).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status[..5], &qd, &qi, 2.0, 1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd[..9], &qi, 2.0, 1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd, &qi[..1], 2.0, 1.0)).is_err());
+    assert_eq!(scan_up(&g[..7], &status), Some((1.0, 6)));
+}
+
+#[test]
+fn vector_scans_choose_exactly_as_sequential_scans() {
+    let mut rng = crate::runtime::rng::Rng::new(5);
+    for n in [0, 1, 3, 4, 7, 64, 1001] {
+        for _ in 0..50 {
+            // few distinct values: many ties; q in {0, 0.5, 1} gives zero curvature (TAU) too
+            let g: Vec<f64> = (0..n).map(|_| rng.below(7) as f64 - 3.0).collect();
+            let status: Vec<u8> = (0..n).map(|_| rng.below(4) as u8).collect();
+            let qd = vec![1.0; n];
+            let qi: Vec<f32> = (0..n).map(|_| rng.below(3) as f32 * 0.5).collect();
+            let up = scan_up(&g, &status);
+            assert_eq!(up, scan_up_from(&g, &status, 0, f64::NEG_INFINITY, usize::MAX));
+            if let Some((gmax, i)) = up {
+                let fast = scan_down_second_order(&g, &status, &qd, &qi, gmax, qd[i]);
+                let plain = scan_down_second_order_from(
+                    &g,
+                    &status,
+                    &qd,
+                    &qi,
+                    gmax,
+                    qd[i],
+                    0,
+                    (f64::INFINITY, f64::INFINITY, usize::MAX),
+                );
+                assert_eq!(fast, plain);
+            }
+        }
+    }
+}
