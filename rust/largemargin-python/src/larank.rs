@@ -3,7 +3,7 @@
 
 use largemargin::solver::larank::ambiguous::Bags;
 use largemargin::solver::larank::{LaRankParams, LaRankStats, Method};
-use largemargin::train::larank::{train_ambiguous, train_larank, LaRankConfig, LaRankFit};
+use largemargin::train::larank::{train_ambiguous, train_larank, LaRankFit, LaRankTrainParams};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -32,7 +32,7 @@ pub fn fit_larank<'py>(
         cache_bytes: cache_bytes(cache_size)?,
     };
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let config = LaRankConfig { kernel: spec, params, epochs, until_gap, seed };
+    let config = LaRankTrainParams { kernel: spec, solver: params, epochs, until_gap, seed };
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let label = index_vec(&y)?;
@@ -67,7 +67,7 @@ pub fn fit_ambiguous<'py>(
     }
     let params = LaRankParams { c, tol, method, clock, cache_bytes: cache_bytes(cache_size)? };
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let config = LaRankConfig { kernel: spec, params, epochs, until_gap, seed };
+    let config = LaRankTrainParams { kernel: spec, solver: params, epochs, until_gap, seed };
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let bags = Bags::from_lists(&index_vec(&bag_offsets)?, &index_vec(&bag_labels)?, n_classes).map_err(to_py)?;

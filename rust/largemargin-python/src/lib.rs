@@ -20,7 +20,7 @@ use largemargin::model::predict::Expansion;
 use largemargin::model::probability::{couple, sigmoid_predict};
 use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::solver::online::lasvm::{Oracle, SelectionStrategy};
-use largemargin::train::lasvm::{train_baseline, train_lasvm, LaSvmConfig, OnlineFit, OracleMaker};
+use largemargin::train::lasvm::{train_baseline, train_lasvm, LaSvmTrainParams, OnlineFit, OracleMaker};
 use largemargin::train::svm::{train_svc, train_svr, DualSolver, SvmParams};
 use largemargin::{Control, Error, KernelEngine, KernelSpec};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
@@ -177,7 +177,7 @@ fn fit_lasvm<'py>(
     warm: Option<Vec<Vec<f64>>>, oracle: Option<&Bound<'py, PyAny>>, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
-    let config = LaSvmConfig {
+    let config = LaSvmTrainParams {
         kernel: spec,
         tol,
         epochs,

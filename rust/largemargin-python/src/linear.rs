@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use largemargin::solver::sgd::loss::Loss;
 use largemargin::solver::sgd::{skip_for, SgdParams};
-use largemargin::train::linear::{fit_linear as fit_problems, LinearConfig, Problem, Stopping};
+use largemargin::train::linear::{train_linear as fit_problems, LinearParams, Problem, Stopping};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -53,7 +53,7 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// continuing from `state` (see `convert::linear_models_from_py`). `class_weights[p]` holds the
 /// (positive, negative) class weights of problem p. With `tol`, each problem stops early once its
 /// objective has not improved by tol (relative) for `n_iter_no_change` passes, `epochs` the cap.
-/// `skip` None: 16 / density of the data. `t0` None: chosen first as the thesis does (`largemargin::train::linear::fit_linear`, the sample
+/// `skip` None: 16 / density of the data. `t0` None: chosen first as the thesis does (`largemargin::train::linear::train_linear`, the sample
 /// drawn with `t0_seed`), on the data checked and converted once for both.
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
 /// the seconds the passes took, t0 and skip.
@@ -78,8 +78,8 @@ pub fn fit_linear<'py>(
     let xv = xm.view()?;
     // (from the checked view: its stored entries are unique, so they count the nonzeros)
     let skip = skip.unwrap_or_else(|| skip_for(&xv));
-    let config = LinearConfig {
-        params: params(algorithm, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
+    let config = LinearParams {
+        sgd: params(algorithm, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
         epochs,
         shuffle,
         seed,

@@ -4,7 +4,7 @@
 use largemargin::data::CsrView;
 use largemargin::sequence::{SeqModel, Sequences};
 use largemargin::solver::larank::sequence::SeqParams;
-use largemargin::train::sequence::{train_sequence, SeqConfig};
+use largemargin::train::sequence::{train_sequence, SeqTrainParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -35,7 +35,7 @@ pub fn fit_sequence<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let method = convert::sequence_method(method, reprocess)?;
     let params = SeqParams { c, tol, method, inference: convert::inference(inference_name)?, order };
-    let config = SeqConfig { params, epochs, until_gap, seed };
+    let config = SeqTrainParams { solver: params, epochs, until_gap, seed };
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
     let sp = offsets(&seq_ptr)?;

@@ -13,11 +13,11 @@ use crate::solver::larank::{LaRank, LaRankParams, LaRankStats, Method};
 /// How `train_larank` and `train_ambiguous` fit: the kernel, the solver's parameters and the
 /// epochs.
 #[derive(Clone, Debug)]
-pub struct LaRankConfig {
+pub struct LaRankTrainParams {
     /// The kernel k(x, x') of the joint kernel k(x, x') delta(y, y').
     pub kernel: KernelSpec,
     /// C, tol, the method and the cache budget (the engine's copies are charged to it).
-    pub params: LaRankParams,
+    pub solver: LaRankParams,
     /// Epochs to run, or (with `until_gap`) the most epochs to run.
     pub epochs: usize,
     /// Run epochs until the duality gap is below C (LaRankGap).
@@ -55,45 +55,45 @@ pub struct LaRankFit {
 /// class coefficients of the data's first rows (row-major), which start in the model; the epochs
 /// then visit the other rows only when `warm` is given.
 pub fn train_larank(
-    x: &Matrix, label: &[usize], weight: &[f64], classes: usize, config: &LaRankConfig, warm: Option<&[f64]>,
+    x: &Matrix, label: &[usize], weight: &[f64], classes: usize, params: &LaRankTrainParams, warm: Option<&[f64]>,
     control: &Control,
 ) -> Result<LaRankFit> {
-    train(x, label, None, weight, classes, config, warm, control)
+    train(x, label, None, weight, classes, params, warm, control)
 }
 
 /// Fits one multiclass model from candidate label sets (`bags`, one per row of `x`): LaRank where
 /// each pattern's positive label is its best-scoring candidate (see `solver::ambiguous`). `warm`
 /// as in `train_larank`; a warm row's positive label is its class with a positive coefficient.
 pub fn train_ambiguous(
-    x: &Matrix, bags: &Bags, weight: &[f64], classes: usize, config: &LaRankConfig, warm: Option<&[f64]>,
+    x: &Matrix, bags: &Bags, weight: &[f64], classes: usize, params: &LaRankTrainParams, warm: Option<&[f64]>,
     control: &Control,
 ) -> Result<LaRankFit> {
     if bags.examples() != x.rows() {
         return Err(Error::InvalidData(format!("{} candidate label sets for {} examples", bags.examples(), x.rows())));
     }
     let label: Vec<usize> = (0..x.rows()).map(|e| bags.candidates(e).next().unwrap_or(0)).collect();
-    train(x, &label, Some(bags), weight, classes, config, warm, control)
+    train(x, &label, Some(bags), weight, classes, params, warm, control)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn train(
-    x: &Matrix, label: &[usize], bags: Option<&Bags>, weight: &[f64], classes: usize, config: &LaRankConfig,
+    x: &Matrix, label: &[usize], bags: Option<&Bags>, weight: &[f64], classes: usize, params: &LaRankTrainParams,
     warm: Option<&[f64]>, control: &Control,
 ) -> Result<LaRankFit> {
     let n = x.rows();
     if n == 0 {
         return Err(Error::InvalidData("no examples".into()));
     }
-    if config.epochs == 0 {
+    if params.epochs == 0 {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
     x.check_finite()?;
-    let engine = KernelEngine::within(*x, config.kernel.clone(), config.params.cache_bytes)?;
-    let mut params = config.params.clone();
-    params.cache_bytes = params.cache_bytes.saturating_sub(engine.extra_bytes());
-    let mut solver = LaRank::new(&engine, *x, label.to_vec(), weight, classes, params)?;
+    let engine = KernelEngine::within(*x, params.kernel.clone(), params.solver.cache_bytes)?;
+    let mut solver_params = params.solver.clone();
+    solver_params.cache_bytes = solver_params.cache_bytes.saturating_sub(engine.extra_bytes());
+    let mut solver = LaRank::new(&engine, *x, label.to_vec(), weight, classes, solver_params)?;
     if let Some(b) = bags {
-        solver = solver.with_bags(b.clone(), config.seed ^ 0xA5A5)?;
+        solver = solver.with_bags(b.clone(), params.seed ^ 0xA5A5)?;
     }
     let first_new = match warm {
         Some(w) => {
@@ -102,11 +102,11 @@ fn train(
         }
         None => 0,
     };
-    let mut rng = Rng::new(config.seed);
+    let mut rng = Rng::new(params.seed);
     let mut order: Vec<usize> = (first_new..n).collect();
     let mut gap = f64::NAN;
-    control.plan(config.epochs as u64); // progress in epochs (until_gap may stop before the last)
-    for _ in 0..config.epochs {
+    control.plan(params.epochs as u64); // progress in epochs (until_gap may stop before the last)
+    for _ in 0..params.epochs {
         rng.shuffle(&mut order);
         solver.epoch(&order, &mut rng, control)?;
         control.problem_done();
@@ -114,8 +114,8 @@ fn train(
             return Err(e);
         }
         // the gap measures the beta-dual that LaRank solves; the other rules are not solvers of it
-        let perceptron = matches!(config.params.method, Method::Perceptron { .. } | Method::PairwisePA);
-        if config.until_gap && !perceptron {
+        let perceptron = matches!(params.solver.method, Method::Perceptron { .. } | Method::PairwisePA);
+        if params.until_gap && !perceptron {
             gap = solver.duality_gap();
             solver.stats.gap_per_epoch.push(gap);
         } else {
@@ -123,7 +123,7 @@ fn train(
         }
         let dual = solver.dual();
         solver.stats.dual_per_epoch.push(dual);
-        if config.until_gap && gap < config.params.c {
+        if params.until_gap && gap < params.solver.c {
             break;
         }
         // later epochs of a warm start revisit the old patterns too

@@ -18,7 +18,7 @@ use crate::solver::smo::Selection;
 /// How `train_lasvm` solves every problem: the kernel, LaSVM's constants, the passes and the
 /// finishing step.
 #[derive(Clone, Debug)]
-pub struct LaSvmConfig {
+pub struct LaSvmTrainParams {
     /// The kernel, shared by all problems through one engine.
     pub kernel: KernelSpec,
     /// tau: REPROCESS's violation threshold and the finishing step's stopping gap; positive.
@@ -42,9 +42,9 @@ pub struct LaSvmConfig {
     pub seed: u64,
 }
 
-impl Default for LaSvmConfig {
+impl Default for LaSvmTrainParams {
     fn default() -> Self {
-        LaSvmConfig {
+        LaSvmTrainParams {
             kernel: KernelSpec::Rbf { gamma: 1.0 },
             tol: 1e-3,
             epochs: 1,
@@ -99,7 +99,7 @@ pub type OracleMaker<'o> = dyn Fn(usize) -> Box<dyn Oracle + 'o> + Sync + 'o;
 /// label are labelled by `oracle` when chosen; an oracle's 0 takes the example out of the problem.
 #[allow(clippy::too_many_arguments)]
 pub fn train_lasvm(
-    x: &Matrix, labels: &[Vec<f64>], sample_c: &[f64], config: &LaSvmConfig, warm: Option<&[WarmStart]>,
+    x: &Matrix, labels: &[Vec<f64>], sample_c: &[f64], params: &LaSvmTrainParams, warm: Option<&[WarmStart]>,
     strategy: &StrategyMaker, oracle: Option<&OracleMaker>, control: &Control,
 ) -> Result<OnlineFit> {
     let n = x.rows();
@@ -109,11 +109,11 @@ pub fn train_lasvm(
     if warm.is_some_and(|w| w.len() != labels.len() || w.iter().any(|a| a.len() > n)) {
         return Err(Error::InvalidData("one warm start per problem, no longer than the data".into()));
     }
-    if config.epochs == 0 && !config.finishing && warm.is_none() {
+    if params.epochs == 0 && !params.finishing && warm.is_none() {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
     control.plan(labels.len() as u64);
-    solve_problems(x, labels.len(), &config.kernel, config.cache_bytes, |engine, p, budget, team| {
+    solve_problems(x, labels.len(), &params.kernel, params.cache_bytes, |engine, p, budget, team| {
         // The rows labelled 0 take no part in this problem (a one-vs-one pair's other classes):
         // the problem is the subset of the others, over the same engine.
         let members: Vec<usize> = (0..n).filter(|&i| labels[p][i] != 0.0).collect();
@@ -123,9 +123,9 @@ pub fn train_lasvm(
         // warm starts cover the data's first rows, so their members are the subset's first ones
         let warm_p: Option<Vec<f64>> =
             warm.map(|w| members.iter().take_while(|&&i| i < w[p].len()).map(|&i| w[p][i]).collect());
-        let params = LaSvmParams { tol: config.tol, seed_per_class: config.seed_per_class, cache_bytes: budget };
-        let mut svm = LaSvm::new(engine, members.clone(), &y, &c, params)?.on_team(team);
-        let mut rng = Rng::new(config.seed.wrapping_add(p as u64));
+        let problem = LaSvmParams { tol: params.tol, seed_per_class: params.seed_per_class, cache_bytes: budget };
+        let mut svm = LaSvm::new(engine, members.clone(), &y, &c, problem)?.on_team(team);
+        let mut rng = Rng::new(params.seed.wrapping_add(p as u64));
         let first_new = match &warm_p {
             Some(w) => {
                 svm.warm_start(w.len(), w)?;
@@ -140,8 +140,8 @@ pub fn train_lasvm(
         }
         let mut select = strategy(p);
         let mut ask = oracle.map(|make| SubsetOracle { inner: make(p), members: &members });
-        let mut left = config.max_iter;
-        for epoch in 0..config.epochs {
+        let mut left = params.max_iter;
+        for epoch in 0..params.epochs {
             if left == Some(0) {
                 svm.stats.stopped_by_max_iter = true; // epochs left, no budget
                 break;
@@ -155,13 +155,13 @@ pub fn train_lasvm(
                 control,
             )?;
             left = left.map(|l| l.saturating_sub(taken));
-            if left == Some(0) && epoch + 1 == config.epochs && (taken as usize) < order.len() {
+            if left == Some(0) && epoch + 1 == params.epochs && (taken as usize) < order.len() {
                 svm.stats.stopped_by_max_iter = true; // the last pass itself was cut
             }
             rng.shuffle(&mut order);
         }
-        if config.finishing {
-            svm.finish(config.finishing_selection, config.finishing_shrinking, control)?;
+        if params.finishing {
+            svm.finish(params.finishing_selection, params.finishing_shrinking, control)?;
         }
         control.problem_done();
         let (support, coef) = svm.support().into_iter().map(|(k, a)| (members[k], a)).unzip();
@@ -305,8 +305,8 @@ mod tests {
             train_svc(&x, &y, 2, &c, &SvmParams { kernel: kernel.clone(), tol: 1e-4, ..Default::default() }, &control)
                 .unwrap();
         let labels = vec![y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect::<Vec<f64>>()];
-        let one = LaSvmConfig { kernel: kernel.clone(), tol: 1e-4, ..Default::default() };
-        let config = LaSvmConfig { epochs: 4, ..one.clone() };
+        let one = LaSvmTrainParams { kernel: kernel.clone(), tol: 1e-4, ..Default::default() };
+        let params = LaSvmTrainParams { epochs: 4, ..one.clone() };
         let makers: [&(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync); 4] = [
             &|_| Box::new(RandomSelection),
             &|_| Box::new(GradientSelection { candidates: 50 }),
@@ -316,7 +316,7 @@ mod tests {
         for (m, make) in makers.iter().enumerate() {
             let x1 = train_lasvm(&x, &labels, &c, &one, None, *make, None, &control).unwrap().problems[0].objective;
             assert!(x1 <= smo.objective[0] * (1.0 + 1e-6), "strategy {m}: one pass {x1} above the optimum");
-            let fit = train_lasvm(&x, &labels, &c, &config, None, *make, None, &control).unwrap();
+            let fit = train_lasvm(&x, &labels, &c, &params, None, *make, None, &control).unwrap();
             let p = &fit.problems[0];
             if m == 3 {
                 // AUTOACTIVE stops when no candidate lies in the margin band: a solution on fewer
@@ -369,11 +369,11 @@ mod tests {
         let sub: Vec<f64> = kept.iter().flat_map(|&i| xs[2 * i..2 * i + 2].to_vec()).collect();
         let xsub = Matrix::Dense64(DenseView::new(&sub, kept.len(), 2).unwrap());
         let ysub: Vec<f64> = kept.iter().map(|&i| labels[i]).collect();
-        let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, ..Default::default() };
+        let params = LaSvmTrainParams { kernel: KernelSpec::Rbf { gamma: 0.5 }, ..Default::default() };
         let random: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync) = &|_| Box::new(RandomSelection);
         let control = Control::new();
-        let whole = train_lasvm(&x, &[labels], &vec![1.0; 600], &config, None, random, None, &control).unwrap();
-        let alone = train_lasvm(&xsub, &[ysub], &vec![1.0; kept.len()], &config, None, random, None, &control).unwrap();
+        let whole = train_lasvm(&x, &[labels], &vec![1.0; 600], &params, None, random, None, &control).unwrap();
+        let alone = train_lasvm(&xsub, &[ysub], &vec![1.0; kept.len()], &params, None, random, None, &control).unwrap();
         let (w, a) = (&whole.problems[0], &alone.problems[0]);
         assert_eq!(w.support, a.support.iter().map(|&k| kept[k]).collect::<Vec<_>>());
         assert_eq!(w.coef, a.coef);
@@ -389,20 +389,21 @@ mod tests {
         let labels: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
         let c = vec![1.0; 800];
         let control = Control::new();
-        let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, finishing: false, ..Default::default() };
+        let params =
+            LaSvmTrainParams { kernel: KernelSpec::Rbf { gamma: 0.5 }, finishing: false, ..Default::default() };
         let random: &(dyn Fn(usize) -> Box<dyn SelectionStrategy> + Sync) = &|_| Box::new(RandomSelection);
         let full = train_lasvm(
             &x,
             std::slice::from_ref(&labels),
             &c,
-            &LaSvmConfig { finishing: true, ..config.clone() },
+            &LaSvmTrainParams { finishing: true, ..params.clone() },
             None,
             random,
             None,
             &control,
         )
         .unwrap();
-        let one = train_lasvm(&x, std::slice::from_ref(&labels), &c, &config, None, random, None, &control).unwrap();
+        let one = train_lasvm(&x, std::slice::from_ref(&labels), &c, &params, None, random, None, &control).unwrap();
         let (o1, of) = (one.problems[0].objective, full.problems[0].objective);
         assert!(o1 <= of + 1e-9 && o1 > 0.97 * of, "one pass {o1} vs finished {of}");
 
@@ -410,7 +411,7 @@ mod tests {
         let half = 400;
         let xh = Matrix::Dense64(DenseView::new(&xs[..2 * half], half, 2).unwrap());
         let first =
-            train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &config, None, random, None, &control).unwrap();
+            train_lasvm(&xh, &[labels[..half].to_vec()], &c[..half], &params, None, random, None, &control).unwrap();
         let sv = &first.problems[0].support;
         let mut rows: Vec<usize> = sv.clone();
         rows.extend(half..800);
@@ -419,7 +420,7 @@ mod tests {
         let x2 = Matrix::Dense64(DenseView::new(&xs2, rows.len(), 2).unwrap());
         let warm = vec![first.problems[0].coef.clone()];
         let cont =
-            train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &config, Some(&warm), random, None, &control).unwrap();
+            train_lasvm(&x2, &[y2], &vec![1.0; rows.len()], &params, Some(&warm), random, None, &control).unwrap();
         let oc = cont.problems[0].objective;
         assert!(oc > 0.95 * of && oc <= of + 1e-9, "continued {oc} vs one-shot finished {of}");
         assert!(cont.problems[0].stats.processed <= 400, "only the new rows are visited");
@@ -451,20 +452,21 @@ mod tests {
         let make =
             |_: usize| Box::new(Asked { truth: &truth, calls: &calls, seen: vec![false; 600] }) as Box<dyn Oracle>;
         let active: &StrategyMaker = &|_| Box::new(ActiveSelection { candidates: 20 });
-        let config = LaSvmConfig { kernel: KernelSpec::Rbf { gamma: 0.5 }, max_iter: Some(80), ..Default::default() };
+        let params =
+            LaSvmTrainParams { kernel: KernelSpec::Rbf { gamma: 0.5 }, max_iter: Some(80), ..Default::default() };
         let unknown = vec![vec![f64::NAN; 600]];
         let fit =
-            train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, Some(&make), &Control::new()).unwrap();
+            train_lasvm(&x, &unknown, &vec![1.0; 600], &params, None, active, Some(&make), &Control::new()).unwrap();
         assert_eq!(calls.load(Ordering::Relaxed), 80, "one question per step");
         let p = &fit.problems[0];
-        let errors = |p: &BinaryFit| (0..600).filter(|&i| truth[i] * decision(&x, &config.kernel, p, i) <= 0.0).count();
+        let errors = |p: &BinaryFit| (0..600).filter(|&i| truth[i] * decision(&x, &params.kernel, p, i) <= 0.0).count();
         // all 600 labels, one pass
         let random: &StrategyMaker = &|_| Box::new(RandomSelection);
         let full = train_lasvm(
             &x,
             std::slice::from_ref(&truth),
             &vec![1.0; 600],
-            &LaSvmConfig { max_iter: None, ..config.clone() },
+            &LaSvmTrainParams { max_iter: None, ..params.clone() },
             None,
             random,
             None,
@@ -474,7 +476,7 @@ mod tests {
         let (e80, e600) = (errors(p), errors(&full.problems[0]));
         assert!(e80 <= e600 + 15, "{e80} training errors from 80 labels, {e600} from all");
         // without an oracle, an unlabelled example chosen is an error
-        let err = train_lasvm(&x, &unknown, &vec![1.0; 600], &config, None, active, None, &Control::new());
+        let err = train_lasvm(&x, &unknown, &vec![1.0; 600], &params, None, active, None, &Control::new());
         assert!(err.is_err());
     }
 

@@ -16,9 +16,9 @@ use crate::solver::sgd::{choose_t0, primal, t0_candidates, LinearModel, SgdParam
 /// How `train_linear` runs every problem: the SGD algorithm, the passes, their order and when
 /// they stop.
 #[derive(Clone, Debug)]
-pub struct LinearConfig {
+pub struct LinearParams {
     /// The algorithm and its step sizes, the same for every problem.
-    pub params: SgdParams,
+    pub sgd: SgdParams,
     /// Passes over the data per problem: exactly this many without `stop`, at most with it.
     pub epochs: usize,
     /// A new random order each epoch (else the data's order: pre-shuffled data, as the thesis
@@ -122,25 +122,15 @@ pub struct LinearFit {
     pub converged: bool,
 }
 
-/// `epochs` passes of SGD for each problem (fewer where `config.stop` stops it), continuing each
-/// model from its state; then the primal objective and training error of each. Returns those and
-/// the seconds the passes took (the stopping rule's evaluations included, the final evaluation
-/// pass excluded).
+/// `epochs` passes of SGD for each problem (fewer where `params.stop` stops it), continuing each
+/// model from its state; then the primal objective and training error of each. t0 is chosen
+/// first by `choose_linear_t0` (its sample drawn with `choose_t0_seed`) when a seed is given,
+/// `params.sgd.t0` otherwise; the inputs are checked once for both. Returns the fits, the
+/// seconds the passes took (the stopping rule's evaluations included, the final evaluation pass
+/// excluded), and t0.
 pub fn train_linear(
     x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
-    config: &LinearConfig, control: &Control,
-) -> Result<(Vec<LinearFit>, f64)> {
-    fit_linear(x, problems, sample_weight, models, loss, config, None, control)
-        .map(|(fits, seconds, _)| (fits, seconds))
-}
-
-/// `train_linear`, with t0 chosen first by `choose_linear_t0` (its sample drawn with
-/// `choose_t0_seed`) when a seed is given, `config.params.t0` otherwise. The inputs are
-/// checked once for both. Returns the fits, the seconds of the passes, and t0.
-#[allow(clippy::too_many_arguments)]
-pub fn fit_linear(
-    x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
-    config: &LinearConfig, choose_t0_seed: Option<u64>, control: &Control,
+    params: &LinearParams, choose_t0_seed: Option<u64>, control: &Control,
 ) -> Result<(Vec<LinearFit>, f64, f64)> {
     let n = x.rows();
     if n == 0 {
@@ -152,18 +142,18 @@ pub fn fit_linear(
     if let Some(p) = problems.iter().position(|p| p.y.iter().any(|&v| v != 1.0 && v != -1.0)) {
         return Err(Error::InvalidData(format!("labels of problem {p} are not +1 or -1")));
     }
-    config.params.validate()?;
-    if let Some(stop) = &config.stop {
+    params.sgd.validate()?;
+    if let Some(stop) = &params.stop {
         stop.validate()?;
     }
-    let config = &match choose_t0_seed {
+    let params = &match choose_t0_seed {
         Some(seed) => {
-            let t0 = choose_linear_t0(x, problems, sample_weight, loss, &config.params, seed, control)?;
-            LinearConfig { params: SgdParams { t0, ..config.params.clone() }, ..config.clone() }
+            let t0 = choose_linear_t0(x, problems, sample_weight, loss, &params.sgd, seed, control)?;
+            LinearParams { sgd: SgdParams { t0, ..params.sgd.clone() }, ..params.clone() }
         }
         None => {
             x.check_finite()?;
-            config.clone()
+            params.clone()
         }
     };
     // (made again for the evaluation: holding every problem's weights at once would take n x problems)
@@ -186,12 +176,12 @@ pub fn fit_linear(
                 // the zero model's primal, the rule's scale (after the first pass: a loss's own
                 // errors surface from its first step, as without the rule)
                 let mut scale = None;
-                for epoch in 0..config.epochs {
-                    if config.shuffle {
+                for epoch in 0..params.epochs {
+                    if params.shuffle {
                         // seeded by the examples seen so far: a continued fit draws new orders
-                        Rng::new(config.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
+                        Rng::new(params.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
                     }
-                    model.epoch_on(team, x, problem.y, &c, &order, loss, &config.params, control)?;
+                    model.epoch_on(team, x, problem.y, &c, &order, loss, &params.sgd, control)?;
                     if !(model.bias.is_finite() && model.w.iter().all(|v| v.is_finite())) {
                         return Err(Error::InvalidParameter(format!(
                             "SGD diverged on problem {k} after {} examples (the weights overflowed): \
@@ -199,8 +189,8 @@ pub fn fit_linear(
                             model.t
                         )));
                     }
-                    if let Some(stop) = &config.stop {
-                        let (value, error) = primal(model, x, problem.y, &c, loss, config.params.lambda);
+                    if let Some(stop) = &params.stop {
+                        let (value, error) = primal(model, x, problem.y, &c, loss, params.sgd.lambda);
                         let scale = *scale.get_or_insert_with(|| {
                             let mut at_zero = vec![0.0; n];
                             loss.losses(&vec![0.0; n], problem.y, &mut at_zero);
@@ -216,7 +206,7 @@ pub fn fit_linear(
                     }
                 }
                 control.problem_done();
-                Ok::<_, Error>((last.as_ref().map_or(config.epochs, |f| f.epochs), last))
+                Ok::<_, Error>((last.as_ref().map_or(params.epochs, |f| f.epochs), last))
             })
             .collect::<Result<_>>()
     })?;
@@ -227,13 +217,12 @@ pub fn fit_linear(
         .zip(runs)
         .map(|((model, problem), (epochs, last))| {
             last.unwrap_or_else(|| {
-                let (primal, training_error) =
-                    primal(model, x, problem.y, &weights(problem), loss, config.params.lambda);
+                let (primal, training_error) = primal(model, x, problem.y, &weights(problem), loss, params.sgd.lambda);
                 LinearFit { primal, training_error, epochs, converged: false }
             })
         })
         .collect();
-    Ok((fits, seconds, config.params.t0))
+    Ok((fits, seconds, params.sgd.t0))
 }
 
 #[cfg(test)]
@@ -255,8 +244,8 @@ mod tests {
             Problem { y: &y1, positive_weight: 1.0, negative_weight: 1.0 },
             Problem { y: &y2, positive_weight: 5.0, negative_weight: 1.0 },
         ];
-        let config = LinearConfig {
-            params: SgdParams {
+        let params = LinearParams {
+            sgd: SgdParams {
                 algorithm: Algorithm::SgdQn2009,
                 lambda: 1e-3,
                 t0: 1e2,
@@ -273,7 +262,16 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut models = vec![LinearModel::new(3), LinearModel::new(3)];
             let out = pool.install(|| {
-                train_linear(&x, &problems, &vec![1.0; n], &mut models, &MarginLoss::Hinge, &config, &Control::new())
+                train_linear(
+                    &x,
+                    &problems,
+                    &vec![1.0; n],
+                    &mut models,
+                    &MarginLoss::Hinge,
+                    &params,
+                    None,
+                    &Control::new(),
+                )
             });
             (models, out.unwrap().0)
         };
@@ -284,11 +282,12 @@ mod tests {
         // the positive class weighted 5x: fewer positives misclassified than without weights
         let unweighted = [Problem { y: &y2, positive_weight: 1.0, negative_weight: 1.0 }];
         let mut plain = vec![LinearModel::new(3)];
-        train_linear(&x, &unweighted, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &config, &Control::new()).unwrap();
+        train_linear(&x, &unweighted, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &params, None, &Control::new())
+            .unwrap();
         let missed = |m: &LinearModel| (0..n).filter(|&i| y2[i] > 0.0 && m.decision(&x, i) <= 0.0).count();
         assert!(missed(&one[1]) <= missed(&plain[0]));
         let bad = [Problem { y: &[0.5; 600], positive_weight: 1.0, negative_weight: 1.0 }];
-        let err = train_linear(&x, &bad, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &config, &Control::new());
+        let err = train_linear(&x, &bad, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &params, None, &Control::new());
         assert!(err.unwrap_err().to_string().contains("+1 or -1"));
     }
 
@@ -304,8 +303,8 @@ mod tests {
         let y: Vec<f64> = (0..n).map(|i| if xs[2 * i] + 0.3 * xs[2 * i + 1] > 0.0 { 1.0 } else { -1.0 }).collect();
         let problems = [Problem { y: &y, positive_weight: 1.0, negative_weight: 1.0 }];
         let fit = |stop: Option<Stopping>| {
-            let config = LinearConfig {
-                params: SgdParams {
+            let params = LinearParams {
+                sgd: SgdParams {
                     algorithm: Algorithm::Asgd,
                     lambda: 1e-3,
                     t0: 1e3,
@@ -325,7 +324,8 @@ mod tests {
                 &vec![1.0; n],
                 &mut models,
                 &MarginLoss::SquaredHinge,
-                &config,
+                &params,
+                None,
                 &Control::new(),
             )
             .unwrap()
@@ -343,8 +343,8 @@ mod tests {
         assert!(!all.converged && all.epochs == 500, "{all:?}");
         // and the stopped model's objective is near the one of all 500 passes (2.2% above it here)
         assert!(early.primal <= all.primal * 1.05, "{} against {}", early.primal, all.primal);
-        let bad = LinearConfig {
-            params: SgdParams::default(),
+        let bad = LinearParams {
+            sgd: SgdParams::default(),
             epochs: 1,
             shuffle: false,
             seed: 0,
@@ -357,6 +357,7 @@ mod tests {
             &mut [LinearModel::new(2)],
             &MarginLoss::Hinge,
             &bad,
+            None,
             &Control::new(),
         );
         assert!(err.unwrap_err().to_string().contains("tol"));

@@ -11,9 +11,9 @@ use crate::solver::larank::LaRankStats;
 
 /// How `train_sequence` fits: the solver's parameters and the epochs.
 #[derive(Clone, Debug)]
-pub struct SeqConfig {
+pub struct SeqTrainParams {
     /// C, tol, the method, the inference and the Markov order.
-    pub params: SeqParams,
+    pub solver: SeqParams,
     /// Epochs to run, or (with `until_gap`) the most epochs to run.
     pub epochs: usize,
     /// Run epochs until the duality gap is below C (the thesis' "...Gap" variants).
@@ -42,29 +42,29 @@ pub struct SeqFit {
 
 /// Fits one model on `data` with a label index (below `labels`) per token.
 pub fn train_sequence(
-    data: &Sequences, label: &[usize], labels: usize, config: &SeqConfig, control: &Control,
+    data: &Sequences, label: &[usize], labels: usize, params: &SeqTrainParams, control: &Control,
 ) -> Result<SeqFit> {
     if data.is_empty() || data.tokens() == 0 {
         return Err(Error::InvalidData("no sequences (or no tokens) to learn from".into()));
     }
-    if config.epochs == 0 {
+    if params.epochs == 0 {
         return Err(Error::InvalidParameter("epochs must be positive".into()));
     }
-    let mut solver = SeqSolver::new(*data, label, labels, config.params.clone())?;
-    let mut rng = Rng::new(config.seed);
+    let mut solver = SeqSolver::new(*data, label, labels, params.solver.clone())?;
+    let mut rng = Rng::new(params.seed);
     let mut order: Vec<usize> = (0..data.len()).collect();
     let mut gap = f64::NAN;
-    control.plan(config.epochs as u64); // progress in epochs (until_gap may stop before the last)
-    for _ in 0..config.epochs {
+    control.plan(params.epochs as u64); // progress in epochs (until_gap may stop before the last)
+    for _ in 0..params.epochs {
         rng.shuffle(&mut order);
         solver.epoch(&order, &mut rng, control)?;
         control.problem_done();
         let dual = solver.dual();
         solver.stats.dual_per_epoch.push(dual);
-        if config.until_gap {
+        if params.until_gap {
             gap = solver.duality_gap();
             solver.stats.gap_per_epoch.push(gap);
-            if gap < config.params.c {
+            if gap < params.solver.c {
                 break;
             }
         }
