@@ -175,7 +175,6 @@ pub fn check_labels(x: &Matrix, y: &[f64]) -> Result<()> {
 /// Runs `epoch` over a seeded random order of `rows` examples up to `max_epochs` times. With a
 /// validation set, keeps the model of lowest validation error and stops after `patience` epochs
 /// without improvement; otherwise keeps the last. Stops early when an epoch makes no update.
-#[allow(clippy::too_many_arguments)]
 pub fn train_epochs<M: Clone>(
     mut model: M, rows: usize, validation: Option<(&Matrix, &[f64])>, max_epochs: usize, patience: usize, seed: u64,
     control: &Control, mut epoch: impl FnMut(&mut M, &[usize], &Control) -> Result<EpochStats>,

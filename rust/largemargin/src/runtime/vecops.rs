@@ -12,15 +12,12 @@ macro_rules! avx2_fma {
     ([$fma:ident] $(#[$m:meta])* $vis:vis fn $name:ident $(<$($g:ident : $b:path),+>)?
      ($($a:ident : $t:ty),* $(,)?) $(-> $r:ty)? $body:block) => {
         $(#[$m])*
-        #[allow(clippy::too_many_arguments)]
         $vis fn $name $(<$($g: $b),+>)? ($($a: $t),*) $(-> $r)? {
             #[inline(always)]
-            #[allow(clippy::too_many_arguments)]
             fn body $(<$($g: $b),+>)? ($fma: bool, $($a: $t),*) $(-> $r)? $body
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2,fma")]
-                #[allow(clippy::too_many_arguments)]
                 unsafe fn avx2 $(<$($g: $b),+>)? ($($a: $t),*) $(-> $r)? {
                     body(true, $($a),*)
                 }

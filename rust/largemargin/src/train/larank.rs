@@ -75,7 +75,6 @@ pub fn train_ambiguous(
     train(x, &label, Some(bags), weight, classes, params, warm, control)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn train(
     x: &Matrix, label: &[usize], bags: Option<&Bags>, weight: &[f64], classes: usize, params: &LaRankTrainParams,
     warm: Option<&[f64]>, control: &Control,

@@ -97,7 +97,6 @@ pub type OracleMaker<'o> = dyn Fn(usize) -> Box<dyn Oracle + 'o> + Sync + 'o;
 /// Solves one binary problem per label vector (+1/-1, NaN where unknown, 0 where the example is
 /// not part of the problem, as in a one-vs-one pair) with LaSVM, in parallel. Examples without a
 /// label are labelled by `oracle` when chosen; an oracle's 0 takes the example out of the problem.
-#[allow(clippy::too_many_arguments)]
 pub fn train_lasvm(
     x: &Matrix, labels: &[Vec<f64>], sample_c: &[f64], params: &LaSvmTrainParams, warm: Option<&[WarmStart]>,
     strategy: &StrategyMaker, oracle: Option<&OracleMaker>, control: &Control,
@@ -197,7 +196,6 @@ pub enum Baseline {
     Perceptron(PerceptronRule),
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Solves one binary problem per label vector (+1/-1) with a baseline, `epochs` random-order
 /// passes each, in parallel.
 pub fn train_baseline(

@@ -165,7 +165,6 @@ fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
 }
 
 /// The binary problem "pos against neg" on the examples given, with per-example C.
-#[allow(clippy::too_many_arguments)]
 fn solve_binary(
     team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
     cache_bytes: usize, control: &Control,
@@ -181,7 +180,6 @@ fn solve_binary(
 }
 
 /// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
-#[allow(clippy::too_many_arguments)]
 fn pair_sigmoid(
     team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
     cache_bytes: usize, control: &Control, seed: u64,

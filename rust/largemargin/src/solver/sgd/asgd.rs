@@ -79,7 +79,6 @@ impl Averaged {
     /// -bias_step d), and if `average` fold the new iterate into the average. Returns the
     /// averaged bias when averaging, else the iterate's.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self, x: Query, d: f64, eta: f64, lambda: f64, bias_step: f64, average: bool, avg_bias: f64,
     ) -> f64 {

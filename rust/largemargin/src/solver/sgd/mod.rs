@@ -196,7 +196,6 @@ impl LinearModel {
     }
 
     /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
-    #[allow(clippy::too_many_arguments)]
     pub fn epoch(
         &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams, control: &Control,
     ) -> Result<()> {
@@ -205,7 +204,6 @@ impl LinearModel {
 
     /// `epoch` with a team: with two members or more, a shuffled pass over sparse rows has the
     /// rows staged ahead by a helper (`sgd_staging`). The same model on any team.
-    #[allow(clippy::too_many_arguments)]
     pub fn epoch_on(
         &mut self, team: &Team, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams,
         control: &Control,
@@ -255,7 +253,6 @@ impl LinearModel {
     }
 
     /// The steps over `order` a block at a time, polling `control` between blocks.
-    #[allow(clippy::too_many_arguments)]
     fn blocks(
         &mut self, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], shuffled: bool, loss: &dyn Loss, p: &SgdParams,
         control: &Control,
@@ -279,7 +276,6 @@ impl LinearModel {
 
     /// The steps over a shuffled `order` of sparse rows staged ahead by the team's helper,
     /// polling `control` about every `BLOCK` examples.
-    #[allow(clippy::too_many_arguments)]
     fn staged_epoch<T: Value>(
         &mut self, team: &Team, x: &CsrView<T>, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams,
         control: &Control,

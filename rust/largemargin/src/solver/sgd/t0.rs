@@ -147,7 +147,6 @@ fn squared_norm(x: Query) -> f64 {
 /// primal on that subset. Candidates below `stable_t0` (with the weights `bound_weight`) are
 /// replaced by it: one pass over a small subset does not show a divergence that takes more
 /// passes (iris: t0 = 1000 diverges in the second pass over 112 examples).
-#[allow(clippy::too_many_arguments)]
 pub fn choose_t0(
     x: &Matrix, y: &[f64], c: &[f64], bound_weight: &[f64], loss: &dyn Loss, p: &SgdParams, candidates: &[f64],
     seed: u64, control: &Control,

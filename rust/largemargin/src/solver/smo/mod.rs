@@ -112,7 +112,6 @@ const DOWN: u8 = 2;
 /// `gradient0`: the gradient p - Q alpha0 when the caller already knows it (an online solver's
 /// state), so that no kernel row is computed to start; with shrinking, the rows of the variables
 /// at a bound still are (the solver keeps their part of the gradient aside).
-#[allow(clippy::too_many_arguments)]
 pub fn solve_on<'q>(
     team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
     gradient0: Option<&[f64]>, params: &SmoParams, control: &Control,
@@ -122,7 +121,6 @@ pub fn solve_on<'q>(
 
 /// `solve_on` from a start whose gradient and bound part `gbar` (see `SmoSolution::gbar`) the
 /// caller knows both: not a kernel row is computed to start, shrinking or not.
-#[allow(clippy::too_many_arguments)]
 pub fn solve_from<'q>(
     team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
     gradient0: Option<&[f64]>, gbar0: Option<&[f64]>, params: &SmoParams, control: &Control,

@@ -61,7 +61,6 @@ pub(super) fn scan_down_second_order(
 }
 
 /// `scan_down_second_order` over from..len, continuing from (gmin, best objective, j).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn scan_down_second_order_from(
     g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64, from: usize,
     (mut gmin, mut best, mut j): (f64, f64, usize),

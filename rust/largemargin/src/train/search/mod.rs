@@ -176,7 +176,6 @@ struct Sparse {
 
 /// Scores every (setting, fold, C) of the grid. `kernels` are the distinct kernels the settings
 /// point at; each gets one engine over `x` and its rows in the shared cache.
-#[allow(clippy::too_many_arguments)]
 pub fn cross_validate(
     x: &Matrix, task: SearchTask, sample_weight: &[f64], kernels: &[KernelSpec], settings: &[SearchSetting],
     folds: &[SearchFold], params: &SearchParams, control: &Control,
