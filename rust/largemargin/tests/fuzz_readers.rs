@@ -1,5 +1,5 @@
 //! Seeded mutation fuzzing of the two file readers, on stable Rust: LIBSVM data files
-//! (`libsvm_format`, whole and fed in pieces) and LIBSVM model files (`model`), from seeds written
+//! (`io::data_file`, whole and fed in pieces) and LIBSVM model files (`io::model_file`), from seeds written
 //! by LIBSVM itself and by this crate, mutated byte-, token- and line-wise with the numbers that
 //! break readers (huge counts, indices past i32, NaN, overflowing floats).
 //!

@@ -1,6 +1,6 @@
 //! Trained kernel-SVM models as LIBSVM stores them, and prediction from them. The Python package
-//! and the native CLI both save and load through this module; `libsvm_file` reads and writes
-//! LIBSVM's model-file format.
+//! and the native CLI both save and load through this module; `io::model_file` reads and
+//! writes LIBSVM's model-file format.
 //!
 //! Feature indices in a model file mean what they mean to LIBSVM: they are matched literally with
 //! the indices of the data files. In memory columns start at 0, and the `IndexBase` a model is

@@ -19,7 +19,7 @@
 //!
 //! The slides' first method, two variables at a time keeping sum a = 0, is SMO (`smo`).
 //!
-//! Regression runs on the 2L-variable problem of `svm::train_svr` unchanged: each variable of an
+//! Regression runs on the 2L-variable problem of `train::svm::train_svr` unchanged: each variable of an
 //! example's pair (alpha+ in [0, C], alpha- in [-C, 0]) is one coordinate.
 //!
 //! With shrinking, a variable at a bound whose gradient holds it there by more than the current

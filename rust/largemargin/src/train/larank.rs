@@ -62,7 +62,7 @@ pub fn train_larank(
 }
 
 /// Fits one multiclass model from candidate label sets (`bags`, one per row of `x`): LaRank where
-/// each pattern's positive label is its best-scoring candidate (see `solver::ambiguous`). `warm`
+/// each pattern's positive label is its best-scoring candidate (see `solver::larank::ambiguous`). `warm`
 /// as in `train_larank`; a warm row's positive label is its class with a positive coefficient.
 pub fn train_ambiguous(
     x: &Matrix, bags: &Bags, weight: &[f64], classes: usize, params: &LaRankTrainParams, warm: Option<&[f64]>,

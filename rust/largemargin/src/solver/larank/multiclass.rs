@@ -18,7 +18,7 @@
 //! path with explicit weight vectors.
 //!
 //! Given candidate label sets (`with_bags`), the same solver learns from ambiguous supervision:
-//! see `solver::ambiguous`.
+//! see `solver::larank::ambiguous`.
 
 mod baselines;
 mod dual;

@@ -1,5 +1,5 @@
 //! LaRank's schedules (Bordes, Bottou, Gallinari, Weston 2007; Bordes 2010, PhD thesis, section 5.2): how PROCESSNEW, PROCESSOLD and OPTIMIZE are
-//! interleaved, written once over a small trait of steps that the multiclass solver (`larank`)
+//! interleaved, written once over a small trait of steps that the multiclass solver (`multiclass`)
 //! and the sequence solver (`sequence`) implement.
 
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! The sequence solver over one explicit model: LaRank's operations (PROCESSNEW, PROCESSOLD,
 //! OPTIMIZE) on the beta-dual with loss-augmented inference, and the (averaged) structured
-//! perceptron. See the module `sequence` for the formulation.
+//! perceptron. See the module [`crate::sequence`] for the formulation.
 
 use crate::error::{Error, Result};
 use crate::runtime::control::Control;

@@ -203,7 +203,7 @@ impl LinearModel {
     }
 
     /// `epoch` with a team: with two members or more, a shuffled pass over sparse rows has the
-    /// rows staged ahead by a helper (`sgd_staging`). The same model on any team.
+    /// rows staged ahead by a helper (`staging`). The same model on any team.
     pub fn epoch_on(
         &mut self, team: &Team, x: &Matrix, y: &[f64], c: &[f64], order: &[usize], loss: &dyn Loss, p: &SgdParams,
         control: &Control,

@@ -4,7 +4,7 @@
 //!
 //! with gradient g = p - Qa. Each iteration moves one pair along e_i - e_j: i increases (a_i < hi_i),
 //! j decreases (a_j > lo_j). C-SVC is p = y, [lo, hi] = [min(0, C y), max(0, C y)]; epsilon-SVR is
-//! the 2L-variable problem with independent alpha+ and alpha- (`svm` module builds both).
+//! the 2L-variable problem with independent alpha+ and alpha- (`train::svm` builds both).
 //!
 //! The solver is organised as LIBSVM's: working-set selection, the pair update, shrinking, and
 //! gradient reconstruction, each in its own function. Positions are reordered so that the active
