@@ -39,12 +39,13 @@
 //! - [`sequence`]: sequences of tokens, the sequence model and its decoding;
 //! - [`solver`]: one module per algorithm (SMO, ISDA, LaSVM and the online baselines, LaRank,
 //!   the linear SGD family);
+//! - [`model`]: LIBSVM models, decision functions, Platt scaling;
 //! - [`train`]: the training drivers, a problem in and a fitted model out (C-SVC/epsilon-SVR,
-//!   LaSVM, LaRank, linear models, sequence labelers, the cross-validated search); [`mixture`]
-//!   and [`mlp`], the hard mixture of experts' gaters and the margin MLPs, with their training;
-//! - [`model`]: LIBSVM models, decision functions, Platt scaling, and the [`Svc`]/[`Svr`]
-//!   builders above;
-//! - [`io`]: LIBSVM data and model files, files written whole or not at all.
+//!   LaSVM, LaRank, linear models, sequence labelers, the cross-validated search) and the
+//!   [`Svc`]/[`Svr`] builders above; [`mixture`] and [`mlp`], the hard mixture of experts' gaters
+//!   and the margin MLPs, with their training;
+//! - [`io`]: LIBSVM data and model files, files written whole or not at all (a model's check
+//!   borrows the data files' index limit from it).
 
 // Every unsafe operation sits in its own block with the argument that makes it sound.
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -71,8 +72,8 @@ pub use io::data_file::{read_libsvm_file, IndexBase, LibsvmData};
 /// `Kernel::Sigmoid { gamma, coef0 }`, `Kernel::Precomputed` and composed kernels.
 pub use kernel::KernelSpec as Kernel;
 pub use kernel::{KernelEngine, KernelSpec};
-pub use model::estimator::{Svc, Svr};
 pub use model::{LibsvmModel, SvmType};
 pub use runtime::Control;
 pub use solver::smo::Selection;
+pub use train::estimator::{Svc, Svr};
 pub use train::svm::{DualSolver, SvmParams};

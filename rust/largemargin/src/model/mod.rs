@@ -1,13 +1,15 @@
-//! Trained kernel-SVM models as LIBSVM stores them, and prediction from them. The Python package
-//! and the native CLI both save and load through this module; `io::model_file` reads and
-//! writes LIBSVM's model-file format.
+//! Trained kernel-SVM models as LIBSVM stores them, and prediction from them: `LibsvmModel`,
+//! the decision functions of kernel expansions (`predict`) and probability estimates
+//! (`probability`: Platt's sigmoid, pairwise coupling). A model is made by training
+//! (`LibsvmModel::from_svc` and `from_svr` in `train::svm`) or read from a file
+//! (`io::model_file` reads and writes LIBSVM's model-file format); the Python package and the
+//! native CLI both save and load through it.
 //!
 //! Feature indices in a model file mean what they mean to LIBSVM: they are matched literally with
 //! the indices of the data files. In memory columns start at 0, and the `IndexBase` a model is
 //! read or written with says which index column 0 is; reading a model and its data with the same
 //! base keeps them aligned, whichever base that is.
 
-pub mod estimator;
 pub mod predict;
 pub mod probability;
 
@@ -15,7 +17,6 @@ use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::KernelSpec;
 use crate::model::predict::Expansion;
-use crate::train::svm::{SvcFit, SvrFit};
 
 /// The kinds of LIBSVM model this crate reads and writes (a model file's `svm_type`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,39 +76,6 @@ impl LibsvmModel {
     fn n_outputs(&self) -> usize {
         let k = self.n_classes();
         k * k.saturating_sub(1) / 2
-    }
-
-    /// A classifier fitted on `x`, with `labels[c]` the label of class index c.
-    pub fn from_svc(fit: &SvcFit, x: &Matrix, kernel: KernelSpec, labels: Vec<i64>) -> Self {
-        LibsvmModel {
-            svm_type: SvmType::CSvc,
-            labels,
-            n_support: fit.n_support.clone(),
-            rho: fit.intercept.iter().map(|b| -b).collect(),
-            prob_a: fit.prob_a.clone(),
-            prob_b: fit.prob_b.clone(),
-            sv_coef: fit.dual_coef.clone(),
-            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
-            sv_indices: precomputed_indices(&kernel, &fit.support),
-            kernel,
-        }
-    }
-
-    /// A regressor fitted on `x`: its support vectors gathered from `x` (only their indices for a
-    /// precomputed kernel), rho the negated intercept.
-    pub fn from_svr(fit: &SvrFit, x: &Matrix, kernel: KernelSpec) -> Self {
-        LibsvmModel {
-            svm_type: SvmType::EpsilonSvr,
-            labels: Vec::new(),
-            n_support: Vec::new(),
-            rho: vec![-fit.intercept],
-            prob_a: Vec::new(),
-            prob_b: Vec::new(),
-            sv_coef: fit.coef.clone(),
-            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
-            sv_indices: precomputed_indices(&kernel, &fit.support),
-            kernel,
-        }
     }
 
     /// Checks that the parts fit together and every number is usable: what a model file must
@@ -253,14 +221,6 @@ impl LibsvmModel {
                 self.labels[best] as f64
             })
             .collect())
-    }
-}
-
-fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
-    if kernel.is_precomputed() {
-        support.to_vec()
-    } else {
-        Vec::new()
     }
 }
 

@@ -3,11 +3,14 @@
 //! pairs, one-vs-rest problems, epochs), runs them in parallel within the cache budget and
 //! gathers the solutions.
 //!
-//! `svm` (C-SVC and epsilon-SVR by SMO or ISDA), `lasvm` (LaSVM and the online baselines),
-//! `larank` (multiclass LaRank, from labels or candidate label sets), `linear` (linear models by
-//! SGD), `sequence` (sequence labelers by LaRank or the structured perceptron) and `search` (a
-//! cross-validated grid of C and kernels).
+//! `svm` (C-SVC and epsilon-SVR by SMO or ISDA, and the `LibsvmModel` of a fit), `lasvm`
+//! (LaSVM and the online baselines), `larank` (multiclass LaRank, from labels or candidate label
+//! sets), `linear` (linear models by SGD), `sequence` (sequence labelers by LaRank or the
+//! structured perceptron) and `search` (a cross-validated grid of C and kernels); above them,
+//! `estimator`'s `Svc` and `Svr` builders, which take labels as they come and return a
+//! `LibsvmModel`.
 
+pub mod estimator;
 pub mod larank;
 pub mod lasvm;
 pub mod linear;

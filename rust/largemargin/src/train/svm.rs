@@ -3,10 +3,11 @@
 
 use rayon::prelude::*;
 
-use crate::data::Matrix;
+use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Split};
 use crate::model::probability::fit_sigmoid;
+use crate::model::{LibsvmModel, SvmType};
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
 use crate::runtime::team::{threads_for, with_team, Team, SOLO};
@@ -360,4 +361,49 @@ pub fn train_svr(
     }
     out.kernel_evals = engine.evals();
     Ok(out)
+}
+
+impl LibsvmModel {
+    /// A classifier fitted on `x`, with `labels[c]` the label of class index c.
+    pub fn from_svc(fit: &SvcFit, x: &Matrix, kernel: KernelSpec, labels: Vec<i64>) -> Self {
+        LibsvmModel {
+            svm_type: SvmType::CSvc,
+            labels,
+            n_support: fit.n_support.clone(),
+            rho: fit.intercept.iter().map(|b| -b).collect(),
+            prob_a: fit.prob_a.clone(),
+            prob_b: fit.prob_b.clone(),
+            sv_coef: fit.dual_coef.clone(),
+            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
+            sv_indices: precomputed_indices(&kernel, &fit.support),
+            kernel,
+        }
+    }
+
+    /// A regressor fitted on `x`: its support vectors gathered from `x` (only their indices for a
+    /// precomputed kernel), rho the negated intercept.
+    pub fn from_svr(fit: &SvrFit, x: &Matrix, kernel: KernelSpec) -> Self {
+        LibsvmModel {
+            svm_type: SvmType::EpsilonSvr,
+            labels: Vec::new(),
+            n_support: Vec::new(),
+            rho: vec![-fit.intercept],
+            prob_a: Vec::new(),
+            prob_b: Vec::new(),
+            sv_coef: fit.coef.clone(),
+            sv: if kernel.is_precomputed() { CsrMatrix::new() } else { CsrMatrix::gather(x, &fit.support) },
+            sv_indices: precomputed_indices(&kernel, &fit.support),
+            kernel,
+        }
+    }
+}
+
+/// The training indices of the support vectors, which a model of a precomputed kernel keeps in
+/// place of their features; none for the other kernels.
+fn precomputed_indices(kernel: &KernelSpec, support: &[usize]) -> Vec<usize> {
+    if kernel.is_precomputed() {
+        support.to_vec()
+    } else {
+        Vec::new()
+    }
 }
