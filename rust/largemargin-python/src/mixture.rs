@@ -182,7 +182,7 @@ pub fn fit_gmm<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (xv, _, d) = rows(&x)?;
     let gmm = run_fit(py, n_jobs, None, None, |ctl| {
-        DiagonalGmm::fit(&xv, d, components, iterations, tol, variance_floor, seed, ctl)
+        DiagonalGmm::train(&xv, d, components, iterations, tol, variance_floor, seed, ctl)
     })?;
     let out = PyDict::new(py);
     let g = gmm.weights.len();

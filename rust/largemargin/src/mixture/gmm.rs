@@ -20,7 +20,7 @@ pub struct DiagonalGmm {
     /// Means and variances, row-major (components, dims).
     pub means: Vec<f64>,
     /// The variance of every feature in every component, shaped as `means`; the variance floor
-    /// of `fit` is included, so each is positive.
+    /// of `train` is included, so each is positive.
     pub variances: Vec<f64>,
 }
 
@@ -56,7 +56,7 @@ impl DiagonalGmm {
     /// EM from `components` distinct random rows as means and the data's variance per feature;
     /// at most `iterations` rounds, stopping when the mean log-likelihood gains less than `tol`.
     /// `variance_floor` is added to every variance (binary features would otherwise collapse).
-    pub fn fit(
+    pub fn train(
         x: &[f64], dims: usize, components: usize, iterations: usize, tol: f64, variance_floor: f64, seed: u64,
         control: &Control,
     ) -> Result<Self> {
@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn one_gaussian_is_the_sample_moments() {
         let x = [1.0, 2.0, 3.0, 6.0, 5.0, 1.0];
-        let g = DiagonalGmm::fit(&x, 2, 1, 5, 1e-9, 1e-6, 0, &Control::new()).unwrap();
+        let g = DiagonalGmm::train(&x, 2, 1, 5, 1e-9, 1e-6, 0, &Control::new()).unwrap();
         assert!((g.means[0] - 3.0).abs() < 1e-12 && (g.means[1] - 3.0).abs() < 1e-12);
         assert!((g.variances[0] - (8.0 / 3.0 + 1e-6)).abs() < 1e-9);
         let ld = g.log_density(&[3.0, 3.0]).unwrap()[0];
@@ -244,7 +244,7 @@ mod tests {
             let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
             x.push(c + u);
         }
-        let g = DiagonalGmm::fit(&x, 1, 2, 100, 1e-10, 1e-6, 1, &Control::new()).unwrap();
+        let g = DiagonalGmm::train(&x, 1, 2, 100, 1e-10, 1e-6, 1, &Control::new()).unwrap();
         let mut means = g.means.clone();
         means.sort_by(f64::total_cmp);
         assert!((means[0] + 5.0).abs() < 0.1 && (means[1] - 5.0).abs() < 0.1, "{means:?}");
@@ -255,8 +255,8 @@ mod tests {
 
     #[test]
     fn too_few_rows_or_bad_floor() {
-        assert!(DiagonalGmm::fit(&[1.0, 2.0], 1, 3, 5, 1e-6, 1e-3, 0, &Control::new()).is_err());
-        assert!(DiagonalGmm::fit(&[1.0, 2.0], 1, 1, 5, 1e-6, 0.0, 0, &Control::new()).is_err());
-        assert!(DiagonalGmm::fit(&[1.0, f64::NAN], 1, 1, 5, 1e-6, 1e-3, 0, &Control::new()).is_err());
+        assert!(DiagonalGmm::train(&[1.0, 2.0], 1, 3, 5, 1e-6, 1e-3, 0, &Control::new()).is_err());
+        assert!(DiagonalGmm::train(&[1.0, 2.0], 1, 1, 5, 1e-6, 0.0, 0, &Control::new()).is_err());
+        assert!(DiagonalGmm::train(&[1.0, f64::NAN], 1, 1, 5, 1e-6, 1e-3, 0, &Control::new()).is_err());
     }
 }
