@@ -180,7 +180,7 @@ def test_native_functions_refuse_fortran_ordered_matrices():
 def test_counts_too_large_to_be_settings_are_refused():
     X, y = np.random.RandomState(0).randn(30, 2), np.arange(30) % 2
     for cls in (lm.SimpleMLPClassifier, lm.TanhMLPClassifier):
-        with pytest.raises(ValueError, match="n_committees must be at most"):
+        with pytest.raises(ValueError, match="n_committees must be a positive integer of at most 1000"):
             cls(n_committees=2**64).fit(X, y)
     seqs, tags = [[("a", "DT"), ("b", "NN")]] * 3, [["x", "y"]] * 3
     with pytest.raises(ValueError, match="n_reprocess must be an integer from 0 to"):

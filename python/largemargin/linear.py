@@ -7,6 +7,7 @@ import re
 import time
 import warnings
 from functools import partial
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,13 +21,14 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from . import _native
 from ._arrays import NOT_CANONICAL, canonical_csr, to_native
 from ._base.estimator import BaseEstimator
-from ._checks import check_positive_int, check_real, draw_seed
+from ._checks import draw_seed
 from ._guard import at_least_two, check_known_labels, partial_fit_classes, unchanged_on_failure
+from ._options import SGD_ALGORITHMS
 from ._progress import say
+from ._validation import HasMethods, Interval, Options, Registered
+from .exceptions import InvalidParameterError
 from .plugins import NativeLoss, get_registry
 from .plugins.checked import CheckedLoss
-
-_ALGORITHMS = ("asgd", "sgdqn", "sgdqn2009", "svmsgd2", "sgd")
 
 
 class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -34,15 +36,16 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     native call with the optimiser's state kept between calls, and the fitted attributes.
     Subclasses say which algorithm runs with what step size (`_native_args`)."""
 
-    _auto_epochs = False  # epochs=None allowed
-
-    def _check_params(self):
-        check_positive_int("epochs", self.epochs, none_ok=self._auto_epochs)
-        if self.n_jobs == 0:
-            raise ValueError("n_jobs == 0 has no meaning")
-        for name in ("fit_intercept", "shuffle"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+    _parameter_constraints = {
+        "epochs": [Interval(Integral, 1, None)],
+        "n_iter_no_change": [Interval(Integral, 1, None)],
+        "fit_intercept": ["boolean"],
+        "shuffle": ["boolean"],
+        "class_weight": ["dict", Options(("balanced",)), None],
+        "random_state": ["random_state"],
+        "n_jobs": ["n_jobs"],
+        "verbose": ["verbose"],
+    }
 
     def _native_args(self, xn):
         """(algorithm, loss, alpha, t0, rate, skip, bias_rate) for the native solver, t0 None when
@@ -78,7 +81,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._check_params()
+        self._validate_params()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
         classes = at_least_two(np.unique(y))
         for attr in ("coef_", "_state", "t0_", "skip_", "n_iter_", "average_start_"):
@@ -124,7 +127,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         self : object
             The updated estimator.
         """
-        self._check_params()
+        self._validate_params()
         first = not hasattr(self, "_state")
         classes = partial_fit_classes(None if first else self.classes_, classes)
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=first)
@@ -438,20 +441,22 @@ class LinearSGD(_LinearSGDBase):
     def _algorithm(self):
         return self.algorithm
 
-    def _check_params(self):
-        super()._check_params()
-        if self._algorithm() not in _ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}; got {self._algorithm()!r}")
-        check_real("alpha", self.alpha, lambda v: v > 0, "a positive number")
-        if self.tol is not None:
-            check_real("tol", self.tol, lambda v: v >= 0, "a nonnegative number or None")
-        check_positive_int("n_iter_no_change", self.n_iter_no_change)
-        check_positive_int("max_iter", self.max_iter)
-        if self.t0 is not None:
-            check_real("t0", self.t0, lambda v: v > 0, "a positive number or None")
-        check_positive_int("skip", self.skip, none_ok=True)
-        check_real("average_start", self.average_start, lambda v: v >= 0, "a nonnegative number of passes")
-        check_real("intercept_rate", self.intercept_rate, lambda v: v >= 0, "a nonnegative number")
+    _parameter_constraints = {
+        **_LinearSGDBase._parameter_constraints,
+        "algorithm": [Options(SGD_ALGORITHMS)],
+        "loss": [Registered("loss"), HasMethods("loss", "dloss")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "epochs": [Interval(Integral, 1, None), None],
+        "tol": [Interval(Real, 0, None), None],
+        "max_iter": [Interval(Integral, 1, None)],
+        "t0": [Interval(Real, 0, None, closed="neither"), None],
+        "skip": [Interval(Integral, 1, None), None],
+        "average_start": [Interval(Real, 0, None)],
+        "intercept_rate": [Interval(Real, 0, None)],
+    }
+
+    def _check_relations(self):
+        """The loss resolved: a built-in's name, a plugin's checked loss or the user's object."""
         loss = self.loss
         if isinstance(loss, str):
             loss = get_registry().resolve("loss", loss)
@@ -462,7 +467,7 @@ class LinearSGD(_LinearSGDBase):
         elif hasattr(loss, "loss") and hasattr(loss, "dloss"):
             self._loss = CheckedLoss(type(loss).__name__, None, loss)  # the user's own object
         else:
-            raise ValueError(f"loss must be a loss name or an object with loss(f, y) and dloss(f, y), got {self.loss!r}")
+            raise InvalidParameterError(f"loss {self.loss!r} of the registry is not a loss: {loss!r}")
 
     def _stopping(self):
         return self.tol, self.n_iter_no_change, self.max_iter
@@ -578,12 +583,13 @@ class MarginPerceptron(_LinearSGDBase):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _check_params(self):
-        super()._check_params()
-        check_real("learning_rate", self.learning_rate, lambda v: v > 0, "a positive number")
-        check_real("weight_decay", self.weight_decay, lambda v: v >= 0, "a nonnegative number")
-        check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
-        check_positive_int("n_iter_no_change", self.n_iter_no_change)
+    _parameter_constraints = {
+        **_LinearSGDBase._parameter_constraints,
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "weight_decay": [Interval(Real, 0, None)],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    }
 
     def _native_args(self, xn):
         # the rate is constant; t0 and skip play no part

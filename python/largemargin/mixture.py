@@ -9,6 +9,8 @@ threads or on a Dask cluster (`mixture_backends`); the experts' work is in `mixt
 
 import copy
 import time
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
@@ -19,11 +21,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native, _ovo
 from . import mixture_experts as mx
 from ._arrays import scale_gamma, variance
-from ._base import _ovr_from_ovo, dask_client, without_client
+from ._base import _BaseSVM, _ovr_from_ovo, dask_client, without_client
 from ._base.estimator import BaseEstimator
-from ._checks import check_n_jobs, check_positive_int, check_real, draw_seed, effective_n_jobs, warn_not_converged
+from ._checks import caller_stacklevel, draw_seed, effective_n_jobs, warn_not_converged
 from ._guard import unchanged_on_failure
+from ._options import AUTO, BACKENDS, GATERS
 from ._progress import say
+from ._validation import Interval, Options, Registered
 from .mixture_backends import DaskBackend, ThreadBackend, is_dask_collection
 from .plugins import NativeExpert, NativeKernel, get_registry
 
@@ -46,31 +50,35 @@ def auto_experts(m):
 class _MixtureBase(BaseEstimator):
     _task = None
 
-    def _check_params(self):
-        if not (isinstance(self.n_experts, str) and self.n_experts == "auto"):
-            if isinstance(self.n_experts, str):
-                raise ValueError(f"n_experts must be a positive integer or 'auto', got {self.n_experts!r}")
-            check_positive_int("n_experts", self.n_experts)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("gater_hidden", self.gater_hidden)
-        check_positive_int("gater_epochs", self.gater_epochs)
-        check_positive_int("gater_samples", self.gater_samples, none_ok=True)
-        check_positive_int("n_gaussians", self.n_gaussians)
-        check_positive_int("local_candidates", self.local_candidates)
-        check_positive_int("gater_candidates", self.gater_candidates, none_ok=True)
-        check_positive_int("capacity", self.capacity, none_ok=True)
-        check_real("gater_learning_rate", self.gater_learning_rate, lambda v: v > 0, "positive")
-        check_real("min_moved", self.min_moved, lambda v: 0 <= v < 1, "in [0, 1)")
-        check_real("gate_tol", self.gate_tol, lambda v: 0 <= v < 1, "in [0, 1)")
-        if self.validation_fraction is not None:
-            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1) or None")
-        check_n_jobs(self.n_jobs)
-        if self.gater not in ("global", "local"):
-            raise ValueError(f"gater must be 'global' or 'local', got {self.gater!r}")
-        if self.backend not in ("threads", "dask"):
-            raise ValueError(f"backend must be 'threads' or 'dask', got {self.backend!r}")
-        if self.expert_params is not None and not isinstance(self.expert_params, dict):
-            raise ValueError(f"expert_params must be a dict or None, got {self.expert_params!r}")
+    _parameter_constraints = {
+        "n_experts": [Interval(Integral, 1, None), Options((AUTO,))],
+        "gater": [Options(GATERS)],
+        "expert": [Registered("expert")],
+        "expert_params": ["dict", None],
+        "C": [Interval(Real, 0, None, closed="neither"), Options((np.inf,), Real)],
+        "epsilon": [Interval(Real, 0, None)],
+        "kernel": _BaseSVM._parameter_constraints["kernel"],
+        "gamma": _BaseSVM._parameter_constraints["gamma"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None)],
+        "min_moved": [Interval(Real, 0, 1, closed="left")],
+        "capacity": [Interval(Integral, 1, None), None],
+        "gater_hidden": [Interval(Integral, 1, None)],
+        "gater_epochs": [Interval(Integral, 1, None)],
+        "gater_learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "gater_samples": [Interval(Integral, 1, None), None],
+        "gater_candidates": [Interval(Integral, 1, None), None],
+        "n_gaussians": [Interval(Integral, 1, None)],
+        "local_candidates": [Interval(Integral, 1, None)],
+        "gate_tol": [Interval(Real, 0, 1, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "backend": [Options(BACKENDS)],
+        "client": "no_validation",  # checked with backend="dask", by dask_client
+        "n_jobs": ["n_jobs"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     # ---- setup -------------------------------------------------------------------------------
 
@@ -145,7 +153,7 @@ class _MixtureBase(BaseEstimator):
             The fitted estimator.
         """
         started = time.perf_counter()
-        self._check_params()
+        self._validate_params()
         self._factory_obj = self._factory()
         X, y = self._validate(X, y)
         y = self._encode_targets(X, y)
@@ -198,8 +206,7 @@ class _MixtureBase(BaseEstimator):
         m = len(train)
         if m < 2:
             raise ValueError(f"validation_fraction={self.validation_fraction} leaves {m} of the {n} examples to train on")
-        k = auto_experts(m) if self.n_experts == "auto" else self.n_experts
-        k = max(1, min(k, m // 2))  # at least two examples per expert: fewer experts on small data
+        k = auto_experts(m) if self.n_experts == "auto" else self._experts_for(m)
         cap = self.capacity if self.capacity is not None else m // k + 1
         if cap * k < m:
             raise ValueError(f"capacity {cap} x {k} experts cannot hold the {m} training examples")
@@ -285,6 +292,21 @@ class _MixtureBase(BaseEstimator):
                 "while the held-out error was still falling; increase max_iter.")
         self.n_support_ = np.array([e.n_support for e in self.experts_])
         self.fit_time_ = time.perf_counter() - started
+
+    def _experts_for(self, m):
+        """The number of experts an integer n_experts gives on m training examples: at least two
+        examples per expert, so fewer experts on small data (with a warning); more experts than
+        examples is a mistake."""
+        k = int(self.n_experts)
+        where = f"{getattr(self, '_pair_label', '')[1:]}: " if getattr(self, "_pair_label", "") else ""
+        if k > m:
+            raise ValueError(f"{where}n_experts={k} is more than the {m} training examples: a mixture needs two "
+                             f"examples per expert (n_experts at most {max(1, m // 2)} here, or 'auto')")
+        if k > m // 2:
+            warnings.warn(f"{type(self).__name__}: {where}n_experts={k} leaves fewer than two of the {m} training "
+                          f"examples per expert: fitting {max(1, m // 2)} experts", UserWarning,
+                          stacklevel=caller_stacklevel())
+        return max(1, min(k, m // 2))
 
     def _n_candidates(self, k):
         return k if self.gater_candidates is None else min(int(self.gater_candidates), k)
@@ -408,7 +430,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
     ----------
     n_experts : int or "auto", default="auto"
         K, the number of experts; each trains on about n / K examples per round. On fewer than
-        2 K training examples the mixture has n / 2 experts (``len(experts_)``). "auto": one expert
+        2 K training examples the mixture has n / 2 experts (``len(experts_)``), with a warning;
+        more experts than training examples is an error. "auto": one expert
         per 2,000 training examples (Collobert's complexity argument: a fixed share per expert
         keeps a round linear in n), at most 100; below 20,000 examples one expert, i.e. one SVM
         (the model of `SVC` with the same parameters, in one round without a gater), since one

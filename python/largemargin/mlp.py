@@ -7,6 +7,7 @@ of the simple MLP), and `TanhMLPClassifier`, the one-hidden-layer tanh MLP of Co
 
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,10 +19,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _native
 from ._arrays import to_native
 from ._base.estimator import BaseEstimator
-from ._checks import caller_stacklevel, check_positive_int, check_real, draw_seed, effective_n_jobs, warn_not_converged
+from ._checks import caller_stacklevel, draw_seed, effective_n_jobs, warn_not_converged
 from ._guard import at_least_two, unchanged_on_failure
 from ._multiclass import fit_one_vs_rest
+from ._options import AUTO, MLP_CRITERIA, MLP_OPTIMIZERS
 from ._threads import parallel
+from ._validation import Interval, Options
+from .exceptions import InvalidParameterError
 
 # each committee is a fit of its own: more than this is a mistake, not a setting
 MAX_COMMITTEES = 1000
@@ -59,16 +63,19 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
 
     _median_epochs = False  # committees refit for the median of their best epochs (else each its own)
 
-    def _check_common(self):
-        check_positive_int("hidden_units", self.hidden_units)
-        check_positive_int("max_epochs", self.max_epochs)
-        check_positive_int("n_iter_no_change", self.n_iter_no_change)
-        if not (isinstance(self.learning_rate, str) and self.learning_rate == "auto"):
-            check_real("learning_rate", self.learning_rate, lambda v: v > 0, "positive or 'auto'")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise ValueError(f"refit must be True or False, got {self.refit!r}")
-        if self.early_stopping:
-            check_real("validation_fraction", self.validation_fraction, lambda v: 0 < v < 1, "in (0, 1)")
+    _parameter_constraints = {
+        "hidden_units": [Interval(Integral, 1, None)],
+        "n_committees": [Interval(Integral, 1, MAX_COMMITTEES)],
+        "learning_rate": [Options((AUTO,)), Interval(Real, 0, None, closed="neither")],
+        "init_scale": [Interval(Real, 0, None, closed="neither")],
+        "max_epochs": [Interval(Integral, 1, None)],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None)],
+        "refit": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": ["n_jobs"],
+    }
 
     @unchanged_on_failure
     def fit(self, X, y):
@@ -90,7 +97,7 @@ class _MarginMLP(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         started = time.perf_counter()
-        self._check_params()
+        self._validate_params()
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)  # a refit on other classes leaves nothing of the previous model
         X, y = validate_data(self, X, y, accept_sparse=["csr"], dtype=[np.float64, np.float32], order="C")
@@ -435,14 +442,12 @@ class SimpleMLPClassifier(_MarginMLP):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._check_common()
-        check_positive_int("n_committees", self.n_committees, most=MAX_COMMITTEES)
-        check_real("beta", self.beta, lambda v: v > 0, "positive")
-        check_real("decay", self.decay, lambda v: v >= 0, "non-negative")
-        check_real("init_scale", self.init_scale, lambda v: v > 0, "positive")
-        if not isinstance(self.average, (bool, np.bool_)):
-            raise ValueError(f"average must be True or False, got {self.average!r}")
+    _parameter_constraints = {
+        **_MarginMLP._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "decay": [Interval(Real, 0, None)],
+        "average": ["boolean"],
+    }
 
     def _native_fit(self, X, y, Xv, yv, seed, rate, epochs, n_jobs):
         return _native.fit_simple_mlp(
@@ -564,12 +569,10 @@ class NilssonMLPClassifier(_MarginMLP):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._check_common()
+    def _check_relations(self):
         if self.hidden_units % 2 == 0:
-            raise ValueError(f"hidden_units must be odd for the Nilsson MLP (an even committee's vote can tie), "
-                             f"got {self.hidden_units}")
-        check_real("init_scale", self.init_scale, lambda v: v > 0, "positive")
+            raise InvalidParameterError(f"hidden_units must be odd for the Nilsson MLP (an even committee's vote can "
+                                        f"tie), got {self.hidden_units}")
 
     def _native_fit(self, X, y, Xv, yv, seed, rate, epochs, n_jobs):
         return _native.fit_nilsson(X, y, Xv, yv, hidden=int(self.hidden_units), learning_rate=rate, max_epochs=epochs,
@@ -714,15 +717,13 @@ class TanhMLPClassifier(_MarginMLP):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._check_common()
-        check_positive_int("n_committees", self.n_committees, most=MAX_COMMITTEES)
-        if self.criterion not in ("cross_entropy", "mse", "tanh_mse"):
-            raise ValueError(f"criterion must be 'cross_entropy', 'mse' or 'tanh_mse', got {self.criterion!r}")
-        if self.optimizer not in ("sgd", "block_newton"):
-            raise ValueError(f"optimizer must be 'sgd' or 'block_newton', got {self.optimizer!r}")
-        check_real("damping", self.damping, lambda v: v > 0, "positive")
-        check_positive_int("curvature_sample", self.curvature_sample)
+    _parameter_constraints = {
+        **_MarginMLP._parameter_constraints,
+        "criterion": [Options(MLP_CRITERIA)],
+        "optimizer": [Options(MLP_OPTIMIZERS)],
+        "damping": [Interval(Real, 0, None, closed="neither")],
+        "curvature_sample": [Interval(Integral, 1, None)],
+    }
 
     def _native_fit(self, X, y, Xv, yv, seed, rate, epochs, n_jobs):
         return _native.fit_network(X, y, Xv, yv, hidden=int(self.hidden_units), criterion=self.criterion, optimizer=self.optimizer,

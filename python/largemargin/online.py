@@ -8,6 +8,7 @@ import numbers
 import threading
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -17,9 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 from . import _native
 from ._arrays import to_native
 from ._base import _after_support, _BaseSVM, _chunk, _labelled, _ovr_from_ovo, _rows
-from ._checks import check_positive_int, draw_seed, warn_not_converged
+from ._checks import draw_seed, warn_not_converged
 from ._guard import unchanged_on_failure
+from ._options import BASELINE_RULES, DECISION_SHAPES, MULTICLASS
 from ._ovo import pairs
+from ._validation import Interval, Options, Registered
+from .exceptions import InvalidParameterError
 from .plugins import NativeStrategy, get_registry
 from .plugins.checked import CheckedStrategyFactory
 
@@ -41,10 +45,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
         """The native fit: ([dict per problem], kernel evaluations)."""
         raise NotImplementedError
 
-    def _check_online_params(self):
-        """What every online classifier checks: the kernel machine's parameters and epochs."""
-        self._check_common_params()
-        check_positive_int("epochs", self.epochs)
+    _parameter_constraints = {**_BaseSVM._parameter_constraints, "epochs": [Interval(Integral, 1, None)]}
 
     def _one_vs_one(self):
         """Whether the problems are one-vs-one pairs: the fitted model's layout once fitted (a
@@ -340,24 +341,25 @@ class LaSVM(_OnlineClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._check_online_params()
-        if self.max_iter is not None and (isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral)
-                                          or (self.max_iter < 1 and self.max_iter != -1)):
-            raise ValueError(f"max_iter must be a positive integer, -1 or None, got {self.max_iter!r}")
-        for name in ("finishing", "shrinking"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        check_positive_int("candidates", self.candidates)
-        if self.multiclass not in ("ovo", "ovr"):
-            raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}")
-        if self.decision_function_shape not in ("ovo", "ovr"):
-            raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
+    _parameter_constraints = {
+        **_OnlineClassifier._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None), Options((-1,), Integral), None],
+        "finishing": ["boolean"],
+        "shrinking": ["boolean"],
+        "selection": [Registered("selection_strategy"), "callable"],
+        "candidates": [Interval(Integral, 1, None)],
+        "multiclass": [Options(MULTICLASS)],
+        "decision_function_shape": [Options(DECISION_SHAPES)],
+    }
+
+    def _check_relations(self):
+        """The kernel and the selection strategy resolved."""
+        super()._check_relations()
         selection = self.selection
         if isinstance(selection, str):
             selection = get_registry().resolve("selection_strategy", selection)
         if not (isinstance(selection, NativeStrategy) or callable(selection)):
-            raise ValueError(f"selection must be a strategy name or a factory, got {self.selection!r}")
+            raise InvalidParameterError(f"selection strategy {self.selection!r} is not a factory: {selection!r}")
         if not isinstance(selection, (NativeStrategy, CheckedStrategyFactory)):
             selection = CheckedStrategyFactory(getattr(selection, "__name__", type(selection).__name__), None, selection)
         self._selection = selection
@@ -585,9 +587,6 @@ class _OnlineBaseline(_OnlineClassifier):
 
     _algorithm = None
 
-    def _check_params(self):
-        self._check_online_params()
-
     @unchanged_on_failure
     def fit(self, X, y):
         """Fit on X and labels y.
@@ -774,8 +773,6 @@ class KernelPerceptron(_OnlineBaseline):
     array([0, 1])
     """
 
-    _RULES = ("perceptron", "averaged", "pa", "budget")
-
     def __init__(self, *, rule="perceptron", kernel="rbf", degree=3, gamma="scale", coef0=0.0, C=1.0, beta=0.0,
                  budget=1000, epochs=1, cache_size=200, verbose=False, random_state=None, n_jobs=None):
         self.rule = rule
@@ -792,13 +789,12 @@ class KernelPerceptron(_OnlineBaseline):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        super()._check_params()
-        if self.rule not in self._RULES:
-            raise ValueError(f"rule must be one of {', '.join(self._RULES)}; got {self.rule!r}")
-        if not isinstance(self.beta, numbers.Real) or not np.isfinite(self.beta):
-            raise ValueError(f"beta must be a finite number, got {self.beta!r}")
-        check_positive_int("budget", self.budget)
+    _parameter_constraints = {
+        **_OnlineBaseline._parameter_constraints,
+        "rule": [Options(BASELINE_RULES)],
+        "beta": [Interval(Real, None, None)],
+        "budget": [Interval(Integral, 1, None)],
+    }
 
     def _native_algorithm(self):
         return self.rule, float(self.C), float(self.beta), int(self.budget)

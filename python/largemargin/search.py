@@ -19,6 +19,7 @@ import numbers
 import time
 import warnings
 from collections import namedtuple
+from numbers import Real
 
 import numpy as np
 from scipy.stats import rankdata
@@ -36,14 +37,14 @@ from . import _native
 from ._arrays import canonical_csr, is_sparse, to_native
 from ._base import dask_client, without_client
 from ._base.estimator import BaseEstimator
-from ._checks import check_n_jobs
 from ._guard import unchanged_on_failure
+from ._options import BACKENDS, C_STARTS, GAMMA_KERNELS
+from ._validation import InstanceOf, Options
 from .svm import SVC, SVR
 
 # Grid parameters the native search varies, per estimator; a grid over anything else goes to GridSearchCV.
 _NATIVE_KEYS = {"SVC": {"C", "kernel", "gamma", "degree", "coef0", "class_weight"},
                 "SVR": {"C", "kernel", "gamma", "degree", "coef0", "epsilon"}}
-_C_STARTS = ("auto", "keep", "scale", "cold")
 DEFAULT_C = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
 
@@ -132,6 +133,21 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
 
     # --- parameters -------------------------------------------------------------------------
 
+    _parameter_constraints = {
+        "estimator": "no_validation",  # an SVC (SVR) or None: checked by _base
+        "param_grid": [InstanceOf((dict, list), "a dict or a list of dicts"), None],
+        "scoring": "no_validation",  # checked by _scorers, as GridSearchCV takes it
+        "n_jobs": ["n_jobs"],
+        "refit": ["boolean", "str", "callable"],
+        "cv": "no_validation",  # checked by check_cv
+        "verbose": ["verbose"],
+        "error_score": [Options(("raise",)), InstanceOf(Real, "a number")],
+        "return_train_score": ["boolean"],
+        "c_start": [Options(C_STARTS)],
+        "backend": [Options(BACKENDS)],
+        "client": "no_validation",  # checked with backend="dask", by dask_client
+    }
+
     def _base(self):
         est = self._estimator_type_() if self.estimator is None else self.estimator
         if not isinstance(est, self._estimator_type_):
@@ -166,15 +182,6 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
                 f"with several metrics, refit must be False, a callable or one of the metrics {sorted(metrics)}, got {self.refit!r}"
             )
 
-    def _check_params(self, multimetric, scorers):
-        check_n_jobs(self.n_jobs)
-        if self.c_start not in _C_STARTS:
-            raise ValueError(f"c_start must be one of {_C_STARTS}, got {self.c_start!r}")
-        if self.backend not in ("threads", "dask"):
-            raise ValueError(f"backend must be 'threads' or 'dask', got {self.backend!r}")
-        if multimetric:
-            self._check_refit_metric(list(scorers))
-
     def _native_blocker(self, est, candidates, scorers):
         """Why the native search cannot run this grid (None: it can)."""
         keys = set().union(*candidates)
@@ -194,7 +201,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
             return "probability=True calibrates on inner folds"
         for cand in candidates:
             e = clone(est).set_params(**cand)
-            e._check_params()
+            e._validate_params()
             if e._native_kernel is None and e._composed_kernel is None:
                 return f"the kernel {e.kernel!r} is computed in Python"
             if e._native_kernel == "precomputed":
@@ -226,9 +233,11 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         self : object
             The fitted search.
         """
+        self._validate_params()
         est = self._base()
         scorers, multimetric = self._scorers(est)
-        self._check_params(multimetric, scorers)
+        if multimetric:
+            self._check_refit_metric(list(scorers))
         candidates = self._grid()
         reason = self._native_blocker(est, candidates, scorers)
         if reason is None:
@@ -523,14 +532,14 @@ class _Plan:
                 groups.append((others, [ci]))
         for others, members in groups:
             e = clone(est).set_params(**others)
-            e._check_params()
+            e._validate_params()
             cs = sorted({float(candidates[ci].get("C", est.C)) for ci in members})
             for ci in members:
                 self.where[ci] = (len(self.settings), cs.index(float(candidates[ci].get("C", est.C))))
             kernels = []
             for train, _ in splits if e.gamma == "scale" else splits[:1]:
                 # (gamma='scale' from each fold's training rows, as a fit on them)
-                e._gamma = e._resolve_gamma(X[train]) if e._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
+                e._gamma = e._resolve_gamma(X[train]) if e._native_kernel in GAMMA_KERNELS else 0.0
                 kernel, gamma, coef0, degree = e._kernel_args()
                 key = (repr(kernel), gamma, coef0, degree)
                 if key not in kernel_at:
@@ -543,9 +552,7 @@ class _Plan:
                 class_weight = [list(map(float, compute_class_weight(e.class_weight, classes=classes, y=yf))) for yf in ys]
                 epsilon = 0.0
             else:
-                class_weight = [[1.0]]
-                if not (isinstance(e.epsilon, numbers.Real) and np.isfinite(e.epsilon) and e.epsilon >= 0):
-                    raise ValueError(f"epsilon must be a non-negative number, got {e.epsilon!r}")
+                class_weight = [[1.0]]  # (epsilon checked by e._validate_params)
                 epsilon = float(e.epsilon)
             self.settings.append(_Setting(kernels, class_weight, cs, epsilon, e))
         self.folds = [

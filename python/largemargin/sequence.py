@@ -7,6 +7,7 @@ import gzip
 import numbers
 import time
 from collections import Counter
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,10 +17,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _native
 from ._base.estimator import BaseEstimator
-from ._checks import check_positive_int, check_real, draw_seed, warn_not_converged
+from ._checks import draw_seed, warn_not_converged
 from ._guard import unchanged_on_failure
+from ._options import ADAPTIVE, INFERENCES, SEQUENCE_METHODS
+from ._validation import HasMethods, InstanceOf, Interval, Options
+from .exceptions import InvalidParameterError
 
-_METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
 # REPROCESS rounds per new pattern: each is 11 steps; more than this is a mistake, not a setting
 MAX_REPROCESS = 1000
 
@@ -159,6 +162,16 @@ class WindowFeatures(BaseEstimator):
     5
     """
 
+    _parameter_constraints = {
+        "word_window": [Interval(Integral, 0, None)],
+        "pos_window": [Interval(Integral, 0, None)],
+        "pos_bigrams": ["boolean"],
+        "word_bigrams": ["boolean"],
+        "suffixes": [InstanceOf((tuple, list), "a tuple of positive integers")],
+        "shape": ["boolean"],
+        "min_count": [Interval(Integral, 1, None)],
+    }
+
     def __init__(self, word_window=2, pos_window=2, pos_bigrams=True, word_bigrams=True, suffixes=(2, 3),
                  shape=True, min_count=1):
         self.word_window = word_window
@@ -192,6 +205,10 @@ class WindowFeatures(BaseEstimator):
             feats.append(f"sh={_shape(raw[t])}")
         return feats
 
+    def _check_relations(self):
+        if not all(isinstance(k, Integral) and not isinstance(k, bool) and k >= 1 for k in self.suffixes):
+            raise InvalidParameterError(f"suffixes must be a tuple of positive integers, got {self.suffixes!r}")
+
     def _sequence_features(self, seq, i):
         fields = [_fields(tok, f"sequence {i}, token {t}") for t, tok in enumerate(seq)]
         raw = [f[0] for f in fields]
@@ -213,7 +230,7 @@ class WindowFeatures(BaseEstimator):
         self : WindowFeatures
             The fitted extractor.
         """
-        check_positive_int("min_count", self.min_count)
+        self._validate_params()
         counts = Counter()
         for i, seq in enumerate(sequences):
             for feats in self._sequence_features(seq, i):
@@ -595,14 +612,27 @@ class SequenceLabeler(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    _parameter_constraints = {
+        "method": [Options(SEQUENCE_METHODS)],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "epochs": [Interval(Integral, 1, None), None],
+        "until_gap": ["boolean"],
+        "markov_order": [Interval(Integral, 0, None), None],
+        "n_reprocess": [Interval(Integral, 0, MAX_REPROCESS), Options((ADAPTIVE,)), None],
+        "inference": [Options(INFERENCES), None],
+        "average": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "features": [HasMethods("fit", "transform"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def _settings(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        check_real("C", self.C, lambda v: v > 0, "a positive number")
-        check_real("tol", self.tol, lambda v: v > 0, "a positive number")
-        check_positive_int("epochs", self.epochs, none_ok=True)
+        """The parameters checked, then as the native fit takes them: (method, inference, Markov
+        order, reprocess rounds); what ties them together is checked here."""
+        self._validate_params()
         if self.until_gap and self.method == "perceptron":
-            raise ValueError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
+            raise InvalidParameterError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
         if self.method == "larank_greedy":
             inference = "greedy"
         elif self.method == "larank_exact":
@@ -610,28 +640,20 @@ class SequenceLabeler(BaseEstimator):
         else:
             inference = "greedy" if self.inference is None else self.inference
         if self.inference is not None and self.inference != inference:
-            raise ValueError(f"method {self.method!r} uses {inference} inference, got inference={self.inference!r}")
-        if inference not in ("greedy", "exact"):
-            raise ValueError(f"inference must be 'greedy' or 'exact', got {inference!r}")
+            raise InvalidParameterError(f"method {self.method!r} uses {inference} inference, got inference={self.inference!r}")
         order = self.markov_order
         if order is None:
             order = 2 if inference == "greedy" else 1
-        if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 0:
-            raise ValueError(f"markov_order must be a non-negative integer, got {order!r}")
         if inference == "exact" and order != 1:
-            raise ValueError(f"exact (Viterbi) inference supports markov_order=1 only, got {order}")
+            raise InvalidParameterError(f"exact (Viterbi) inference supports markov_order=1 only, got {order}")
         reprocess = self.n_reprocess
         if reprocess is None:
             reprocess = 5 if self.method == "larank_exact" else 1
-        adaptive = isinstance(reprocess, str) and reprocess == "adaptive"
-        if adaptive and not self.method.startswith("larank"):
-            raise ValueError(f"n_reprocess='adaptive' is a LaRank schedule; method {self.method!r} has none")
-        if not adaptive and (isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral)
-                             or reprocess < 0 or reprocess > MAX_REPROCESS):
-            raise ValueError(f"n_reprocess must be an integer from 0 to {MAX_REPROCESS} or 'adaptive', "
-                             f"got {reprocess!r}")
+        adaptive = reprocess == ADAPTIVE
         if self.n_reprocess is not None and not self.method.startswith("larank"):
-            raise ValueError(f"n_reprocess is LaRank's; method {self.method!r} does not reprocess")
+            what = "n_reprocess='adaptive' is a LaRank schedule; method {!r} has none" if adaptive else \
+                "n_reprocess is LaRank's; method {!r} does not reprocess"
+            raise InvalidParameterError(what.format(self.method))
         native = {"larank_greedy": "larank", "larank_exact": "larank", "pa": "pa",
                   "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
         if adaptive:

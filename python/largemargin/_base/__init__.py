@@ -4,8 +4,8 @@ imports an estimator module."""
 
 from .dask_client import dask_client, without_client
 from .kernel_svm import _BaseSVM, _linear_coef, _ovr_from_ovo, _same_width
-from .larank import _METHODS, _LaRankBase
+from .larank import _LaRankBase
 from .streaming import _after_support, _chunk, _labelled, _rows, _stack
 
-__all__ = ["_BaseSVM", "_LaRankBase", "_METHODS", "_after_support", "_chunk", "_labelled", "_linear_coef",
+__all__ = ["_BaseSVM", "_LaRankBase", "_after_support", "_chunk", "_labelled", "_linear_coef",
            "_ovr_from_ovo", "_rows", "_same_width", "_stack", "dask_client", "without_client"]
