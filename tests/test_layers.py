@@ -14,8 +14,8 @@ import largemargin
 
 PACKAGE = pathlib.Path(largemargin.__file__).parent
 # modules below the estimators: helpers, the plugin layer, the base layer
-LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_ovo", "_threads", "exceptions", "kernels",
-         "plugins", "_base"}
+LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_options", "_threads", "_validation",
+         "exceptions", "kernels", "plugins", "_base"}
 
 
 def modules():

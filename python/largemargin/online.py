@@ -17,11 +17,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._base import _after_support, _BaseSVM, _chunk, _labelled, _ovr_from_ovo, _rows
+from ._base import _after_support, _BaseSVM, _chunk, _labelled, _rows
 from ._checks import draw_seed, warn_not_converged
 from ._guard import unchanged_on_failure
+from ._multiclass import ovr_from_ovo, pairs
 from ._options import BASELINE_RULES, DECISION_SHAPES, MULTICLASS
-from ._ovo import pairs
 from ._validation import Interval, Options, Registered
 from .exceptions import InvalidParameterError
 from .plugins import NativeStrategy, get_registry
@@ -145,7 +145,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
                 raise ValueError("decision_function_shape='ovo' needs a model fitted with multiclass='ovo' "
                                  "(one-vs-rest has no pair decisions)")
             return dec
-        return _ovr_from_ovo(dec, len(self.classes_)) if shape == "ovr" else dec
+        return ovr_from_ovo(dec, len(self.classes_)) if shape == "ovr" else dec
 
     def predict(self, X):
         """Predicted class labels.
@@ -169,7 +169,7 @@ class _OnlineClassifier(ClassifierMixin, _BaseSVM):
             return self.classes_[(dec.ravel() > 0).astype(int)]
         if self._one_vs_one():
             # the most votes; equal votes go to the larger summed confidence
-            dec = _ovr_from_ovo(dec, len(self.classes_))
+            dec = ovr_from_ovo(dec, len(self.classes_))
         return self.classes_[np.argmax(dec, axis=1)]
 
 

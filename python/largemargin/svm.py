@@ -14,12 +14,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._base import _BaseSVM, _linear_coef, _ovr_from_ovo, _same_width  # noqa: F401 - _ovr_from_ovo re-exported for pickles of old models
+from ._base import _BaseSVM, _linear_coef
 from ._base.kernel_svm import HARD_MARGIN_C
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
+from ._multiclass import ovr_from_ovo, pair_reorder
 from ._options import DECISION_SHAPES, ISDA_BIASES, SMO_SELECTIONS, SVM_SOLVERS
-from ._ovo import pair_reorder
 from ._validation import Interval, Options
 
 # What SVC and SVR take beyond every kernel machine's parameters: C=inf (the hard margin), the
@@ -263,7 +263,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if len(self.classes_) == 2:
             return -dec.ravel()
         if self.decision_function_shape == "ovr":
-            return _ovr_from_ovo(dec, len(self.classes_))
+            return ovr_from_ovo(dec, len(self.classes_))
         return dec
 
     def predict(self, X):
@@ -296,7 +296,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             second = dec.ravel() <= 0 if lose_at_zero else dec.ravel() < 0
             return self.classes_[second.astype(int)]
         if self.break_ties:
-            return self.classes_[np.argmax(_ovr_from_ovo(dec, k), axis=1)]
+            return self.classes_[np.argmax(ovr_from_ovo(dec, k), axis=1)]
         votes = np.zeros((dec.shape[0], k), dtype=np.int64)
         p = 0
         for a in range(k):

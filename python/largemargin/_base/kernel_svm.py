@@ -1,6 +1,6 @@
 """The kernel-SVM base: parameters, kernel resolution (built-in, composed or from a plugin), the
 checks of the data, the native fit's results as scikit-learn's attributes, prediction; and the
-one-vs-one helpers the kernel classifiers share."""
+helpers of the linear kernel's weights."""
 
 import inspect
 import numbers
@@ -26,24 +26,6 @@ from ..kernels import Kernel
 from ..plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
 from ..plugins.python_kernels import blocks_of_rows
 from .estimator import BaseEstimator
-
-
-def _ovr_from_ovo(dec, n_classes):
-    """One-vs-rest scores from one-vs-one decision values (LIBSVM sign): votes plus a bounded
-    confidence term that only breaks ties between equal vote counts."""
-    m = dec.shape[0]
-    votes = np.zeros((m, n_classes))
-    conf = np.zeros((m, n_classes))
-    p = 0
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            d = dec[:, p]
-            votes[:, a] += d > 0
-            votes[:, b] += d <= 0
-            conf[:, a] += d
-            conf[:, b] -= d
-            p += 1
-    return votes + conf / (3 * (np.abs(conf) + 1))
 
 
 def _same_width(A, B):
