@@ -17,9 +17,9 @@ from . import _native
 from ._arrays import scale_gamma, variance
 from ._options import LIBSVM_KERNELS, SELECTION_STRATEGIES, SGD_ALGORITHMS
 from .datasets import load_adult, load_libsvm, read_files
+from .lasvm import LaSVM
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
-from .online import LaSVM
 from .plugins import get_registry
 from .svm import SVC, SVR
 

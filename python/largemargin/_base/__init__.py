@@ -5,7 +5,8 @@ imports an estimator module."""
 from .dask_client import dask_client, without_client
 from .kernel_svm import _BaseSVM, _linear_coef
 from .larank import _LaRankBase
+from .online import _OnlineClassifier
 from .streaming import _after_support, _chunk, _labelled, _rows, _stack
 
-__all__ = ["_BaseSVM", "_LaRankBase", "_after_support", "_chunk", "_labelled", "_linear_coef",
+__all__ = ["_BaseSVM", "_LaRankBase", "_after_support", "_chunk", "_labelled", "_linear_coef", "_OnlineClassifier",
            "_rows", "_stack", "dask_client", "without_client"]
