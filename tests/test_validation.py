@@ -12,7 +12,7 @@ import pytest
 import largemargin as lm
 from largemargin import _options
 from largemargin._base.estimator import BaseEstimator
-from largemargin._validation import HasMethods, InstanceOf, Interval, Options, describe, validate_parameters
+from largemargin._validation import HasMethods, InstanceOf, Interval, Options, Registered, describe, validate_parameters
 from largemargin.exceptions import InvalidParameterError
 
 ESTIMATORS = [getattr(lm, n) for n in lm.__all__ if inspect.isclass(getattr(lm, n)) and issubclass(getattr(lm, n), BaseEstimator)]
@@ -77,6 +77,8 @@ def test_a_value_of_no_allowed_kind_is_refused_by_name(cls):
     (["n_jobs"], "a non-zero integer or None"),
     ([HasMethods("loss", "dloss")], "an object with loss() and dloss()"),
     ([InstanceOf(dict, "a dict"), None], "a dict or None"),
+    ([Registered("expert")], "an expert name"),
+    ([Registered("kernel"), "callable"], "a kernel name or a callable"),
 ])
 def test_constraints_describe_themselves(constraints, words):
     assert describe(constraints) == words
@@ -105,9 +107,18 @@ def test_reals_are_finite(value, ok):
             check()
 
 
-def test_a_parameter_without_a_constraint_is_the_class_mistake():
-    with pytest.raises(RuntimeError, match="no constraint for the parameters"):
-        validate_parameters({}, {"forgotten": 1})
+def test_a_subclass_may_add_parameters():
+    class Weighted(lm.SVC):
+        def __init__(self, *, scale=2.0, C=1.0):
+            super().__init__(C=C)
+            self.scale = scale
+
+        def fit(self, X, y):
+            return super().fit(X * self.scale, y)
+
+    Weighted(scale=3.0, C=2.0).fit(*_fit_data(lm.SVC))
+    with pytest.raises(InvalidParameterError, match="^C must be"):
+        Weighted(C=-1.0).fit(*_fit_data(lm.SVC))
 
 
 def test_svc_takes_the_hard_margin_and_others_do_not():

@@ -97,7 +97,8 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         5 candidates instead of 10 halve that for about +0.1 point on 100k Forest-like rows
         (6.58% against 6.44% after 5 rounds). (Before: 10.)
     n_gaussians : int, default=10
-        Gaussians per local gater.
+        Gaussians per local gater (at most one per example of the expert's part: a part of fewer
+        examples has fewer).
     local_candidates : int, default=3
         The local gater scores P(y | x, k) for this many experts of highest P(x | k) P(k) per
         example (the others cannot win unless the cap fills these).
