@@ -1,6 +1,4 @@
-import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from largemargin import load_adult
 
@@ -20,10 +18,3 @@ def digits():
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
     return X[:1000], y[:1000], X[1000:], y[1000:]
-
-
-def rbf(A, B, gamma):
-    A = A.toarray() if sp.issparse(A) else A
-    B = B.toarray() if sp.issparse(B) else B
-    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
-    return np.exp(-gamma * np.maximum(d, 0))

@@ -100,7 +100,7 @@ def test_bad_stopping_parameters_are_named(kwargs, message):
 
 def test_bad_names_and_starts_are_refused():
     X, y = data(100, 10)
-    with pytest.raises(ValueError, match="algorithm must be one of asgd, sgdqn, sgdqn2009"):
+    with pytest.raises(ValueError, match="algorithm must be one of 'asgd', 'sgdqn', 'sgdqn2009', 'svmsgd2', 'sgd', got 'sgd-qn'"):
         lm.LinearSGD(algorithm="sgd-qn").fit(X, y)
     with pytest.raises(ValueError, match="average_start"):
         lm.LinearSGD(average_start=-1).fit(X, y)

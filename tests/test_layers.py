@@ -14,8 +14,8 @@ import largemargin
 
 PACKAGE = pathlib.Path(largemargin.__file__).parent
 # modules below the estimators: helpers, the plugin layer, the base layer
-LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_ovo", "_threads", "exceptions", "kernels",
-         "plugins", "_base"}
+LOWER = {"_arrays", "_checks", "_compat", "_guard", "_multiclass", "_native", "_options", "_progress", "_threads",
+         "_validation", "exceptions", "kernels", "plugins", "_base"}
 
 
 def modules():
@@ -97,3 +97,46 @@ def test_every_module_imports_alone_in_a_fresh_interpreter(chunk):
     with ThreadPoolExecutor(2) as pool:
         failed = [(n, err) for n, rc, err in pool.map(alone, names) if rc != 0]
     assert not failed, failed
+
+
+# Public names that moved to another module stay importable from their former one, so that user
+# code importing them there and pickles naming them there (a pickle names a class by its module)
+# keep loading.
+FORMER_PATHS = {
+    "largemargin.online": ["LaSVM", "Huller", "KernelPerceptron"],
+    "largemargin.sequence": ["SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "read_conll",
+                             "token_accuracy", "MAX_REPROCESS"],
+    "largemargin.mixture": ["MixtureSVC", "MixtureSVR", "auto_experts"],
+    "largemargin.mlp": ["SimpleMLPClassifier", "NilssonMLPClassifier", "TanhMLPClassifier", "MAX_COMMITTEES",
+                        "AUTO_STEP", "AUTO_FLOOR", "UNSCALED_MEAN_SQUARE"],
+    "largemargin.search": ["SVCSearchCV", "SVRSearchCV", "DEFAULT_C"],
+    "largemargin.linear": ["LinearSGD", "MarginPerceptron"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(FORMER_PATHS))
+def test_moved_names_stay_importable_from_their_former_module(module):
+    import importlib
+
+    mod = importlib.import_module(module)
+    for name in FORMER_PATHS[module]:
+        assert hasattr(mod, name), f"{module}.{name}"
+        if hasattr(largemargin, name):
+            assert getattr(mod, name) is getattr(largemargin, name)
+
+
+@pytest.mark.parametrize("cls, former", [(largemargin.LaSVM, "largemargin.online"),
+                                         (largemargin.SequenceLabeler, "largemargin.sequence"),
+                                         (largemargin.MixtureSVC, "largemargin.mixture"),
+                                         (largemargin.MixtureSVR, "largemargin.mixture")])
+def test_a_pickle_naming_the_former_module_loads(cls, former):
+    import pickle
+    import warnings
+
+    data = pickle.dumps(cls(), protocol=2)  # protocol 2 names a class as "c<module>\n<name>\n"
+    here = f"c{cls.__module__}\n{cls.__name__}\n".encode()
+    assert here in data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = pickle.loads(data.replace(here, f"c{former}\n{cls.__name__}\n".encode()))
+    assert type(again) is cls and again.get_params() == cls().get_params()

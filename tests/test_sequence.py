@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from largemargin import SequenceLabeler, WindowFeatures, _native, chunk_f1, chunk_scores, read_conll, token_accuracy
-from largemargin.sequence import _chunks
+from largemargin.sequence.metrics import _chunks
 
 # --- conlleval rules -------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import rbf
+from helpers.kernels import rbf
 from sklearn.svm import SVC as SkSVC
 
 import largemargin as lm

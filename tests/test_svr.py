@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from conftest import rbf
+from helpers.kernels import rbf
 from sklearn.svm import SVR as SkSVR
 
 import largemargin as lm

@@ -9,11 +9,12 @@ from ._native import __version__
 from .ambiguous import AmbiguousLaRankClassifier, make_ambiguous
 from .datasets import load_adult, load_libsvm, load_libsvm_files, make_forest_like
 from .larank import LaRankClassifier
+from .lasvm import LaSVM
 from .linear import LinearSGD, MarginPerceptron
 from .mixture import MixtureSVC, MixtureSVR
 from .mlp import NilssonMLPClassifier, SimpleMLPClassifier, TanhMLPClassifier
 from .model_io import load_libsvm_model, save_libsvm_model
-from .online import Huller, KernelPerceptron, LaSVM
+from .online import Huller, KernelPerceptron
 from .search import SVCSearchCV, SVRSearchCV
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
 from .svm import SVC, SVR

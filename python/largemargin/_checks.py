@@ -1,32 +1,8 @@
-"""Checks of the estimators' parameters, made in `fit`, and the seed a fit draws."""
-
-import numbers
+"""What a fit reads from its parameters: the seed it draws, the threads n_jobs means, where its
+warnings point."""
 
 import numpy as np
 from sklearn.utils import check_random_state
-
-
-def check_real(name, value, ok, expected):
-    """`value` is a finite real number for which ok(value) holds, else a ValueError naming `name`."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or not ok(value):
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-
-
-def check_positive_int(name, value, none_ok=False, most=None):
-    """`value` is an integer of at least 1 (and at most `most`, if given; or None, if `none_ok`),
-    else a ValueError naming `name`."""
-    if none_ok and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {value!r}")
-    if most is not None and value > most:
-        raise ValueError(f"{name} must be at most {most}, got {value!r}")
-
-
-def check_n_jobs(value):
-    """`value` is None or a non-zero integer (negative: cores + 1 + value), else a ValueError."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0):
-        raise ValueError(f"n_jobs must be None or a non-zero integer, got {value!r}")
 
 
 def draw_seed(random_state):

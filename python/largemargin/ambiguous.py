@@ -4,6 +4,7 @@ bags from plain labels at the thesis' ambiguity levels."""
 
 import numbers
 import time
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +17,8 @@ from ._arrays import to_native
 from ._base import _LaRankBase
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
+from ._options import AMBIGUOUS_METHODS
+from ._validation import Interval, Options, check_number
 
 
 def _is_scalar_label(v):
@@ -171,7 +174,7 @@ class AmbiguousLaRankClassifier(_LaRankBase):
     array([0, 0, 1, 1, 2, 2])
     """
 
-    _methods = ("larank", "mira", "ambigsvm")
+    _parameter_constraints = {**_LaRankBase._parameter_constraints, "method": [Options(AMBIGUOUS_METHODS)]}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, method="larank",
                  schedule="adaptive", n_reprocess=1, clock="cost", tol=1e-4, epochs=None, until_gap=False,
@@ -216,7 +219,7 @@ class AmbiguousLaRankClassifier(_LaRankBase):
             The fitted estimator.
         """
         started = time.perf_counter()
-        self._check_params()
+        self._validate_params()
         classes, offsets, labels = _parse_bags(y, classes)
         n = len(offsets) - 1
         X, Xk, _, sample_weight = self._prepare_fit(X, np.zeros(n), sample_weight)
@@ -300,8 +303,7 @@ def make_ambiguous(y, level, classes=None, random_state=None):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < 0:
-        raise ValueError(f"level must be a non-negative integer, got {level!r}")
+    check_number("level", level, Interval(Integral, 0, None))
     classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
     unknown = np.setdiff1d(np.unique(y), classes)
     if len(unknown):

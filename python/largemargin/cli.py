@@ -15,10 +15,11 @@ import numpy as np
 
 from . import _native
 from ._arrays import scale_gamma, variance
+from ._options import LIBSVM_KERNELS, SELECTION_STRATEGIES, SGD_ALGORITHMS
 from .datasets import load_adult, load_libsvm, read_files
+from .lasvm import LaSVM
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
-from .online import LaSVM
 from .plugins import get_registry
 from .svm import SVC, SVR
 
@@ -106,7 +107,7 @@ def _train(args):
 
 
 # `largemargin train --solver` choices that train LinearSGD with that algorithm
-_LINEAR_SOLVERS = ("asgd", "sgdqn", "sgdqn2009", "svmsgd2")
+_LINEAR_SOLVERS = tuple(a for a in SGD_ALGORITHMS if a != "sgd")
 
 
 def _train_linear(args, name, Xtr, ytr, Xte, yte):
@@ -303,7 +304,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-_KERNELS = ["linear", "poly", "rbf", "sigmoid"]  # svm-train's -t 0..3
+_KERNELS = list(LIBSVM_KERNELS)  # svm-train's -t 0..3
 
 
 def _flag(text):
@@ -366,7 +367,7 @@ def build_parser():
     t.add_argument("--epochs", type=int, default=None,
                    help="lasvm: online passes (1); linear solvers: passes (default: LinearSGD's, until the objective stops improving)")
     t.add_argument("--alpha", type=float, default=None, help="linear solvers: the regularisation lambda (1e-4)")
-    t.add_argument("--selection", default="random", help="lasvm: random, gradient, active, autoactive or a plugin's")
+    t.add_argument("--selection", default="random", help=f"lasvm: {', '.join(SELECTION_STRATEGIES)} or a plugin's")
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
     t.add_argument("-g", "--gamma", type=_gamma, default=None, help="gamma, or 'scale'/'auto' (default 0.005 on Adult, else scale)")
     t.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon-SVR: the tube's half-width (0.1)")

@@ -1,8 +1,25 @@
-"""Warnings of the package beyond scikit-learn's (``ConvergenceWarning`` is scikit-learn's own)."""
+"""Exceptions and warnings of the package beyond scikit-learn's (``ConvergenceWarning`` is
+scikit-learn's own)."""
 
 from sklearn.exceptions import InconsistentVersionWarning as _SklearnInconsistentVersionWarning
 
-__all__ = ["InconsistentVersionWarning"]
+__all__ = ["InconsistentVersionWarning", "InvalidParameterError"]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """An estimator's parameter has a value it does not take: raised by `fit` (and
+    `partial_fit`), naming the parameter and what it may be. A ValueError and a TypeError, as
+    scikit-learn's error of the same name, so that code catching either keeps working.
+
+    Examples
+    --------
+    >>> import largemargin as lm
+    >>> try:
+    ...     lm.SVC(C=-1.0).fit([[0.0], [1.0]], [0, 1])
+    ... except lm.exceptions.InvalidParameterError as e:
+    ...     print(e)
+    C must be a positive number or inf, got -1.0
+    """
 
 
 class InconsistentVersionWarning(_SklearnInconsistentVersionWarning):

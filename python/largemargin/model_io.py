@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._ovo import reorder_classes
+from ._multiclass import reorder_classes
 from .svm import SVC, SVR
 
 

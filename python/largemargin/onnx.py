@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ._options import LIBSVM_KERNELS
+
 __all__ = ["to_onnx"]
 
 
@@ -33,7 +35,7 @@ def _dense(a):
 def _builtin_kernel(model):
     """The kernel as scikit-learn names it, or NotImplementedError."""
     kernel = model.kernel
-    if not isinstance(kernel, str) or kernel not in ("linear", "poly", "rbf", "sigmoid"):
+    if not isinstance(kernel, str) or kernel not in LIBSVM_KERNELS:
         raise NotImplementedError(f"{type(model).__name__}(kernel={kernel!r}): only the built-in linear, poly, rbf and "
                                   "sigmoid kernels have an ONNX form")
     return kernel

@@ -1,8 +1,8 @@
 """Kernel SVMs trained by the native SMO solver: `SVC` (C-SVC, one-vs-one) and `SVR`
 (epsilon-SVR). Drop-in for scikit-learn's classes of the same names."""
 
-import numbers
 import time
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -14,11 +14,27 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _native
 from ._arrays import to_native
-from ._base import _BaseSVM, _linear_coef, _ovr_from_ovo, _same_width  # noqa: F401 - _ovr_from_ovo re-exported for pickles of old models
+from ._base import _BaseSVM, _linear_coef
 from ._base.kernel_svm import HARD_MARGIN_C
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
-from ._ovo import pair_reorder
+from ._multiclass import ovr_from_ovo, pair_reorder
+from ._options import DECISION_SHAPES, ISDA_BIASES, SMO_SELECTIONS, SVM_SOLVERS
+from ._validation import Interval, Options
+
+# What SVC and SVR take beyond every kernel machine's parameters: C=inf (the hard margin), the
+# solvers and their settings
+_LIBSVM_CONSTRAINTS = {
+    **_BaseSVM._parameter_constraints,
+    "C": [Interval(Real, 0, None, closed="neither"), Options((np.inf,), Real)],
+    "shrinking": ["boolean"],
+    "max_iter": [Interval(Integral, 1, None), Options((-1,), Integral)],
+    "selection": [Options(SMO_SELECTIONS)],
+    "solver": [Options(SVM_SOLVERS)],
+    "isda_bias": [Options(ISDA_BIASES)],
+    "isda_k": [Interval(Real, 0, None, closed="neither")],
+    "over_relaxation": [Interval(Real, 0, 2, closed="neither")],
+}
 
 
 class SVC(ClassifierMixin, _BaseSVM):
@@ -139,6 +155,12 @@ class SVC(ClassifierMixin, _BaseSVM):
     _task = "classification"
     coef_ = property(_linear_coef)
     _libsvm_inputs = True  # samples of weight <= 0 left out, C=inf taken: as scikit-learn's SVC/SVR
+    _parameter_constraints = {
+        **_LIBSVM_CONSTRAINTS,
+        "probability": ["boolean"],
+        "decision_function_shape": [Options(DECISION_SHAPES)],
+        "break_ties": ["boolean"],
+    }
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
@@ -188,8 +210,6 @@ class SVC(ClassifierMixin, _BaseSVM):
             The fitted estimator.
         """
         started = time.perf_counter()
-        if self.decision_function_shape not in ("ovr", "ovo"):
-            raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}")
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
@@ -243,7 +263,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         if len(self.classes_) == 2:
             return -dec.ravel()
         if self.decision_function_shape == "ovr":
-            return _ovr_from_ovo(dec, len(self.classes_))
+            return ovr_from_ovo(dec, len(self.classes_))
         return dec
 
     def predict(self, X):
@@ -276,7 +296,7 @@ class SVC(ClassifierMixin, _BaseSVM):
             second = dec.ravel() <= 0 if lose_at_zero else dec.ravel() < 0
             return self.classes_[second.astype(int)]
         if self.break_ties:
-            return self.classes_[np.argmax(_ovr_from_ovo(dec, k), axis=1)]
+            return self.classes_[np.argmax(ovr_from_ovo(dec, k), axis=1)]
         votes = np.zeros((dec.shape[0], k), dtype=np.int64)
         p = 0
         for a in range(k):
@@ -393,6 +413,7 @@ class SVR(RegressorMixin, _BaseSVM):
     _task = "regression"
     coef_ = property(_linear_coef)
     _libsvm_inputs = True  # samples of weight <= 0 left out, C=inf taken: as scikit-learn's SVC/SVR
+    _parameter_constraints = {**_LIBSVM_CONSTRAINTS, "epsilon": [Interval(Real, 0, None)]}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
@@ -435,8 +456,6 @@ class SVR(RegressorMixin, _BaseSVM):
             The fitted estimator.
         """
         started = time.perf_counter()
-        if not (isinstance(self.epsilon, numbers.Real) and np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
         X, Xk, y, sample_weight = self._prepare_fit(X, y, sample_weight)
         y = np.ascontiguousarray(y, dtype=np.float64)
         sample_c = np.ascontiguousarray(np.minimum(float(self.C) * sample_weight, HARD_MARGIN_C))

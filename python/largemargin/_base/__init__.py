@@ -3,9 +3,10 @@ import from here and from the plugin layer, never from one another's private nam
 imports an estimator module."""
 
 from .dask_client import dask_client, without_client
-from .kernel_svm import _BaseSVM, _linear_coef, _ovr_from_ovo, _same_width
-from .larank import _METHODS, _LaRankBase
+from .kernel_svm import _BaseSVM, _linear_coef
+from .larank import _LaRankBase
+from .online import _OnlineClassifier
 from .streaming import _after_support, _chunk, _labelled, _rows, _stack
 
-__all__ = ["_BaseSVM", "_LaRankBase", "_METHODS", "_after_support", "_chunk", "_labelled", "_linear_coef",
-           "_ovr_from_ovo", "_rows", "_same_width", "_stack", "dask_client", "without_client"]
+__all__ = ["_BaseSVM", "_LaRankBase", "_after_support", "_chunk", "_labelled", "_linear_coef", "_OnlineClassifier",
+           "_rows", "_stack", "dask_client", "without_client"]

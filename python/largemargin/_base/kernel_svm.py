@@ -1,11 +1,12 @@
 """The kernel-SVM base: parameters, kernel resolution (built-in, composed or from a plugin), the
 checks of the data, the native fit's results as scikit-learn's attributes, prediction; and the
-one-vs-one helpers the kernel classifiers share."""
+helpers of the linear kernel's weights."""
 
 import inspect
 import numbers
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,29 +19,13 @@ from sklearn.utils.validation import (
 
 from .. import _native
 from .._arrays import canonical_csr, is_sparse, scale_gamma, to_native, variance
-from .._checks import check_n_jobs
+from .._options import GAMMA_KERNELS, GAMMA_RULES
+from .._validation import InstanceOf, Interval, Options, Registered
+from ..exceptions import InvalidParameterError
 from ..kernels import Kernel
 from ..plugins import CheckedKernel, NativeKernel, TrainingKernel, get_registry
 from ..plugins.python_kernels import blocks_of_rows
 from .estimator import BaseEstimator
-
-
-def _ovr_from_ovo(dec, n_classes):
-    """One-vs-rest scores from one-vs-one decision values (LIBSVM sign): votes plus a bounded
-    confidence term that only breaks ties between equal vote counts."""
-    m = dec.shape[0]
-    votes = np.zeros((m, n_classes))
-    conf = np.zeros((m, n_classes))
-    p = 0
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            d = dec[:, p]
-            votes[:, a] += d > 0
-            votes[:, b] += d <= 0
-            conf[:, a] += d
-            conf[:, b] -= d
-            p += 1
-    return votes + conf / (3 * (np.abs(conf) + 1))
 
 
 def _same_width(A, B):
@@ -103,50 +88,30 @@ class _BaseSVM(BaseEstimator):
 
     _task = None
 
-    def _check_params(self):
-        self._check_common_params()
-        if not isinstance(self.max_iter, numbers.Integral) or (self.max_iter < 1 and self.max_iter != -1):
-            raise ValueError(f"max_iter must be a positive integer or -1, got {self.max_iter!r}")
-        if self.selection not in ("second_order", "first_order"):
-            raise ValueError(f"selection must be 'second_order' or 'first_order', got {self.selection!r}")
-        if self.solver not in ("smo", "isda"):
-            raise ValueError(f"solver must be 'smo' or 'isda', got {self.solver!r}")
-        if self.isda_bias not in ("secant", "penalty", "none"):
-            raise ValueError(f"isda_bias must be 'secant', 'penalty' or 'none', got {self.isda_bias!r}")
-        if not (isinstance(self.isda_k, numbers.Real) and np.isfinite(self.isda_k) and self.isda_k > 0):
-            raise ValueError(f"isda_k must be a positive number, got {self.isda_k!r}")
-        r = self.over_relaxation
-        if not (isinstance(r, numbers.Real) and 0 < r < 2):
-            raise ValueError(f"over_relaxation must be in (0, 2), got {r!r}")
+    # What every kernel machine's parameters may be (those of them a class has: the others are
+    # not looked at); subclasses add theirs with {**_BaseSVM._parameter_constraints, ...}
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "kernel": [Registered("kernel"), InstanceOf(Kernel, "a largemargin.kernels.Kernel"), "callable"],
+        "gamma": [Options(GAMMA_RULES), Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None)],
+        "coef0": [Interval(Real, None, None)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": ["dict", Options(("balanced",)), None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "n_jobs": ["n_jobs"],
+    }
 
     def _solver_args(self):
         return dict(solver=self.solver, isda_bias=self.isda_bias, isda_k=float(self.isda_k),
                     over_relaxation=float(self.over_relaxation))
 
-    def _check_common_params(self):
-        """What every kernel machine checks: C, tol and cache_size where it has them, the kernel and
-        its parameters, n_jobs."""
-
-        def positive(name, value, allow_zero=False, allow_inf=False):
-            ok = (isinstance(value, numbers.Real) and (np.isfinite(value) or (allow_inf and value == np.inf))
-                  and (value > 0 or (allow_zero and value == 0)))
-            if not ok:
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-
-        params = self.get_params(deep=False)
-        for name in ("C", "tol", "cache_size"):  # those of them this estimator has
-            if name in params:
-                positive(name, params[name], allow_inf=name == "C" and self._libsvm_inputs)
+    def _check_relations(self):
+        """The kernel resolved; gamma, degree and coef0 left at their defaults unless the kernel
+        is a built-in one."""
         self._resolve_kernel()
-        if isinstance(self.gamma, str):
-            if self.gamma not in ("scale", "auto"):
-                raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {self.gamma!r}")
-        else:
-            positive("gamma", self.gamma)
-        if not isinstance(self.degree, numbers.Integral) or self.degree < 0:
-            raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
-        if not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
-            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
         if self._native_kernel is None:
             # gamma, degree and coef0 parametrise the built-in kernels only: set for another kernel
             # they would be ignored in silence
@@ -154,11 +119,10 @@ class _BaseSVM(BaseEstimator):
             changed = [name for name in ("gamma", "degree", "coef0")
                        if name in defaults and getattr(self, name) != defaults[name].default]
             if changed:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"{', '.join(changed)} set for the kernel {self.kernel!r}, which does not use them: they belong "
                     "to the built-in kernels (a composed or plugin kernel carries its own parameters)"
                 )
-        check_n_jobs(self.n_jobs)
 
     def _resolve_kernel(self):
         """Three kinds of kernel: a built-in one (``"rbf"``), which the native engine computes; a
@@ -177,8 +141,8 @@ class _BaseSVM(BaseEstimator):
             self._python_kernel = kernel
         elif callable(kernel):
             self._python_kernel = CheckedKernel(getattr(kernel, "__name__", type(kernel).__name__), None, kernel)
-        else:
-            raise ValueError(f"kernel must be a name, a largemargin.kernels.Kernel or a callable, got {self.kernel!r}")
+        else:  # refused by the constraints first
+            raise InvalidParameterError(f"kernel must be a name, a largemargin.kernels.Kernel or a callable, got {self.kernel!r}")
 
     def _validate_X(self, X, reset):
         if self._python_kernel is not None:
@@ -214,7 +178,7 @@ class _BaseSVM(BaseEstimator):
     def _prepare_fit(self, X, y, sample_weight, reset=True):
         """Checks parameters and data; `reset=False` (continued training) checks X against the
         fitted feature count without changing the fitted state."""
-        self._check_params()
+        self._validate_params()
         if self._python_kernel is not None:
             # A Python kernel sees the raw input, which the native solver knows only by index: it
             # is given an n x 0 placeholder and asks the kernel for rows.
@@ -248,7 +212,7 @@ class _BaseSVM(BaseEstimator):
             # as LIBSVM (and scikit-learn): a sample of weight <= 0 is left out of the problem
             sample_weight = np.maximum(sample_weight, 0.0)
         self._sparse = is_sparse(Xk) and self._python_kernel is None
-        self._gamma = self._resolve_gamma(Xk) if self._native_kernel in ("rbf", "poly", "sigmoid") else 0.0
+        self._gamma = self._resolve_gamma(Xk) if self._native_kernel in GAMMA_KERNELS else 0.0
         self.shape_fit_ = Xk.shape
         return X, Xk, y, sample_weight
 

@@ -1,43 +1,37 @@
 """The base of the LaRank classifiers (multiclass and ambiguous): parameter checks, storing a
 native fit, prediction."""
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._checks import check_positive_int, warn_not_converged
+from .._checks import warn_not_converged
+from .._options import CLOCKS, LARANK_METHODS, SCHEDULES
+from .._validation import Interval, Options
 from .kernel_svm import _BaseSVM
 
 # A fit with the default epochs makes passes until it has seen this many examples, up to three
 # (and at least `_min_passes`): with two at least, three below 5,000 rows (chosen on benches/suite.py).
 _SMALL_SET_EXAMPLES = 10_000
 
-_METHODS = ("larank", "mira", "perceptron", "averaged_perceptron")
-
 
 class _LaRankBase(ClassifierMixin, _BaseSVM):
     """What the LaRank classifiers share: parameter checks, storing a native fit, prediction."""
 
     _task = "classification"
-    _methods = _METHODS
     _min_passes = 1  # of a fit with the default epochs
 
-    def _check_params(self):
-        self._check_common_params()
-        if self.epochs is not None:
-            check_positive_int("epochs", self.epochs)
-        if self.method not in self._methods:
-            raise ValueError(f"method must be one of {self._methods}, got {self.method!r}")
-        if self.schedule not in ("adaptive", "fixed"):
-            raise ValueError(f"schedule must be 'adaptive' or 'fixed', got {self.schedule!r}")
-        if self.clock not in ("cost", "wall"):
-            raise ValueError(f"clock must be 'cost' or 'wall', got {self.clock!r}")
-        if isinstance(self.n_reprocess, bool) or not isinstance(self.n_reprocess, numbers.Integral) or self.n_reprocess < 0:
-            raise ValueError(f"n_reprocess must be a non-negative integer, got {self.n_reprocess!r}")
-        if not isinstance(self.until_gap, (bool, np.bool_)):
-            raise ValueError(f"until_gap must be True or False, got {self.until_gap!r}")
+    _parameter_constraints = {
+        **_BaseSVM._parameter_constraints,
+        "method": [Options(LARANK_METHODS)],
+        "schedule": [Options(SCHEDULES)],
+        "n_reprocess": [Interval(Integral, 0, None)],
+        "clock": [Options(CLOCKS)],
+        "epochs": [Interval(Integral, 1, None), None],
+        "until_gap": ["boolean"],
+    }
 
     def _epochs(self, n_examples=None):
         """Passes of a fit on `n_examples` (None: a chunk of `partial_fit`, one pass)."""

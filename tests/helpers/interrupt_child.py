@@ -2,7 +2,8 @@
 
 Prints READY once the data is built and the fit is about to start, then fits. Each problem is large
 enough that no family finishes within a minute, so a SIGINT sent after READY lands in the solver loop.
-Used by tests/test_interrupt.py and benches/interrupt.py.
+After KeyboardInterrupt it writes STATE UNCHANGED (or STATE CHANGED) to stderr: whether the
+estimator is as it was before the fit. Used by tests/test_interrupt.py and benches/interrupt.py.
 """
 
 import os
@@ -146,11 +147,15 @@ def measure(family, delay=1.5, timeout=120):
 
 if __name__ == "__main__":
     est, X, y = problem(sys.argv[1])
+    before = dict(vars(est))
     print("READY", flush=True)
     try:
         est.fit(X, y)
     except KeyboardInterrupt:
         # CLOCK_MONOTONIC is one clock for every process of the machine
         print(f"INTERRUPTED {time.monotonic()!r}", flush=True)
+        # the interrupted fit leaves the estimator as it was: the same attributes, the same objects
+        same = vars(est).keys() == before.keys() and all(vars(est)[k] is v for k, v in before.items())
+        print("STATE UNCHANGED" if same else "STATE CHANGED", file=sys.stderr, flush=True)
         raise
     print("FINISHED", flush=True)

@@ -1,12 +1,11 @@
-"""Sequence labeling with linear large-margin models, solved in Rust: LaRankGreedy and LaRankExact
-(Bordes, Usunier, Bottou 2008), passive-aggressive and the structured perceptron, plus a window
-feature extractor for tagging text, chunk scoring with the conlleval rules and a CoNLL reader."""
+"""`SequenceLabeler`: linear large-margin sequence labeling solved in Rust (LaRankGreedy and
+LaRankExact, passive-aggressive, the structured perceptron), and the checks that turn its inputs
+(token sequences, numeric sequences or a token matrix with lengths) into the native CSR parts."""
 
 import copy
-import gzip
 import numbers
 import time
-from collections import Counter
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,246 +13,20 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _native
-from ._base.estimator import BaseEstimator
-from ._checks import check_positive_int, check_real, draw_seed, warn_not_converged
-from ._guard import unchanged_on_failure
+from .. import _native
+from .._base.estimator import BaseEstimator
+from .._checks import draw_seed, warn_not_converged
+from .._guard import unchanged_on_failure
+from .._options import ADAPTIVE, INFERENCES, SEQUENCE_METHODS
+from .._validation import HasMethods, Interval, Options
+from ..exceptions import InvalidParameterError
+from .features import WindowFeatures
+from .metrics import token_accuracy
 
-_METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
+__all__ = ["MAX_REPROCESS", "SequenceLabeler"]
+
 # REPROCESS rounds per new pattern: each is 11 steps; more than this is a mistake, not a setting
 MAX_REPROCESS = 1000
-
-__all__ = ["SequenceLabeler", "WindowFeatures", "chunk_f1", "chunk_scores", "token_accuracy", "read_conll"]
-
-
-# ---------------------------------------------------------------------------------------------
-# data
-
-def read_conll(path):
-    """Read a CoNLL-2000 style file of labelled token sequences.
-
-    The file (plain or .gz, UTF-8) holds one token a line, whitespace-separated fields with the
-    label last, and a blank line between sentences.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file; a name ending in ``.gz`` is read through gzip.
-
-    Returns
-    -------
-    sequences : list of list of tuple
-        Each token a tuple of its fields but the label (for CoNLL-2000: word, POS).
-    labels : list of list of str
-        Each token's label.
-
-    See Also
-    --------
-    SequenceLabeler : Learns from such sequences.
-    WindowFeatures : The default features of such tokens.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from largemargin import read_conll
-    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write("He PRP B-NP\\nran VBD B-VP\\n\\nIt PRP B-NP\\n")
-    >>> sequences, labels = read_conll(path)
-    >>> sequences
-    [[('He', 'PRP'), ('ran', 'VBD')], [('It', 'PRP')]]
-    >>> labels
-    [['B-NP', 'B-VP'], ['B-NP']]
-    """
-    opener = gzip.open if str(path).endswith(".gz") else open
-    sequences, labels, toks, tags = [], [], [], []
-    with opener(path, "rt", encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                if toks:
-                    sequences.append(toks)
-                    labels.append(tags)
-                    toks, tags = [], []
-                continue
-            if len(parts) < 2:
-                raise ValueError(f"{path}, line {n}: expected at least a token and a label, got {line.strip()!r}")
-            toks.append(tuple(parts[:-1]))
-            tags.append(parts[-1])
-    if toks:
-        sequences.append(toks)
-        labels.append(tags)
-    return sequences, labels
-
-
-def _shape(word):
-    """Coarse word shape: character classes with repeats collapsed (Xx, dd.d, ...)."""
-    out = []
-    for ch in word:
-        c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
-        if not out or out[-1] != c:
-            out.append(c)
-    return "".join(out)
-
-
-def _fields(token, where):
-    if isinstance(token, str):
-        return token, None
-    if isinstance(token, dict):
-        if "word" not in token:
-            raise ValueError(f"{where}: a token given as a dict needs a 'word' key, got keys {sorted(token)}")
-        return str(token["word"]), (None if token.get("pos") is None else str(token["pos"]))
-    if isinstance(token, (tuple, list)) and len(token) >= 1:
-        return str(token[0]), (str(token[1]) if len(token) > 1 else None)
-    raise ValueError(f"{where}: a token must be a string, a (word, pos, ...) tuple or a dict with 'word' "
-                     f"(and 'pos'), got {type(token).__name__} (numeric tokens come as 2-D arrays: one, or a "
-                     f"list of them)")
-
-
-class WindowFeatures(BaseEstimator):
-    """Binary token features from word/POS windows, for tagging text.
-
-    Per token: the lowercased word at offsets -w..+w (``word_window``), the POS tag at -p..+p
-    (``pos_window``), POS bigrams inside that window, word bigrams (-1,0) and (0,+1), the current
-    word's suffixes of ``suffixes`` lengths, its shape and capitalisation, and a bias. Features
-    seen at least ``min_count`` times in `fit` form the vocabulary; others are dropped. A token is
-    a word string, a (word, pos, ...) tuple or a dict with ``"word"`` (and ``"pos"``); the POS
-    features are left out of a sequence in which some token has no POS tag. Positions before and
-    after the sequence read ``<s>`` and ``</s>``.
-
-    Parameters
-    ----------
-    word_window : int, default=2
-        The half-width w: the words at offsets -w..+w.
-    pos_window : int, default=2
-        The half-width p: the POS tags at offsets -p..+p.
-    pos_bigrams : bool, default=True
-        Add the pairs of consecutive POS tags inside the POS window.
-    word_bigrams : bool, default=True
-        Add the word bigrams (-1,0) and (0,+1).
-    suffixes : tuple of int, default=(2, 3)
-        The lengths of the current word's suffixes to add.
-    shape : bool, default=True
-        Add the current word's shape: its character classes (X, x, d, other characters as they
-        are) with repeats collapsed, which also tells its capitalisation.
-    min_count : int, default=1
-        Keep the features seen at least this many times in `fit`.
-
-    Attributes
-    ----------
-    vocabulary_ : dict
-        Feature name to column index, sorted by name.
-
-    See Also
-    --------
-    SequenceLabeler : Uses ``WindowFeatures()`` by default.
-
-    Examples
-    --------
-    >>> from largemargin import WindowFeatures
-    >>> X = [[("The", "DT"), ("cat", "NN")], [("A", "DT"), ("dog", "NN"), ("ran", "VBD")]]
-    >>> indptr, indices, data, seq_ptr, n_features = WindowFeatures().fit(X).transform(X)
-    >>> seq_ptr
-    array([0, 2, 5])
-    >>> len(indptr) - 1
-    5
-    """
-
-    def __init__(self, word_window=2, pos_window=2, pos_bigrams=True, word_bigrams=True, suffixes=(2, 3),
-                 shape=True, min_count=1):
-        self.word_window = word_window
-        self.pos_window = pos_window
-        self.pos_bigrams = pos_bigrams
-        self.word_bigrams = word_bigrams
-        self.suffixes = suffixes
-        self.shape = shape
-        self.min_count = min_count
-
-    def _token_features(self, raw, words, pos, t):
-        n = len(words)
-        w = lambda i: words[i] if 0 <= i < n else ("<s>" if i < 0 else "</s>")  # noqa: E731
-        feats = ["b"]
-        for o in range(-self.word_window, self.word_window + 1):
-            feats.append(f"w{o}={w(t + o)}")
-        if self.word_bigrams:
-            feats.append(f"ww-1={w(t - 1)}|{w(t)}")
-            feats.append(f"ww0={w(t)}|{w(t + 1)}")
-        if pos is not None:
-            p = lambda i: pos[i] if 0 <= i < n else ("<s>" if i < 0 else "</s>")  # noqa: E731
-            for o in range(-self.pos_window, self.pos_window + 1):
-                feats.append(f"p{o}={p(t + o)}")
-            if self.pos_bigrams:
-                for o in range(-self.pos_window, self.pos_window):
-                    feats.append(f"pp{o}={p(t + o)}|{p(t + o + 1)}")
-        word = words[t]
-        for k in self.suffixes:
-            feats.append(f"s{k}={word[-k:]}")
-        if self.shape:
-            feats.append(f"sh={_shape(raw[t])}")
-        return feats
-
-    def _sequence_features(self, seq, i):
-        fields = [_fields(tok, f"sequence {i}, token {t}") for t, tok in enumerate(seq)]
-        raw = [f[0] for f in fields]
-        words = [w.lower() for w in raw]
-        pos = [f[1] for f in fields]
-        pos = None if any(p is None for p in pos) else pos
-        return [self._token_features(raw, words, pos, t) for t in range(len(seq))]
-
-    def fit(self, sequences):
-        """Build the vocabulary from token sequences.
-
-        Parameters
-        ----------
-        sequences : list of list of token
-            The sequences, each a list of tokens (strings, tuples or dicts).
-
-        Returns
-        -------
-        self : WindowFeatures
-            The fitted extractor.
-        """
-        check_positive_int("min_count", self.min_count)
-        counts = Counter()
-        for i, seq in enumerate(sequences):
-            for feats in self._sequence_features(seq, i):
-                counts.update(feats)
-        kept = sorted(f for f, c in counts.items() if c >= self.min_count)
-        self.vocabulary_ = {f: j for j, f in enumerate(kept)}
-        return self
-
-    def transform(self, sequences):
-        """The features of all tokens, as the parts of one CSR matrix.
-
-        Parameters
-        ----------
-        sequences : list of list of token
-            The sequences, each a list of tokens (strings, tuples or dicts).
-
-        Returns
-        -------
-        indptr : ndarray of shape (n_tokens + 1,)
-            Row pointers, one row per token, the sequences one after the other.
-        indices : ndarray of shape (nnz,)
-            The column of each feature present (int32), sorted within a row.
-        data : ndarray of shape (nnz,)
-            Ones.
-        seq_ptr : ndarray of shape (n_sequences + 1,)
-            The row where each sequence starts (and the last ends).
-        n_features : int
-            The size of the vocabulary.
-        """
-        vocab = self.vocabulary_
-        indptr, indices, seq_ptr = [0], [], [0]
-        for i, seq in enumerate(sequences):
-            for feats in self._sequence_features(seq, i):
-                row = sorted({vocab[f] for f in feats if f in vocab})
-                indices.extend(row)
-                indptr.append(len(indices))
-            seq_ptr.append(len(indptr) - 1)
-        indices = np.asarray(indices, dtype=np.int32)
-        return (np.asarray(indptr, dtype=np.int64), indices, np.ones(len(indices)),
-                np.asarray(seq_ptr, dtype=np.int64), len(vocab))
 
 
 def _numeric_parts(sequences, n_features=None):
@@ -322,150 +95,6 @@ def _two_classes(classes):
     if len(classes) < 2:
         raise ValueError(f"sequence labeling needs at least two distinct labels, got one class: {list(classes)}")
 
-
-# ---------------------------------------------------------------------------------------------
-# scores
-
-def token_accuracy(y_true, y_pred):
-    """Fraction of tokens labelled correctly, over lists of label sequences.
-
-    Parameters
-    ----------
-    y_true : list of sequences
-        The true label sequences.
-    y_pred : list of sequences
-        The predicted ones, of the same lengths.
-
-    Returns
-    -------
-    float
-        Correct tokens over all tokens.
-
-    See Also
-    --------
-    chunk_f1 : The chunk F1 of B-/I-/O tags.
-
-    Examples
-    --------
-    >>> from largemargin import token_accuracy
-    >>> token_accuracy([["a", "b"], ["c"]], [["a", "c"], ["c"]])
-    0.6666666666666666
-    """
-    _check_aligned(y_true, y_pred)
-    total = sum(len(s) for s in y_true)
-    if total == 0:
-        raise ValueError("no tokens to score")
-    return sum(a == b for s, p in zip(y_true, y_pred) for a, b in zip(s, p)) / total
-
-
-def _check_aligned(y_true, y_pred):
-    if len(y_true) != len(y_pred):
-        raise ValueError(f"{len(y_true)} true sequences but {len(y_pred)} predicted ones")
-    for i, (s, p) in enumerate(zip(y_true, y_pred)):
-        if len(s) != len(p):
-            raise ValueError(f"sequence {i}: {len(s)} true labels but {len(p)} predicted ones")
-
-
-def _split_tag(tag):
-    if tag == "O":
-        return "O", ""
-    if isinstance(tag, str) and len(tag) > 2 and tag[1] == "-" and tag[0] in "BI":
-        return tag[0], tag[2:]
-    raise ValueError(f"chunk tags must be 'O', 'B-TYPE' or 'I-TYPE', got {tag!r}")
-
-
-def _chunks(tags):
-    """Chunks (start, end, type) of one sequence by the conlleval rules for B-/I-/O tags: a chunk
-    starts at B-, or at I- after O or after a tag of another type; it ends before O, B- or a tag
-    of another type."""
-    out, start, ctype = [], None, None
-    for t, tag in enumerate(tags):
-        prefix, typ = _split_tag(tag)
-        if start is not None and (prefix in ("O", "B") or typ != ctype):
-            out.append((start, t, ctype))
-            start = None
-        if prefix != "O" and start is None:
-            start, ctype = t, typ
-    if start is not None:
-        out.append((start, len(tags), ctype))
-    return out
-
-
-def chunk_scores(y_true, y_pred):
-    """Chunk precision, recall and F1 by the conlleval rules, with the chunk counts.
-
-    Tags are ``"O"``, ``"B-TYPE"`` or ``"I-TYPE"``. A chunk starts at B-, or at I- after O or after
-    a tag of another type; it ends before O, B- or a tag of another type. A predicted chunk is
-    correct when a true chunk has the same start, end and type.
-
-    Parameters
-    ----------
-    y_true : list of sequences
-        The true tag sequences.
-    y_pred : list of sequences
-        The predicted ones, of the same lengths.
-
-    Returns
-    -------
-    dict
-        ``"precision"``, ``"recall"`` and ``"f1"`` (fractions; 0.0 when undefined), and the
-        counts ``"correct"``, ``"guessed"`` (predicted chunks) and ``"gold"`` (true chunks).
-
-    See Also
-    --------
-    chunk_f1 : The F1 alone.
-
-    Examples
-    --------
-    >>> from largemargin import chunk_scores
-    >>> s = chunk_scores([["B-NP", "I-NP", "O", "B-VP"]], [["B-NP", "I-NP", "O", "B-NP"]])
-    >>> s["f1"], s["correct"], s["gold"]
-    (0.5, 1, 2)
-    """
-    _check_aligned(y_true, y_pred)
-    correct = guessed = gold = 0
-    for s, p in zip(y_true, y_pred):
-        g, q = set(_chunks(s)), set(_chunks(p))
-        correct += len(g & q)
-        guessed += len(q)
-        gold += len(g)
-    precision = correct / guessed if guessed else 0.0
-    recall = correct / gold if gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "correct": correct, "guessed": guessed, "gold": gold}
-
-
-def chunk_f1(y_true, y_pred):
-    """Chunk F1 over lists of B-/I-/O tag sequences, by the conlleval rules.
-
-    Parameters
-    ----------
-    y_true : list of sequences
-        The true tag sequences.
-    y_pred : list of sequences
-        The predicted ones, of the same lengths.
-
-    Returns
-    -------
-    float
-        The F1, a fraction (conlleval prints it times 100).
-
-    See Also
-    --------
-    chunk_scores : Precision, recall and the counts too.
-    token_accuracy : The fraction of tokens labelled correctly.
-
-    Examples
-    --------
-    >>> from largemargin import chunk_f1
-    >>> chunk_f1([["B-NP", "I-NP", "O"]], [["B-NP", "I-NP", "O"]])
-    1.0
-    """
-    return chunk_scores(y_true, y_pred)["f1"]
-
-
-# ---------------------------------------------------------------------------------------------
-# estimator
 
 class SequenceLabeler(BaseEstimator):
     """Linear sequence labeler trained online over the structured SVM's dual.
@@ -595,14 +224,27 @@ class SequenceLabeler(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    _parameter_constraints = {
+        "method": [Options(SEQUENCE_METHODS)],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "epochs": [Interval(Integral, 1, None), None],
+        "until_gap": ["boolean"],
+        "markov_order": [Interval(Integral, 0, None), None],
+        "n_reprocess": [Interval(Integral, 0, MAX_REPROCESS), Options((ADAPTIVE,)), None],
+        "inference": [Options(INFERENCES), None],
+        "average": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "features": [HasMethods("fit", "transform"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
     def _settings(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        check_real("C", self.C, lambda v: v > 0, "a positive number")
-        check_real("tol", self.tol, lambda v: v > 0, "a positive number")
-        check_positive_int("epochs", self.epochs, none_ok=True)
+        """The parameters checked, then as the native fit takes them: (method, inference, Markov
+        order, reprocess rounds); what ties them together is checked here."""
+        self._validate_params()
         if self.until_gap and self.method == "perceptron":
-            raise ValueError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
+            raise InvalidParameterError("until_gap needs a dual: use it with the LaRank methods or 'pa'")
         if self.method == "larank_greedy":
             inference = "greedy"
         elif self.method == "larank_exact":
@@ -610,28 +252,20 @@ class SequenceLabeler(BaseEstimator):
         else:
             inference = "greedy" if self.inference is None else self.inference
         if self.inference is not None and self.inference != inference:
-            raise ValueError(f"method {self.method!r} uses {inference} inference, got inference={self.inference!r}")
-        if inference not in ("greedy", "exact"):
-            raise ValueError(f"inference must be 'greedy' or 'exact', got {inference!r}")
+            raise InvalidParameterError(f"method {self.method!r} uses {inference} inference, got inference={self.inference!r}")
         order = self.markov_order
         if order is None:
             order = 2 if inference == "greedy" else 1
-        if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 0:
-            raise ValueError(f"markov_order must be a non-negative integer, got {order!r}")
         if inference == "exact" and order != 1:
-            raise ValueError(f"exact (Viterbi) inference supports markov_order=1 only, got {order}")
+            raise InvalidParameterError(f"exact (Viterbi) inference supports markov_order=1 only, got {order}")
         reprocess = self.n_reprocess
         if reprocess is None:
             reprocess = 5 if self.method == "larank_exact" else 1
-        adaptive = isinstance(reprocess, str) and reprocess == "adaptive"
-        if adaptive and not self.method.startswith("larank"):
-            raise ValueError(f"n_reprocess='adaptive' is a LaRank schedule; method {self.method!r} has none")
-        if not adaptive and (isinstance(reprocess, bool) or not isinstance(reprocess, numbers.Integral)
-                             or reprocess < 0 or reprocess > MAX_REPROCESS):
-            raise ValueError(f"n_reprocess must be an integer from 0 to {MAX_REPROCESS} or 'adaptive', "
-                             f"got {reprocess!r}")
+        adaptive = reprocess == ADAPTIVE
         if self.n_reprocess is not None and not self.method.startswith("larank"):
-            raise ValueError(f"n_reprocess is LaRank's; method {self.method!r} does not reprocess")
+            what = "n_reprocess='adaptive' is a LaRank schedule; method {!r} has none" if adaptive else \
+                "n_reprocess is LaRank's; method {!r} does not reprocess"
+            raise InvalidParameterError(what.format(self.method))
         native = {"larank_greedy": "larank", "larank_exact": "larank", "pa": "pa",
                   "perceptron": "averaged_perceptron" if self.average else "perceptron"}[self.method]
         if adaptive:
