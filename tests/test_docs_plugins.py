@@ -1,6 +1,8 @@
-"""The README's plugin examples, run as written: one module per hook (a block starting
-``# my_plugins/NAME.py``), registered under the entry-point name the README's pyproject.toml gives
-it, as installing the distribution would, then the block that uses it (``# using my_plugins.NAME``)."""
+"""The documentation's plugin examples, run as written: the distribution ``docs/plugins/my-plugins``
+(one module per hook in ``my_plugins/``), each module registered under the entry-point name its
+pyproject.toml gives it, as installing the distribution would, then each script of its
+``examples/`` that uses one (``use_NAME.py``). The hook pages (docs/plugins/*.rst) show these
+files by ``literalinclude``, so what the reader sees is what runs here."""
 
 import contextlib
 import io
@@ -14,37 +16,45 @@ import pytest
 import largemargin.cli
 from largemargin.plugins import get_registry
 
-README = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
-MODULES = {m.group(1): b for b in BLOCKS if (m := re.match(r"# my_plugins/(\w+)\.py\n", b))}
-USES = {m.group(1): b for b in BLOCKS if (m := re.match(r"# using my_plugins\.(\w+)\n", b))}
-TOML = re.search(r"```toml\n(# pyproject.toml of the plugin distribution\n.*?)```", README, re.S).group(1)
+DOCS = pathlib.Path(__file__).parents[1] / "docs"
+DISTRIBUTION = DOCS / "plugins" / "my-plugins"
+MODULES = {p.stem: p for p in sorted((DISTRIBUTION / "my_plugins").glob("*.py")) if p.stem != "__init__"}
+USES = {p.stem[len("use_"):]: p for p in sorted((DISTRIBUTION / "examples").glob("use_*.py"))}
+TOML = (DISTRIBUTION / "pyproject.toml").read_text()
 ENTRY_POINTS = dict(
     (module, name)
     for name, module in re.findall(r'^([\w-]+) = "my_plugins\.(\w+)"$', TOML.split("[project.entry-points.largemargin]")[1], re.M)
 )
+HOOK_PAGES = {"kernels": "kernels", "losses": "losses", "experts": "experts", "selection": "selection_strategies"}
 
 
-def test_the_readme_has_one_example_per_hook():
+def test_the_docs_have_one_example_per_hook():
     assert sorted(MODULES) == sorted(USES) == sorted(ENTRY_POINTS) == ["experts", "kernels", "losses", "selection"]
-    hooks = {re.search(r"def (largemargin_\w+)\(", MODULES[name]).group(1) for name in MODULES}
+    hooks = {re.search(r"def (largemargin_\w+)\(", MODULES[name].read_text()).group(1) for name in MODULES}
     assert hooks == {"largemargin_kernels", "largemargin_losses", "largemargin_experts",
                      "largemargin_selection_strategies"}
 
 
+@pytest.mark.parametrize("name", sorted(HOOK_PAGES))
+def test_each_hook_page_shows_the_files_that_run(name):
+    page = (DOCS / "plugins" / f"{HOOK_PAGES[name]}.rst").read_text()
+    assert f".. literalinclude:: my-plugins/my_plugins/{name}.py" in page
+    assert f".. literalinclude:: my-plugins/examples/use_{name}.py" in page
+
+
 @pytest.fixture(scope="module")
 def installed():
-    """The README's distribution as `pip install ./my-plugins` would make it: the package
+    """The documentation's distribution as `pip install ./my-plugins` would make it: the package
     importable and each module registered under its entry-point name."""
     package = types.ModuleType("my_plugins")
     package.__path__ = []
     sys.modules["my_plugins"] = package
     registry = get_registry()
-    for name, code in MODULES.items():
+    for name, path in MODULES.items():
         module = types.ModuleType(f"my_plugins.{name}")
         sys.modules[module.__name__] = module
         setattr(package, name, module)
-        exec(compile(code, f"README.md: my_plugins/{name}.py", "exec"), module.__dict__)
+        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
         registry.register(module, name=ENTRY_POINTS[name])
     yield registry
     for name in MODULES:
@@ -53,22 +63,23 @@ def installed():
     sys.modules.pop("my_plugins", None)
 
 
-def test_largemargin_plugins_lists_what_the_readme_says(installed):
+def test_largemargin_plugins_lists_what_the_docs_say(installed):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         largemargin.cli.main(["plugins"])  # (its exit status also reflects other installed plugins)
     listed = out.getvalue().splitlines()
-    claim = README[README.index("After `pip install ./my-plugins`"):]
+    text = (DOCS / "plugins.rst").read_text()
+    claim = text[text.index("After ``pip install ./my-plugins``"):]
     claim = claim[:claim.index("\n\n")]
-    lines = [" ".join(span.split()) for span in re.findall(r"`(my-[^`]+)`", claim)]
+    lines = [" ".join(span.split()) for span in re.findall(r"``(my-[^`]+)``", claim)]
     assert len(lines) == 4 and all(line in listed for line in lines), (lines, listed)
 
 
 @pytest.mark.parametrize("name", ["kernels", "losses", "experts", "selection"])
-def test_each_readme_example_runs_as_written(installed, name):
+def test_each_docs_example_runs_as_written(installed, name):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(USES[name], f"README.md: using my_plugins.{name}", "exec"), {"__name__": "__main__"})
+        exec(compile(USES[name].read_text(), str(USES[name]), "exec"), {"__name__": "__main__"})
     printed = out.getvalue().split()
     assert printed, "each example prints what it fitted"
     score = float(printed[-1])  # every example ends by printing a test score
