@@ -5,13 +5,13 @@ Writing a kernel plugin, registering it in this process, and training ``SVC`` wi
 A plugin is an object (usually a module) whose hook functions, marked with ``@hookimpl``, return
 dicts from names to implementations; ``largemargin.plugins.hookspecs`` lists the hooks. An
 installed distribution declares its module as an entry point of the ``largemargin`` group and
-is found at import (see the documentation's plugin guide). Here, without installing anything, the
+is found at import (see :doc:`/plugins`). Here, without installing anything, the
 plugin is registered in-process with ``get_registry().register(plugin, name=...)``, as the test
 suite does.
 
 The plugin registers two kernels:
 
-- ``"cauchy"``: k(a, b) = 1 / (1 + |a - b|^2 / sigma^2), written in numpy as a ``BlockKernel``.
+- ``"cauchy"``: ``k(a, b) = 1 / (1 + |a - b|^2 / sigma^2)``, written in numpy as a ``BlockKernel``.
   ``prepare(B)`` computes the squared norms of the rows of B once per fit (and once per
   prediction call, on the support vectors); each ``block(A, B, prepared)`` call then gets the
   norms of the rows it is asked for. The solver calls it a kernel row at a time.
