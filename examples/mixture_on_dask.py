@@ -10,7 +10,7 @@ cluster: the data is split into blocks held by the workers, and only the experts
 fitted experts and the gates come back.
 
 The script starts a local cluster of two single-threaded worker processes (a real cluster would
-be ``Client("tcp://scheduler:8786")``), fits a mixture of 10 experts for 4 rounds on 16,000 rows
+be ``Client("tcp://scheduler:8786")``), fits a mixture of 8 experts for 4 rounds on 8,000 rows
 of ``make_forest_like`` (a seeded stand-in for the covertype problem, 54 features) and compares it
 with one ``SVC`` on the same rows. On this little data one SVM is faster: a mixture pays from
 about 20,000 rows on (see the benchmarks), and ``MixtureSVC()`` with its defaults is one SVM
@@ -31,8 +31,8 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 import largemargin as lm
 
-N_TRAIN, N_TEST = 16_000, 4_000
-K = 10
+N_TRAIN, N_TEST = 8_000, 2_000
+K = 8
 
 
 def main():
