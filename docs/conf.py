@@ -136,8 +136,8 @@ def _cells(line):
 
 
 def _parse_markdown(text):
-    """The blocks of a result file: ("heading", level, text), ("table", header, rows),
-    ("code", lines) and ("text", lines), each with the heading it sits under."""
+    """The blocks of a result file: ("heading", level, text), ("table", header, rows), ("list",
+    items), ("code", lines) and ("text", lines), in order."""
     blocks, lines, i = [], text.splitlines(), 0
     while i < len(lines):
         line = lines[i]
@@ -158,6 +158,15 @@ def _parse_markdown(text):
                 i += 1
             blocks.append(("code", code))
             i += 1
+        elif line.startswith(("- ", "* ")):
+            items = []
+            while i < len(lines) and lines[i].strip():
+                if lines[i].startswith(("- ", "* ")):
+                    items.append(lines[i][2:].strip())
+                else:  # a continuation line of the item
+                    items[-1] += " " + lines[i].strip()
+                i += 1
+            blocks.append(("list", items))
         elif line.strip():
             para = [line.strip()]  # (a line of cells without a rule under it is text too)
             i += 1
@@ -229,6 +238,8 @@ def _blocks_rst(blocks):
             lines += [f".. rubric:: {_inline(block[2])}", ""]
         elif block[0] == "table":
             lines += _table_rst(block[1], block[2])
+        elif block[0] == "list":
+            lines += [f"- {_inline(item)}" for item in block[1]] + [""]
         elif block[0] == "code":
             lines += [".. code-block:: text", ""] + [f"   {c}" for c in block[1]] + [""]
         else:
