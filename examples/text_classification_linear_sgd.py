@@ -1,4 +1,6 @@
-"""Text classification with a linear SVM trained by stochastic gradient (``LinearSGD``).
+"""
+Text classification with a linear SVM trained by stochastic gradient (``LinearSGD``)
+====================================================================================
 
 The script generates a small corpus: four topics, each a distribution over a vocabulary of
 made-up words (a Zipf background shared by all topics, plus a few hundred words each topic uses
@@ -14,16 +16,11 @@ alpha)``) are the references. Run it with::
 
     python examples/text_classification_linear_sgd.py
 
-The plot (objective and test error per pass) goes to ``$LARGEMARGIN_EXAMPLES_OUT`` (default:
-``examples/_output/``).
+The plot shows objective and test error per pass.
 """
 
-import os
 import time
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
@@ -33,7 +30,6 @@ from sklearn.svm import LinearSVC
 
 import largemargin as lm
 
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 TOPICS = ["sports", "politics", "science", "cooking"]
 ALPHA = 1e-4
 PASSES = 10
@@ -62,7 +58,6 @@ def make_corpus(n_docs, vocabulary_size=5_000, random_state=0):
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     t = time.perf_counter()
     docs, y = make_corpus(8_000)
     vectorize = make_pipeline(CountVectorizer(), TfidfTransformer())
@@ -119,9 +114,7 @@ def main():
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    out = os.path.join(OUT, "text_classification_linear_sgd.png")
-    fig.savefig(out, dpi=110)
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

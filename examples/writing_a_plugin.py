@@ -1,15 +1,17 @@
-"""Writing a kernel plugin, registering it in this process, and training ``SVC`` with it.
+"""
+Writing a kernel plugin, registering it in this process, and training ``SVC`` with it
+=====================================================================================
 
 A plugin is an object (usually a module) whose hook functions, marked with ``@hookimpl``, return
 dicts from names to implementations; ``largemargin.plugins.hookspecs`` lists the hooks. An
 installed distribution declares its module as an entry point of the ``largemargin`` group and
-is found at import (see the README, "Writing a plugin"). Here, without installing anything, the
+is found at import (see :doc:`/plugins`). Here, without installing anything, the
 plugin is registered in-process with ``get_registry().register(plugin, name=...)``, as the test
 suite does.
 
 The plugin registers two kernels:
 
-- ``"cauchy"``: k(a, b) = 1 / (1 + |a - b|^2 / sigma^2), written in numpy as a ``BlockKernel``.
+- ``"cauchy"``: ``k(a, b) = 1 / (1 + |a - b|^2 / sigma^2)``, written in numpy as a ``BlockKernel``.
   ``prepare(B)`` computes the squared norms of the rows of B once per fit (and once per
   prediction call, on the support vectors); each ``block(A, B, prepared)`` call then gets the
   norms of the rows it is asked for. The solver calls it a kernel row at a time.
@@ -21,16 +23,11 @@ kernel. Run it with::
 
     python examples/writing_a_plugin.py
 
-The plot (the three decision boundaries side by side) goes to ``$LARGEMARGIN_EXAMPLES_OUT``
-(default: ``examples/_output/``).
+The plot shows the three decision boundaries side by side.
 """
 
-import os
 import time
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
@@ -40,8 +37,6 @@ from sklearn.model_selection import train_test_split
 import largemargin as lm
 from largemargin.kernels import RBF
 from largemargin.plugins import BlockKernel, get_registry, hookimpl
-
-OUT = os.environ.get("LARGEMARGIN_EXAMPLES_OUT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_output"))
 
 
 class Cauchy(BlockKernel):
@@ -72,7 +67,6 @@ class ExampleKernels:
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     registry = get_registry()
     registry.register(ExampleKernels(), name="example-kernels")  # what an installed entry point does
     try:
@@ -117,9 +111,7 @@ def run():
     axes[0].set_ylabel("x2")
     fig.suptitle("SVC(C=10) on two moons: a kernel registered by a plugin, used by name", y=1.0)
     fig.tight_layout()
-    out = os.path.join(OUT, "writing_a_plugin.png")
-    fig.savefig(out, dpi=110, bbox_inches="tight")
-    print(f"saved {out}")
+    plt.show()
 
 
 if __name__ == "__main__":

@@ -98,3 +98,15 @@ def test_update_reruns_some_pairs_and_keeps_the_others(tmp_path):
     assert both["meta"]["pairs"] == ["perceptron", "lasvm"] and both["meta"]["earlier"][0]["pairs"] == ["svc"]
     header = open(out + ".md").read().split("## Summary")[0]
     assert "(pairs perceptron, lasvm)" in header and "(pairs svc)" in header
+
+
+STUDIES = os.path.join(ROOT, "benches", "studies")
+
+
+@pytest.mark.parametrize("study", sorted(f for f in os.listdir(STUDIES) if f.endswith(".py")))
+def test_each_study_finds_the_suite_and_its_results(study):
+    """The studies that chose defaults live in benches/studies/ and import suite.py and datasets.py
+    from benches/: each one loads (its module level runs, not its main) from any directory."""
+    code = f"import runpy; runpy.run_path({os.path.join(STUDIES, study)!r}, run_name='study')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.dirname(ROOT))
+    assert done.returncode == 0, done.stderr[-2000:]

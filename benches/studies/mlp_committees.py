@@ -4,7 +4,7 @@ which is what n_committees=K publishes, against the first fit alone, scored agai
 MLPClassifier() results of benches/suite.py by the suite's rules (within 1 point or better; the
 geometric mean of (ours' misclassified + 1) / (theirs' + 1)).
 
-    python benches/mlp_committees.py [--committees 5] [--datasets NAME,...]
+    python benches/studies/mlp_committees.py [--committees 5] [--datasets NAME,...]
 """
 import argparse
 import json
@@ -15,7 +15,8 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 import suite  # noqa: E402
 
 
@@ -26,7 +27,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import largemargin as lm
 
-    with open(os.path.join(HERE, "results", "suite.json")) as f:
+    with open(os.path.join(BENCHES, "results", "suite.json")) as f:
         stored = {r["dataset"]: r for r in json.load(f)["results"]["mlp-simple"]["rows"]}
     names = args.datasets.split(",") if args.datasets else [n for n in stored if n not in suite.LARGEST]
     scores = {"one": [], "summed": []}

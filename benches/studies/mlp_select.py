@@ -7,7 +7,7 @@ split and seed pairs) are fit alongside for reference, and each setting's mean p
 to MLPClassifier is printed with its standard error. Prints the best settings, and the best among
 those fitting in at most 0.2x the SMO fit time ("fast").
 
-    python benches/mlp_select.py [--datasets adult,ijcnn1,forest] [--forest-n 50000]
+    python benches/studies/mlp_select.py [--datasets adult,ijcnn1,forest] [--forest-n 50000]
                                  [--splits 1] [--seeds 1] [--grid '{"beta": [3, 10], ...}']
 """
 
@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 
 GRID = dict(hidden_units=[50, 100, 200, 500], beta=[1.0, 3.0, 10.0], learning_rate=[0.003, 0.01, 0.03, 0.1],
             n_iter_no_change=[5, 20])

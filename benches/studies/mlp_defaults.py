@@ -1,5 +1,5 @@
 """Choosing the margin MLPs' and MarginPerceptron's defaults on many datasets, not one (the
-Nilsson MLP's: benches/nilsson_defaults.py).
+Nilsson MLP's: benches/studies/nilsson_defaults.py).
 
 Every candidate setting of an estimator is fit on every dataset next to its scikit-learn
 counterpart with ITS defaults (`MLPClassifier()` for the MLPs, `Perceptron()` for
@@ -18,9 +18,9 @@ Fits are cached in the output JSON; a rerun fits only what is missing (--with FI
 results, e.g. the counterparts', without writing them; --report-only fits nothing). --acceptance
 SEEDS instead compares SimpleMLPClassifier() with SVC() and MLPClassifier() on adult and ijcnn1.
 
-    python benches/mlp_defaults.py [--estimators simple,tanh,perceptron] [--candidates NAME,...]
+    python benches/studies/mlp_defaults.py [--estimators simple,tanh,perceptron] [--candidates NAME,...]
                                    [--datasets all|keel|NAME,...] [--max-splits K] [--no-counterparts]
-                                   [--out benches/results/mlp_defaults.json] [--report-only]
+                                   [--out benches/studies/results/mlp_defaults.json] [--report-only]
 """
 
 import argparse
@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 
 BUNDLED = ["adult", "ijcnn1", "letter", "mnist5k"]
 
@@ -286,7 +287,7 @@ def main():
                 done.add((est, cand, d, s))
                 print(f"{d} {est} {cand} split {s}: {100 * err:.2f}% {fit_s:.2f}s", file=sys.stderr, flush=True)
             save()
-    command = "python benches/mlp_defaults.py " + " ".join(sys.argv[1:])
+    command = "python benches/studies/mlp_defaults.py " + " ".join(sys.argv[1:])
     report(rows + extra, estimators, names, args.out[:-5] + ".md", command)
 
 

@@ -3,9 +3,9 @@ largest left out for time), each scored against the MLPClassifier() results stor
 benches/suite.py (random_state=0) by the suite's rules: within 1 point, and the geometric mean of
 (ours' misclassified + 1) / (theirs' + 1) over all splits. Ours are fit with random_state=0.
 
-    python benches/nilsson_defaults.py [--datasets NAME,...] [NAME="dict(...)" ...]
+    python benches/studies/nilsson_defaults.py [--datasets NAME,...] [NAME="dict(...)" ...]
 
-Without NAME=PARAMS arguments it runs CANDIDATES. Writes benches/results/nilsson_defaults.md.
+Without NAME=PARAMS arguments it runs CANDIDATES. Writes benches/studies/results/nilsson_defaults.md.
 """
 import argparse
 import json
@@ -17,7 +17,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 import suite  # noqa: E402
 
 # the three best of 18 settings screened on 3 to 13 small and mid-size suite sets (units 7 to 501,
@@ -38,7 +39,7 @@ def main(argv=None):
     import largemargin as lm
 
     cands = {k: eval(v, {"dict": dict}) for k, v in (a.split("=", 1) for a in args.candidates)} or CANDIDATES
-    with open(os.path.join(HERE, "results", "suite.json")) as f:
+    with open(os.path.join(BENCHES, "results", "suite.json")) as f:
         stored = {r["dataset"]: r for r in json.load(f)["results"]["mlp-simple"]["rows"]}
     names = args.datasets.split(",") if args.datasets else [n for n in stored if n not in suite.LARGEST]
     scores = {c: [] for c in cands}
@@ -63,7 +64,7 @@ def main(argv=None):
         gmean = math.exp(sum(math.log(q) for _, q in r) / len(r))
         summary.append(f"| {c} | `{cands[c]}` | {within}/{len(r)} = {100 * within / len(r):.0f}% | {gmean:.3f} |")
     lines = ["# NilssonMLPClassifier: candidate defaults against MLPClassifier()", "",
-             f"`python benches/nilsson_defaults.py` — {time.strftime('%Y-%m-%d %H:%M')}, {len(names)} datasets.", "",
+             f"`python benches/studies/nilsson_defaults.py` — {time.strftime('%Y-%m-%d %H:%M')}, {len(names)} datasets.", "",
              "| candidate | parameters | within 1 pt | gmean error ratio |", "|---|---|---|---|", *summary, "",
              "| dataset | MLPClassifier % | " + " | ".join(cands) + " |", "|---" * (len(cands) + 2) + "|", *rows]
     suite._atomic_write(args.out, "\n".join(lines) + "\n")

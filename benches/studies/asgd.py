@@ -1,6 +1,6 @@
 """LinearSGD's default against LinearSVC in few passes, and SGD-QN's erratum, in one run.
 
-    python benches/asgd.py [--rows 300000] [--passes 2] [--out benches/results/asgd]
+    python benches/studies/asgd.py [--rows 300000] [--passes 2] [--out benches/studies/results/asgd]
 
 Acceptance table: ``make_rcv1_like`` with 5% and 10% flipped labels (the first 90% of the rows
 train, the rest test), alpha = 1e-5, hinge and squared hinge, an intercept. Each of our
@@ -115,7 +115,7 @@ def erratum(passes):
 
 
 def markdown(acc, err, args, seconds):
-    lines = [f"Command: `python benches/asgd.py --rows {args.rows} --passes {args.passes} "
+    lines = [f"Command: `python benches/studies/asgd.py --rows {args.rows} --passes {args.passes} "
              f"--erratum-passes {args.erratum_passes}` ({seconds:.0f} s, {datetime.date.today()}, "
              f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs: times are noisy)", "",
              f"## Acceptance: make_rcv1_like, {args.rows} rows (90% train), alpha = {ALPHA:g}", "",

@@ -2,8 +2,8 @@
 random_states on both sides, scored by the suite's rule (within 1 point, error ratio over all splits),
 next to the same score from the random_state=0 fits alone: how much of the suite's MLP gap is seed noise.
 
-    python benches/mlp_seed_average.py [--estimators simple,tanh] [--seeds 0,1,2] [--datasets iris,sonar]
-                                       [--out benches/results/mlp_seed_average.md]
+    python benches/studies/mlp_seed_average.py [--estimators simple,tanh] [--seeds 0,1,2] [--datasets iris,sonar]
+                                       [--out benches/studies/results/mlp_seed_average.md]
 
 The five largest sets (adult, ijcnn1, letter, letter-bundled, mnist5k) are left out for time. The
 MLPClassifier fits are cached per dataset and seed in <out>.theirs.json, so rerunning one of ours does
@@ -20,7 +20,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 import suite  # noqa: E402
 
 OURS = {"simple": "SimpleMLPClassifier", "tanh": "TanhMLPClassifier"}
@@ -164,7 +165,7 @@ def main(argv=None):
             "theirs_wrong": {str(s): w for s, w in r["theirs"].items()},
             "ours_error": 100.0 * sum(r["ours"][k].values()) / (r["n"] * len(seeds)),
             "theirs_error": 100.0 * sum(r["theirs"].values()) / (r["n"] * len(seeds))} for r in rows]}
-    command = ("python benches/mlp_seed_average.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()
+    command = ("python benches/studies/mlp_seed_average.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()
     meta = {"command": command, "when": time.strftime("%Y-%m-%d %H:%M"), "seeds": seeds, "datasets": names,
             "seconds": seconds, "commands": {k: command for k in keys}, "sklearn": sklearn.__version__}
     if os.path.exists(prefix + ".json"):  # keep estimators not rerun, when measured on the same seeds and sets

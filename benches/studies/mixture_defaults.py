@@ -15,10 +15,10 @@ defaults), 2 threads each (n_jobs=2), the SVM with a 1,000 MB kernel cache. Opti
 diagnose which setting matters. Every fit runs in its own process; wall and CPU seconds of the
 fit are recorded. The machine may be shared: the CPU-time ratio is the steadier of the two.
 
-    python benches/mixture_defaults.py [--n 100000] [--problems forest,voronoi] [--density 0.1]
+    python benches/studies/mixture_defaults.py [--n 100000] [--problems forest,voronoi] [--density 0.1]
                                        [--extra 'k50r5={"n_experts":50,"max_iter":5,...}'] [--no-svm]
                                        [--per-round]
-                                       [--out benches/results/mixture_defaults.json]
+                                       [--out benches/studies/results/mixture_defaults.json]
 """
 
 import argparse
@@ -120,7 +120,7 @@ def run(args, problem, method, params="{}"):
 
 def write(args, rows, started):
     by = {(r["problem"], r["method"]): r for r in rows}
-    lines = [f"# python benches/mixture_defaults.py {' '.join(sys.argv[1:])}".rstrip(),
+    lines = [f"# python benches/studies/mixture_defaults.py {' '.join(sys.argv[1:])}".rstrip(),
              "",
              f"{args.n:,} training and {TEST:,} test rows per problem; RBF, C {C:g}, gamma {GAMMA:g} for both; "
              f"2 threads each; SVM cache 1,000 MB; each fit in its own process; started {started}. "
@@ -147,7 +147,7 @@ def write(args, rows, started):
     with open(args.out.replace(".json", ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(args.out, "w") as f:
-        json.dump(dict(command=" ".join(["python", "benches/mixture_defaults.py"] + sys.argv[1:]), started=started,
+        json.dump(dict(command=" ".join(["python", "benches/studies/mixture_defaults.py"] + sys.argv[1:]), started=started,
                        n=args.n, test=TEST, C=C, gamma=GAMMA, density=args.density, results=rows), f, indent=1)
 
 

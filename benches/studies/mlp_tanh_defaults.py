@@ -4,11 +4,11 @@ share of datasets within a point of it, the geometric mean error ratio, the loss
 point, the summed fit time. The five largest sets (benches/suite.py's LARGEST) are left out for
 time unless named.
 
-    python benches/mlp_tanh_defaults.py '[{}, {"n_committees": 5}]' [dataset,dataset,...]
+    python benches/studies/mlp_tanh_defaults.py '[{}, {"n_committees": 5}]' [dataset,dataset,...]
 
 Each setting is a JSON object of constructor parameters over random_state=0; an empty object is
 the current defaults. Fits run two at a time, in processes. The results quoted in the class
-docstring are in benches/results/mlp_tanh_defaults.txt.
+docstring are in benches/studies/results/mlp_tanh_defaults.txt.
 """
 import json
 import math
@@ -17,10 +17,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 import suite  # noqa: E402
 
-STORED = os.path.join(HERE, "results", "suite.json")
+STORED = os.path.join(BENCHES, "results", "suite.json")
 
 
 def _run(job):

@@ -2,7 +2,7 @@
 the suite's rule (within 1 point, error ratio over all splits) against the MLPClassifier results
 stored by benches/suite.py (random_state=0): the noise floor of the suite's MLP acceptance line.
 
-    python benches/mlp_noise_floor.py [--seed 1] [--out benches/results/mlp_noise_floor.md]
+    python benches/studies/mlp_noise_floor.py [--seed 1] [--out benches/studies/results/mlp_noise_floor.md]
 
 The five largest sets (adult, ijcnn1, letter, letter-bundled, mnist5k) are left out for time.
 """
@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+BENCHES = os.path.dirname(HERE)  # benches/: suite.py, datasets.py, the benchmarks
+sys.path.insert(0, BENCHES)
 import suite  # noqa: E402
 
 
@@ -28,7 +29,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     from sklearn.neural_network import MLPClassifier
 
-    with open(os.path.join(HERE, "results", "suite.json")) as f:
+    with open(os.path.join(BENCHES, "results", "suite.json")) as f:
         stored = {r["dataset"]: r for r in json.load(f)["results"]["mlp-simple"]["rows"]}
     rows = []
     for name, ref in stored.items():
@@ -50,7 +51,7 @@ def main(argv=None):
     lines = [
         "# MLPClassifier() against itself with another random_state",
         "",
-        f"`python benches/mlp_noise_floor.py --seed {args.seed}` — {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"`python benches/studies/mlp_noise_floor.py --seed {args.seed}` — {time.strftime('%Y-%m-%d %H:%M')}, "
         f"{len(rows)} suite datasets (the five largest left out).",
         "",
         f"Within {suite.TIE:g} point of random_state=0: {within}/{len(rows)} = {100 * within / len(rows):.0f}%; "
