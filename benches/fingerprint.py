@@ -1,7 +1,8 @@
 """Fingerprints of fitted models: for a refactoring that must not change a single bit of what is
 learnt. Fits the configurations of benches/run.py (SVC, SVR; n_jobs 1 and 2) and the methods of
 benches/online.py (SMO, LaSVM x1/x2/without finishing, partial_fit, the Huller, the averaged
-perceptron), plus the other families on a bundled set, and prints one SHA-256 per model over
+perceptron), plus the other families (searches, probabilities, LaRank, ambiguous labels, sequence
+labelers, mixtures of SVR) on subsets of the bundled sets, and prints one SHA-256 per model over
 every fitted array attribute (and the predictions on the test set), then the fit's seconds. Run
 it before and after a change, with the package of each on the path, and compare the outputs:
 
@@ -58,7 +59,11 @@ def digest(model, X_test):
                 feed(prefix + name, v)
 
     walk("", model)
-    feed("predict", np.asarray(model.predict(X_test)))
+    predicted = model.predict(X_test)
+    if isinstance(predicted, list):  # a sequence labeler's label sequences
+        h.update(repr(predicted).encode())
+    else:
+        feed("predict", np.asarray(predicted))
     return h.hexdigest()
 
 
@@ -100,6 +105,49 @@ def cases(quick):
     }
     for name, make in others.items():
         yield f"other-{name}-ijcnn1", "ijcnn1", make
+    # the families above leave out, on subsets small enough to keep the whole run short
+    more = {
+        "svcsearch": ("adult:3000", lambda: lm.SVCSearchCV(param_grid={"C": [1, 10], "gamma": [0.01, 0.1]}, cv=3)),
+        "svrsearch": ("abalone", lambda: lm.SVRSearchCV(param_grid={"C": [1, 10], "gamma": [0.1, 1.0]}, cv=3)),
+        "svc-probability": ("letter:3000", lambda: lm.SVC(C=10, gamma=0.1, probability=True, random_state=0)),
+        "svc-ovr": ("letter:3000", lambda: lm.SVC(C=10, decision_function_shape="ovr")),
+        "larank": ("letter:3000", lambda: lm.LaRankClassifier(random_state=0)),
+        "lasvm-multiclass": ("letter:3000", lambda: lm.LaSVM(random_state=0)),
+        "linearsgd-asgd": ("adult:3000", lambda: lm.LinearSGD(algorithm="asgd", random_state=0)),
+        "mixturesvr": ("abalone", lambda: lm.MixtureSVR(random_state=0)),
+        "svr": ("abalone", lambda: lm.SVR(C=10, epsilon=0.1)),
+        "huller": ("adult:3000", lambda: lm.Huller(random_state=0)),
+        "kernel-perceptron": ("adult:3000", lambda: lm.KernelPerceptron(random_state=0)),
+        "ambiguous": ("letter:3000:bags", lambda: lm.AmbiguousLaRankClassifier(random_state=0)),
+    }
+    for name, (dataset, make) in more.items():
+        yield f"more-{name}-{dataset.split(':')[0]}", dataset, make
+    for method in ("larank_greedy", "larank_exact", "perceptron", "pa"):
+        yield f"more-sequence-{method}-conll2000", "conll2000:1500", lambda m=method: lm.SequenceLabeler(
+            m, epochs=2, random_state=0)
+
+
+def load_case_data(dataset, quick):
+    """(X_train, y_train, X_test) for a case's data: a set's name, optionally ':ROWS' (its first
+    training rows) and ':bags' (labels made ambiguous, level 2); "conll2000:ROWS" is sentences."""
+    import datasets
+
+    import largemargin as lm
+
+    name, *rest = dataset.split(":")
+    rows = int(rest[0]) if rest else None
+    if name == "conll2000":
+        Xtr, ytr = lm.read_conll(datasets._path("conll2000-train.txt.gz"))
+        Xte, _ = lm.read_conll(datasets._path("conll2000-test.txt.gz"))
+        return Xtr[:rows], ytr[:rows], Xte[:300]
+    Xtr, ytr, Xte, _ = datasets.load(name)
+    if quick:
+        rows = min(rows or QUICK_ROWS, QUICK_ROWS)
+    if rows:
+        Xtr, ytr = Xtr[:rows], ytr[:rows]
+    if rest[1:] == ["bags"]:
+        ytr = lm.make_ambiguous(ytr, level=2, random_state=0)
+    return Xtr, ytr, Xte
 
 
 def main(argv=None):
@@ -107,18 +155,13 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--quick", action="store_true", help=f"the first {QUICK_ROWS} training rows of each set")
     args = ap.parse_args(argv)
-    import datasets
-
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     loaded = {}
     for name, dataset, make in cases(args.quick):
         if only and name not in only:
             continue
         if dataset not in loaded:
-            Xtr, ytr, Xte, yte = datasets.load(dataset)
-            if args.quick:
-                Xtr, ytr = Xtr[:QUICK_ROWS], ytr[:QUICK_ROWS]
-            loaded = {dataset: (Xtr, ytr, Xte)}
+            loaded = {dataset: load_case_data(dataset, args.quick)}
         Xtr, ytr, Xte = loaded[dataset]
         model = make()
         with warnings.catch_warnings():
