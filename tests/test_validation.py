@@ -122,7 +122,8 @@ def test_a_subclass_may_add_parameters():
 
 
 def test_svc_takes_the_hard_margin_and_others_do_not():
-    X, y = _fit_data(lm.SVC)
+    X, _ = _fit_data(lm.SVC)
+    y = (X[:, 0] > 0).astype(int)  # separable: the hard margin exists
     lm.SVC(C=np.inf, kernel="linear").fit(X, y)
     with pytest.raises(ValueError, match="C must be a positive number, got inf"):
         lm.LaSVM(C=np.inf).fit(X, y)
