@@ -44,7 +44,7 @@ class LinearSGD(_LinearSGDBase):
         The default's origin: on ``make_rcv1_like`` (270,000 training rows, alpha 1e-5, 5% and
         10% flipped labels) ASGD is within 0.3 points of LinearSVC's test error after 1 and 2
         passes with hinge and squared hinge, where SVMSGD2 and both SGD-QNs are 0.37-0.39 points
-        behind after 2 with squared hinge at 10% noise (``benches/asgd.py``); on adult it tests
+        behind after 2 with squared hinge at 10% noise (``benches/studies/asgd.py``); on adult it tests
         0.6 points better than the 2009 SGD-QN (the previous default) and on ijcnn1 the same.
     loss : str or object, default="squared_hinge"
         ``"squared_hinge"`` (1/2 max(0, 1 - m)^2, the papers' loss), ``"hinge"``, ``"log_loss"``,
@@ -258,7 +258,7 @@ class MarginPerceptron(_LinearSGDBase):
     The defaults (learning rate 0.01, 20 epochs, no early stopping) were checked on the 47-dataset
     suite against scikit-learn's ``Perceptron()`` and kept: within 1 point of it or better on all
     45 datasets scored, geometric mean error ratio 0.75, better than the variants tried (early
-    stopping, 50 epochs, learning rate 1; benches/mlp_defaults.py, benches/results/mlp_defaults.md).
+    stopping, 50 epochs, learning rate 1; benches/studies/mlp_defaults.py, benches/studies/results/mlp_defaults.md).
 
     Parameters
     ----------

@@ -49,7 +49,7 @@ class SimpleMLPClassifier(_MarginMLP):
         The step. "auto": 0.15 / (1 + the rows' mean squared norm), at least 0.005 (0.01 on adult;
         on standardised data 0.15 / (1 + n_features), so 0.005 from 29 features on; larger on
         rows of small norm, such as raw ijcnn1's); the rate used is ``learning_rate_``. Chosen on
-        the suite (benches/results/mlp_defaults.md, the floor with the refit). The features should
+        the suite (benches/studies/results/mlp_defaults.md, the floor with the refit). The features should
         be of unit scale (standardised): a fit on features far from it warns.
     decay : float, default=0.0
         The step at example t is learning_rate / (1 + decay t).
@@ -130,7 +130,7 @@ class SimpleMLPClassifier(_MarginMLP):
     -----
     The defaults (100 units, beta 3, averaging, the "auto" step, up to 200 epochs) were chosen on
     the 47-dataset suite against scikit-learn's ``MLPClassifier()`` with its defaults, among 15
-    candidate settings (benches/mlp_defaults.py, benches/results/mlp_defaults.md): 78% of the
+    candidate settings (benches/studies/mlp_defaults.py, benches/studies/results/mlp_defaults.md): 78% of the
     datasets within 1 point of it, geometric mean error ratio 1.08 (the former defaults, 50 units,
     beta 1, no averaging, 10%, patience 5, 50 epochs: 39%, 1.31). Most of what stayed behind were
     the small sets (10 splits of at most 600 rows: bands, bupa, heart, ionosphere, sonar...), which
@@ -144,7 +144,7 @@ class SimpleMLPClassifier(_MarginMLP):
     multiclass ones (movement_libras, led7digit, vehicle, hayes-roth, mnist5k), where one SGD run
     and one hold-out's epoch count vary from seed to seed. Hence n_committees: summing the
     decisions of K single-committee fits on the 42 sets other than the five largest
-    (benches/mlp_committees.py, benches/results/mlp_committees.txt) gave 88% and 0.938 at K=5,
+    (benches/studies/mlp_committees.py, benches/studies/results/mlp_committees.txt) gave 88% and 0.938 at K=5,
     88% and 0.932 at K=10, against 83% and 0.966 for one; n_committees=5 on all 47 sets
     (benches/suite.py): 91%, 0.906, still losing on sonar (+6.2), hayes-roth (+3.3), bupa (+1.6)
     and led7digit (+1.1). It costs five fits: on wide multiclass data most (mnist5k: 101 s
@@ -278,8 +278,8 @@ class NilssonMLPClassifier(_MarginMLP):
     The defaults (11 units, step 1.0, patience 50) were chosen against scikit-learn's
     ``MLPClassifier()``: 18 settings (7 to 501 units, steps 0.001 to 10, patience 20 or 50,
     hold-out 0.3 or 0.5) screened on 3 to 13 of the suite's small and mid-size sets, then the three
-    best on the 42 sets other than its five largest (benches/nilsson_defaults.py,
-    benches/results/nilsson_defaults.md): geometric mean error ratio 1.78, against 1.91 for 31
+    best on the 42 sets other than its five largest (benches/studies/nilsson_defaults.py,
+    benches/studies/results/nilsson_defaults.md): geometric mean error ratio 1.78, against 1.91 for 31
     units at step 0.3 and 2.15 for 101 units at step 0.03; none is within 1 point of
     ``MLPClassifier`` on more than 12% of the sets. Without a margin the committee memorises its
     training rows (ring: 3% training error, 20% test error), as the thesis's Table 8.2 leads one
@@ -399,8 +399,8 @@ class TanhMLPClassifier(_MarginMLP):
     Notes
     -----
     The step 0.03 (now 0.06, see below), n_iter_no_change 20 and max_epochs 200 were chosen on the
-    47-dataset suite against scikit-learn's ``MLPClassifier()`` (benches/mlp_defaults.py,
-    benches/results/mlp_defaults.md): within 1 point of it on 74% of the 46 distinct datasets,
+    47-dataset suite against scikit-learn's ``MLPClassifier()`` (benches/studies/mlp_defaults.py,
+    benches/studies/results/mlp_defaults.md): within 1 point of it on 74% of the 46 distinct datasets,
     geometric mean error ratio 1.10, instead of 41% and 1.47 (0.01, 10%, 5, 50). The refit on
     every row (``refit``, as in `SimpleMLPClassifier`) and validation_fraction 0.5 instead of 0.2
     were chosen on the suite's 44 sets other than letter, letter-bundled and mnist5k (against the
@@ -413,7 +413,7 @@ class TanhMLPClassifier(_MarginMLP):
     where one SGD run and one hold-out's epoch count vary from seed to seed: hence
     ``n_committees`` as in `SimpleMLPClassifier`, chosen with the step and the hold-out on the 42
     sets other than the five largest against the stored MLPClassifier results
-    (benches/mlp_tanh_defaults.py, benches/results/mlp_tanh_defaults.txt): one committee 69%
+    (benches/studies/mlp_tanh_defaults.py, benches/studies/results/mlp_tanh_defaults.txt): one committee 69%
     within 1 point, error ratio 1.054; five at 0.03 and 50% 81%, 1.009; five at 0.06 and 30% 83%,
     0.960 (the defaults); five at 0.03 and 20% 83%, 1.047; five without early stopping 64%. On
     all 47 sets (benches/suite.py --pairs mlp-tanh): 89%, 0.895, instead of 72%, 1.034; still

@@ -26,8 +26,8 @@ from .estimator import BaseEstimator
 MAX_COMMITTEES = 1000
 
 # learning_rate="auto": AUTO_STEP over (1 + mean squared row norm), 0.01 on adult (14 binary
-# features a row) where the fixed 0.01 was chosen (benches/mlp_select.py); never below
-# AUTO_FLOOR, as smaller steps lost on the suite's wide sets (sonar, benches/results/mlp_defaults.md).
+# features a row) where the fixed 0.01 was chosen (benches/studies/mlp_select.py); never below
+# AUTO_FLOOR, as smaller steps lost on the suite's wide sets (sonar, benches/studies/results/mlp_defaults.md).
 # The floor was 0.01 before the refit on every row; with it, 0.005 won ring and mnist5k back
 # (suite: 81% -> 83% within 1 pt of MLPClassifier; 0.003 lost sonar by 1 more point)
 AUTO_STEP = 0.15

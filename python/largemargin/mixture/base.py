@@ -28,7 +28,7 @@ from ..plugins import NativeExpert, NativeKernel, get_registry
 # n_experts="auto": one expert per this many training examples (Collobert's complexity argument:
 # a fixed share per expert keeps a round linear in n), no more than _AUTO_MAX_EXPERTS, and a
 # single expert (one SVM) below _AUTO_MIN_ROWS, where one SVM trains in seconds and a mixture
-# would not be faster. Chosen with benches/mixture_defaults.py (issue 23).
+# would not be faster. Chosen with benches/studies/mixture_defaults.py (issue 23).
 _AUTO_BLOCK = 2000
 _AUTO_MIN_ROWS = 20_000
 _AUTO_MAX_EXPERTS = 100

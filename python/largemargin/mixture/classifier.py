@@ -43,7 +43,7 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         keeps a round linear in n), at most 100; below 20,000 examples one expert, i.e. one SVM
         (the model of `SVC` with the same parameters, in one round without a gater), since one
         SVM trains in seconds there and a mixture would not be faster. Origin: issue 23's
-        benchmark (benches/mixture_defaults.py): at 100k rows 2,000 examples per expert is what
+        benchmark (benches/studies/mixture_defaults.py): at 100k rows 2,000 examples per expert is what
         makes a round cheap enough for 5x one SVM's speed (K = 20 was 1.3x), and on 30k rows
         K = n / 2000 is no faster than one SVM. (Before: 10.)
     gater : {"global", "local"}, default="global"

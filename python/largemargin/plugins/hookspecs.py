@@ -21,7 +21,7 @@ losses
     two floats; ``loss`` is called where the objective is summed (t0's search, the final
     objective), on float64 arrays of up to 1,024 examples, and must return an array of their
     shape (numpy ufuncs do both). A step costs the plugin's own ``dloss`` on two floats plus
-    about 0.4 us (``benches/plugin_loss.py``; README, "The cost of a Python loss").
+    about 0.4 us (``benches/plugin_loss.py``; docs/benchmarks.rst, "The cost of a Python loss").
 experts
     for the mixture of SVM experts: a factory, either a function ``make(**params)`` or an object
     with such a ``make`` method, returning a scikit-learn compatible estimator (``fit``,
@@ -101,7 +101,7 @@ def largemargin_losses():
     ``loss`` is called where the objective is summed (t0's search, the final objective), on float64
     arrays of up to 1,024 examples, and must return an array of their shape (numpy ufuncs do both).
     A step costs the plugin's own ``dloss`` on two floats plus about 0.4 us
-    (``benches/plugin_loss.py``; README, "The cost of a Python loss"). `LinearSGD` takes the names
+    (``benches/plugin_loss.py``; docs/benchmarks.rst, "The cost of a Python loss"). `LinearSGD` takes the names
     as its ``loss``.
 
     Returns
