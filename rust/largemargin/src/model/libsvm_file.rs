@@ -13,7 +13,7 @@ use super::{LibsvmModel, SvmType};
 use crate::atomic_file::write_atomically;
 use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
-use crate::kernel::KernelSpec;
+use crate::kernel::{KernelKind, KernelSpec};
 use crate::libsvm_format::{excerpt, IndexBase, MAX_INDEX};
 
 /// Shortest text that reads back to the same f64.
@@ -41,11 +41,7 @@ impl LibsvmModel {
     pub fn write<W: Write>(&self, mut w: W, base: IndexBase) -> Result<()> {
         let offset = offset_of(base)?;
         self.check()?;
-        let svm_type = match self.svm_type {
-            SvmType::CSvc => "c_svc",
-            SvmType::EpsilonSvr => "epsilon_svr",
-        };
-        writeln!(w, "svm_type {svm_type}")?;
+        writeln!(w, "svm_type {}", self.svm_type)?;
         writeln!(w, "kernel_type {}", self.kernel.libsvm_name().expect("checked"))?;
         match self.kernel {
             KernelSpec::Poly { degree, gamma, coef0 } => {
@@ -242,17 +238,11 @@ impl Header {
             match key {
                 "svm_type" => {
                     let t = match one()? {
-                        "c_svc" => SvmType::CSvc,
-                        "epsilon_svr" => SvmType::EpsilonSvr,
                         t @ ("nu_svc" | "nu_svr" | "one_class") => {
-                            return Err(
-                                lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)"))
-                            )
+                            let supported = SvmType::NAMES.join(" and ");
+                            return Err(lines.error(format!("svm_type {t} is not supported ({supported} are)")));
                         }
-                        t => {
-                            return Err(lines
-                                .error(format!("unknown svm_type '{}' (expected c_svc or epsilon_svr)", excerpt(t))))
-                        }
+                        t => t.parse::<SvmType>().map_err(|e| lines.error(e.to_string()))?,
                     };
                     set(&mut h.svm_type, key, t, no)?
                 }
@@ -303,24 +293,20 @@ impl Header {
         let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
         let gamma = || required(&self.gamma, "gamma", at).map(|f| f.value);
         let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
-        let kernel = match kernel_field.value.as_str() {
-            "linear" => KernelSpec::Linear,
-            "polynomial" => KernelSpec::Poly {
-                degree: required(&self.degree, "degree", at)?.value,
-                gamma: gamma()?,
-                coef0: coef0()?,
-            },
-            "rbf" => KernelSpec::Rbf { gamma: gamma()? },
-            "sigmoid" => KernelSpec::Sigmoid { gamma: gamma()?, coef0: coef0()? },
-            "precomputed" => KernelSpec::Precomputed,
-            k => {
-                return Err(Error::Parse {
-                    line: kernel_field.line,
-                    message: format!(
-                        "unknown kernel_type '{}' (expected linear, polynomial, rbf, sigmoid or precomputed)",
-                        excerpt(k)
-                    ),
-                })
+        let name = kernel_field.value.as_str();
+        let kind = KernelKind::from_libsvm_name(name).ok_or_else(|| {
+            let expected: Vec<&str> = KernelKind::ALL.iter().map(|k| k.libsvm_name()).collect();
+            let message = format!("unknown kernel_type '{}' (expected one of {})", excerpt(name), expected.join(", "));
+            Error::Parse { line: kernel_field.line, message }
+        })?;
+        // each parameter is required by the kernels that take it, and only by those
+        let kernel = match kind {
+            KernelKind::Linear | KernelKind::Precomputed => kind.with(0.0, 0.0, 0),
+            KernelKind::Rbf => kind.with(gamma()?, 0.0, 0),
+            KernelKind::Sigmoid => kind.with(gamma()?, coef0()?, 0),
+            KernelKind::Poly => {
+                let degree = required(&self.degree, "degree", at)?.value;
+                kind.with(gamma()?, coef0()?, degree)
             }
         };
         let nr_class = required(&self.nr_class, "nr_class", at)?;

@@ -27,5 +27,5 @@ mod train;
 pub use data::Sequences;
 pub use inference::Inference;
 pub use model::SeqModel;
-pub use solver::{SeqMethod, SeqParams, SeqSolver};
+pub use solver::{SeqMethod, SeqMethodKind, SeqParams, SeqSolver};
 pub use train::{train_sequence, SeqConfig, SeqFit};
