@@ -5,16 +5,16 @@ use largemargin::control::Control;
 use largemargin::data::Matrix;
 use largemargin::error::Error;
 use largemargin::mlp::{
-    train_network, train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
-    NilssonParams, SimpleMlp, SimpleMlpParams,
+    train_network, train_nilsson, train_simple_mlp, Criterion, EpochFit, HiddenLayer, Network, NetworkParams,
+    NilssonMlp, NilssonParams, OptimizerKind, SimpleMlp, SimpleMlpParams,
 };
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{self, PyMatrix};
-use crate::run_fit;
+use crate::convert::{self, PyMatrix, Wrap};
+use crate::run::run_fit;
 
 /// (v (hidden x inputs, float32), d)
 type Layer<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f64>);
@@ -145,11 +145,11 @@ pub fn nilsson_decision<'py>(
 #[allow(clippy::too_many_arguments)]
 pub fn fit_network<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
-    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: &str, optimizer: &str, learning_rate: f64,
-    damping: f64, sample: usize, max_epochs: usize, patience: usize, seed: u64, n_jobs: Option<i64>,
+    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: Wrap<Criterion>,
+    optimizer: Wrap<OptimizerKind>, learning_rate: f64, damping: f64, sample: usize, max_epochs: usize,
+    patience: usize, seed: u64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let criterion = convert::criterion(criterion)?;
-    let optimizer = convert::optimizer(optimizer, damping, sample)?;
+    let (Wrap(criterion), optimizer) = (criterion, optimizer.0.with(damping, sample));
     let params = NetworkParams { hidden, criterion, optimizer, learning_rate, max_epochs, patience, seed };
     let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
         train_network(x, y, validation, &params, ctl)

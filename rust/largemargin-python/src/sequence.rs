@@ -3,15 +3,15 @@
 
 use largemargin::data::CsrView;
 use largemargin::sequence::{train_sequence, SeqConfig};
-use largemargin::sequence::{SeqModel, SeqParams, Sequences};
+use largemargin::sequence::{Inference, SeqMethodKind, SeqModel, SeqParams, Sequences};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{self, to_py};
+use crate::convert::{index_vec, matrix_array, to_py, Wrap};
 use crate::larank::set_stats;
-use crate::{index_vec, matrix_array, run_fit};
+use crate::run::run_fit;
 
 fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
     seq_ptr
@@ -29,11 +29,10 @@ fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 pub fn fit_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
-    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: &str, inference_name: &str, order: usize, c: f64, tol: f64,
-    reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
+    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: Wrap<SeqMethodKind>, inference_name: Wrap<Inference>,
+    order: usize, c: f64, tol: f64, reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let method = convert::sequence_method(method, reprocess)?;
-    let params = SeqParams { c, tol, method, inference: convert::inference(inference_name)?, order };
+    let params = SeqParams { c, tol, method: method.0.with(reprocess), inference: inference_name.0, order };
     let config = SeqConfig { params, epochs, until_gap, seed };
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
@@ -63,9 +62,10 @@ pub fn fit_sequence<'py>(
 pub fn predict_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
-    emission: PyReadonlyArray2<'py, f64>, transition: PyReadonlyArray1<'py, f64>, order: usize, inference_name: &str,
+    emission: PyReadonlyArray2<'py, f64>, transition: PyReadonlyArray1<'py, f64>, order: usize,
+    inference_name: Wrap<Inference>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let inf = convert::inference(inference_name)?;
+    let Wrap(inf) = inference_name;
     let shape = emission.shape();
     let (features, labels) = (shape[0], shape[1]);
     let model = SeqModel::from_parts(
