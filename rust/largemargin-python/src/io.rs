@@ -99,7 +99,6 @@ impl LibsvmReader {
 /// name the training examples).
 #[pyfunction]
 #[pyo3(signature = (path, *, svm_type, kernel, gamma, coef0, degree, labels, n_support, rho, prob_a, prob_b, sv_coef, sv, sv_indices, zero_based))]
-#[allow(clippy::too_many_arguments)]
 pub fn write_libsvm_model<'py>(
     py: Python<'py>, path: &str, svm_type: Wrap<SvmType>, kernel: Wrap<KernelKind>, gamma: f64, coef0: f64,
     degree: i64, labels: PyReadonlyArray1<'py, i64>, n_support: PyReadonlyArray1<'py, i64>,

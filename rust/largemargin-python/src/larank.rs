@@ -21,7 +21,6 @@ fn larank_method(name: MethodKind, schedule: ScheduleKind, reprocess: usize) -> 
 /// (rows x n_classes) of the first rows of `x`, which start in the model. Returns a dict.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, warm, seed, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_larank<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_weight: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64,
@@ -57,7 +56,6 @@ pub fn fit_larank<'py>(
 /// "support_label": the candidate each support pattern was trained on.
 #[pyfunction]
 #[pyo3(signature = (x, bag_offsets, bag_labels, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, seed, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_ambiguous<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, bag_offsets: PyReadonlyArray1<'py, i64>,
     bag_labels: PyReadonlyArray1<'py, i64>, n_classes: usize, sample_weight: PyReadonlyArray1<'py, f64>,

@@ -27,7 +27,6 @@ fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> Py
     Ok(Box::new(PyLoss::new(loss, failure)?))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn params(
     algorithm: Algorithm, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64,
     average_start: f64,
@@ -51,7 +50,6 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// the seconds the passes took, t0 and skip.
 #[pyfunction]
 #[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
     sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,

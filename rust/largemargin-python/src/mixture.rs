@@ -124,7 +124,6 @@ fn gater_dict<'py>(py: Python<'py>, g: Gater, losses: Vec<f64>) -> PyResult<Boun
 /// with `hidden` units and `experts` outputs.
 #[pyfunction]
 #[pyo3(signature = (x, outputs, candidates, y, *, task, experts, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_gater<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, outputs: PyReadonlyArray2<'py, f64>,
     candidates: Option<PyReadonlyArray2<'py, i64>>, y: PyReadonlyArray1<'py, f64>, task: Wrap<GaterTask>,
@@ -175,7 +174,6 @@ pub fn gater_gates<'py>(
 /// EM for a diagonal Gaussian mixture: a dict of weights, means, variances.
 #[pyfunction]
 #[pyo3(signature = (x, *, components, iterations, tol, variance_floor, seed, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_gmm<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, components: usize, iterations: usize, tol: f64,
     variance_floor: f64, seed: u64, n_jobs: Option<i64>,

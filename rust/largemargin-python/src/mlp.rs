@@ -82,7 +82,6 @@ fn decision_on<'py>(
 /// early stopping. Returns the kept weights and the per-epoch curves.
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs, average=false, init_scale=1.0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_simple_mlp<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
@@ -113,7 +112,6 @@ pub fn simple_mlp_decision<'py>(
 /// validation set, early stopping. Returns the kept layer (`b` is 0: no output bias) and the curves.
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, learning_rate, max_epochs, patience, seed, init_scale, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_nilsson<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, learning_rate: f64, max_epochs: usize, patience: usize,
@@ -142,7 +140,6 @@ pub fn nilsson_decision<'py>(
 /// "tanh_mse") and `optimizer` ("sgd", or "block_newton" with `damping` and `sample`).
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, criterion, optimizer, learning_rate, damping, sample, max_epochs, patience, seed, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_network<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: Wrap<Criterion>,

@@ -23,7 +23,6 @@ type StrategyMaker = Box<largemargin::online::StrategyMaker<'static>>;
 /// labels the examples chosen whose label is NaN.
 #[pyfunction]
 #[pyo3(signature = (x, labels, *, sample_c, kernel, gamma, coef0, degree, tol, epochs, max_iter, finishing, shrinking, selection, candidates, cache_size, seed, warm, oracle, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_lasvm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, epochs: usize, max_iter: Option<u64>,
@@ -102,7 +101,6 @@ pub fn online_fit_to_py<'py>(py: Python<'py>, fit: &OnlineFit) -> PyResult<Bound
 /// "averaged", "pa" (with `c`) or "budget" (with `beta`, `budget`).
 #[pyfunction]
 #[pyo3(signature = (x, labels, *, kernel, gamma, coef0, degree, algorithm, c, beta, budget, epochs, cache_size, seed, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_online_baseline<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64,
     coef0: f64, degree: i64, algorithm: Wrap<BaselineKind>, c: f64, beta: f64, budget: usize, epochs: usize,

@@ -24,7 +24,6 @@ fn indices(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
 /// `targets`. Points are returned setting-major, then fold, then C.
 #[pyfunction]
 #[pyo3(signature = (x, *, classes=None, n_classes=0, targets=None, sample_weight, kernels, settings, folds, tol, shrinking, cache_size, max_iter, selection, warm_start, n_jobs, verbose, ovr_scores=true))]
-#[allow(clippy::too_many_arguments)]
 pub fn cross_validate_svm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, classes: Option<PyReadonlyArray1<'py, i64>>, n_classes: usize,
     targets: Option<PyReadonlyArray1<'py, f64>>, sample_weight: PyReadonlyArray1<'py, f64>,

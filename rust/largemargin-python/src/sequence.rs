@@ -25,7 +25,6 @@ fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 /// columns), grouped by `seq_ptr`, with label indices `y` (0..n_labels). Returns a dict.
 #[pyfunction]
 #[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, until_gap, seed, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
@@ -58,7 +57,6 @@ pub fn fit_sequence<'py>(
 /// `transition`: order x (n_labels + 1) x n_labels flattened, START last). Returns label indices.
 #[pyfunction]
 #[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, emission, transition, order, inference_name))]
-#[allow(clippy::too_many_arguments)]
 pub fn predict_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,

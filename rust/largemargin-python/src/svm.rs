@@ -44,7 +44,6 @@ fn svm_params(
 /// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_c: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64,
@@ -80,7 +79,6 @@ pub fn fit_svc<'py>(
 /// epsilon-SVR.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     epsilon: f64, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
@@ -109,7 +107,6 @@ pub fn fit_svr<'py>(
 /// Decision values (m x outputs) of a kernel expansion; `n_support` empty for one output.
 #[pyfunction]
 #[pyo3(signature = (x, *, sv, sv_columns, n_support, coef, intercept, kernel, gamma, coef0, degree, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn decision_function<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, sv: &Bound<'py, PyAny>, sv_columns: PyReadonlyArray1<'py, i64>,
     n_support: PyReadonlyArray1<'py, i64>, coef: PyReadonlyArray2<'py, f64>, intercept: PyReadonlyArray1<'py, f64>,
@@ -135,7 +132,6 @@ pub fn decision_function<'py>(
 /// The kernel matrix K(a_i, b_j), m x n, of a built-in or composed kernel.
 #[pyfunction]
 #[pyo3(signature = (a, b, *, kernel, gamma, coef0, degree, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn kernel_matrix<'py>(
     py: Python<'py>, a: &Bound<'py, PyAny>, b: &Bound<'py, PyAny>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64,
     degree: i64, n_jobs: Option<i64>,
