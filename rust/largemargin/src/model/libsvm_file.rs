@@ -295,8 +295,9 @@ impl Header {
         let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
         let name = kernel_field.value.as_str();
         let kind = KernelKind::from_libsvm_name(name).ok_or_else(|| {
-            let expected: Vec<&str> = KernelKind::ALL.iter().map(|k| k.libsvm_name()).collect();
-            let message = format!("unknown kernel_type '{}' (expected one of {})", excerpt(name), expected.join(", "));
+            // as an option's unknown name reads, with LIBSVM's names
+            let expected: Vec<String> = KernelKind::ALL.iter().map(|k| format!("'{}'", k.libsvm_name())).collect();
+            let message = format!("unknown kernel_type '{}': expected one of {}", excerpt(name), expected.join(", "));
             Error::Parse { line: kernel_field.line, message }
         })?;
         // each parameter is required by the kernels that take it, and only by those
@@ -613,6 +614,26 @@ mod tests {
             .unwrap_err(),
         );
         assert_eq!((l, m.contains("ends after 3 of the 4")), (12, true), "{m}");
+    }
+
+    #[test]
+    fn unknown_types_name_what_is_read() {
+        for (from, to, line, says) in [
+            ("svm_type c_svc", "svm_type nu_svc", 1, "svm_type nu_svc is not supported (c_svc and epsilon_svr are)"),
+            ("svm_type c_svc", "svm_type c-svc", 1, "unknown svm_type 'c-svc': expected 'c_svc' or 'epsilon_svr'"),
+            ("kernel_type rbf", "kernel_type poly", 2, "expected one of 'linear', 'polynomial', 'rbf', 'sigmoid'"),
+        ] {
+            let (l, m) = line_of(read(&GOOD.replacen(from, to, 1), IndexBase::Zero).unwrap_err());
+            assert_eq!(l, line, "{to}: {m}");
+            assert!(m.contains(says), "{to}: {m}");
+        }
+        let text =
+            GOOD.replacen("kernel_type rbf\ngamma 0.5", "kernel_type polynomial\ndegree 2\ngamma 0.5\ncoef0 1", 1);
+        let m = read(&text, IndexBase::Zero).unwrap();
+        assert_eq!(m.kernel, KernelSpec::Poly { degree: 2, gamma: 0.5, coef0: 1.0 });
+        let mut written = Vec::new();
+        m.write(&mut written, IndexBase::Zero).unwrap();
+        assert!(String::from_utf8(written).unwrap().starts_with("svm_type c_svc\nkernel_type polynomial\n"));
     }
 
     #[test]
