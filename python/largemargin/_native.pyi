@@ -47,6 +47,7 @@ __all__ = [
     "write_file_atomically",
     "LibsvmReader",
     "StopSignal",
+    "OPTIONS",
     "__version__",
 ]
 
@@ -54,27 +55,31 @@ __version__: str
 
 # ---------------------------------------------------------------------------------------------
 # Options: the names each core enum reads (its `FromStr`, taken through convert.rs `Wrap`). Any
-# other string is a ValueError listing the names; a non-string, a TypeError.
+# other string is a ValueError listing the names; a non-string, a TypeError. OPTIONS holds each
+# option's names as the core defines them, keyed by the names after `# OPTIONS[...]` below
+# (without the aliases "polynomial" and "log"); tests/test_native_options.py keeps the two equal.
 # ---------------------------------------------------------------------------------------------
 
-_KernelName = Literal["linear", "poly", "polynomial", "rbf", "sigmoid", "precomputed"]  # KernelKind
-_DualSolver = Literal["smo", "isda"]  # DualSolverKind
-_IsdaBias = Literal["secant", "penalty", "none"]  # isda::BiasKind
-_SmoSelection = Literal["second_order", "first_order"]  # smo::Selection
-_WarmStart = Literal["auto", "keep", "scale", "cold"]  # search::WarmStart
-_LaSvmSelection = Literal["random", "gradient", "active", "autoactive"]  # lasvm::SelectionKind
-_Baseline = Literal["huller", "perceptron", "averaged", "pa", "budget"]  # online::BaselineKind
-_LaRankMethod = Literal["larank", "mira", "perceptron", "averaged_perceptron", "ambigsvm"]  # larank::MethodKind
-_Schedule = Literal["adaptive", "fixed"]  # ScheduleKind
-_Clock = Literal["cost", "wall"]  # Clock
-_SeqMethod = Literal["larank", "larank_adaptive", "pa", "perceptron", "averaged_perceptron"]  # SeqMethodKind
-_Inference = Literal["greedy", "exact"]  # sequence::Inference
-_SgdAlgorithm = Literal["sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd", "margin_perceptron"]  # sgd::Algorithm
-_Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  # loss::MarginLoss
-_GaterTask = Literal["classification", "regression"]  # mixture::GaterTask
-_Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # mlp::Criterion
-_Optimizer = Literal["sgd", "block_newton"]  # mlp::OptimizerKind
-_SvmType = Literal["c_svc", "epsilon_svr"]  # model::SvmType
+OPTIONS: dict[str, tuple[str, ...]]
+
+_KernelName = Literal["linear", "poly", "polynomial", "rbf", "sigmoid", "precomputed"]  # OPTIONS["kernel"]
+_DualSolver = Literal["smo", "isda"]  # OPTIONS["solver"]
+_IsdaBias = Literal["secant", "penalty", "none"]  # OPTIONS["isda_bias"]
+_SmoSelection = Literal["second_order", "first_order"]  # OPTIONS["smo_selection"]
+_WarmStart = Literal["auto", "keep", "scale", "cold"]  # OPTIONS["warm_start"]
+_LaSvmSelection = Literal["random", "gradient", "active", "autoactive"]  # OPTIONS["lasvm_selection"]
+_Baseline = Literal["huller", "perceptron", "averaged", "pa", "budget"]  # OPTIONS["online_algorithm"]
+_LaRankMethod = Literal["larank", "mira", "perceptron", "averaged_perceptron", "ambigsvm"]  # OPTIONS["larank_method"]
+_Schedule = Literal["adaptive", "fixed"]  # OPTIONS["larank_schedule"]
+_Clock = Literal["cost", "wall"]  # OPTIONS["larank_clock"]
+_SeqMethod = Literal["larank", "larank_adaptive", "pa", "perceptron", "averaged_perceptron"]  # OPTIONS["sequence_method"]
+_Inference = Literal["greedy", "exact"]  # OPTIONS["sequence_inference"]
+_SgdAlgorithm = Literal["sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd", "margin_perceptron"]  # OPTIONS["sgd_algorithm"]
+_Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  # OPTIONS["loss"]
+_GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
+_Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
+_Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
+_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions

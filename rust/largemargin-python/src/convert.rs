@@ -2,20 +2,31 @@
 //! specifications, index and result arrays, linear models' states, errors, and the options
 //! Python passes by name (`Wrap`). The rest of the binding crate never touches raw Python data.
 
-use std::sync::Arc;
-
 use std::str::FromStr;
+use std::sync::Arc;
 
 use largemargin::data::{CsrView, DenseView, Matrix};
 use largemargin::error::UnknownName;
 use largemargin::kernel::{Composite, KernelKind, Term};
+use largemargin::mixture::GaterTask;
+use largemargin::mlp::{Criterion, OptimizerKind};
+use largemargin::model::SvmType;
+use largemargin::online::BaselineKind;
+use largemargin::search::WarmStart;
+use largemargin::sequence::{Inference, SeqMethodKind};
 use largemargin::solver::asgd::Averaged;
-use largemargin::solver::sgd::LinearModel;
+use largemargin::solver::isda::BiasKind;
+use largemargin::solver::larank::{Clock, MethodKind, ScheduleKind};
+use largemargin::solver::lasvm::SelectionKind;
+use largemargin::solver::loss::MarginLoss;
+use largemargin::solver::sgd::{Algorithm, LinearModel};
+use largemargin::solver::smo::Selection;
+use largemargin::svm::DualSolverKind;
 use largemargin::{Error, KernelSpec};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::adapters::PyKernel;
 
@@ -110,6 +121,36 @@ impl<'py> PyMatrix<'py> {
             ),
         })
     }
+}
+
+/// The names every option takes, as the core defines them (`NAMES` of each enum; the aliases a
+/// few also read are left out): exported as `largemargin._native.OPTIONS`, so that Python checks
+/// its parameters against the names the core reads rather than a copy of them.
+pub fn option_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (key, names) in [
+        ("kernel", KernelKind::NAMES),
+        ("solver", DualSolverKind::NAMES),
+        ("isda_bias", BiasKind::NAMES),
+        ("smo_selection", Selection::NAMES),
+        ("warm_start", WarmStart::NAMES),
+        ("lasvm_selection", SelectionKind::NAMES),
+        ("online_algorithm", BaselineKind::NAMES),
+        ("larank_method", MethodKind::NAMES),
+        ("larank_schedule", ScheduleKind::NAMES),
+        ("larank_clock", Clock::NAMES),
+        ("sequence_method", SeqMethodKind::NAMES),
+        ("sequence_inference", Inference::NAMES),
+        ("sgd_algorithm", Algorithm::NAMES),
+        ("loss", MarginLoss::NAMES),
+        ("gater_task", GaterTask::NAMES),
+        ("mlp_criterion", Criterion::NAMES),
+        ("mlp_optimizer", OptimizerKind::NAMES),
+        ("svm_type", SvmType::NAMES),
+    ] {
+        d.set_item(key, PyTuple::new(py, names)?)?;
+    }
+    Ok(d)
 }
 
 /// The kernel argument of the fitting functions: a built-in kernel's name (with gamma, coef0 and

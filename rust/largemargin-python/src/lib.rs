@@ -58,6 +58,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(io::read_libsvm_model, m)?)?;
     m.add_function(wrap_pyfunction!(io::write_file_atomically, m)?)?;
     m.add_class::<io::LibsvmReader>()?;
+    // the names of every option, from the core
+    m.add("OPTIONS", convert::option_names(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
