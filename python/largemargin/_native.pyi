@@ -1,4 +1,6 @@
-# Type stubs for largemargin._native, the PyO3 extension built from rust/largemargin-python/src.
+# Type stubs for largemargin._native, the PyO3 extension built from rust/largemargin-python/src
+# (one section per family, as the crate's modules: svm, search, online, larank, sequence, linear,
+# mixture, mlp, io).
 #
 # Every signature mirrors the function's `#[pyo3(signature = ...)]` (names, order, the `*`
 # marker, defaults) so that `python -m mypy.stubtest largemargin._native` passes. Array
@@ -45,10 +47,39 @@ __all__ = [
     "write_file_atomically",
     "LibsvmReader",
     "StopSignal",
+    "OPTIONS",
     "__version__",
 ]
 
 __version__: str
+
+# ---------------------------------------------------------------------------------------------
+# Options: the names each core enum reads (its `FromStr`, taken through convert.rs `Wrap`). Any
+# other string is a ValueError listing the names; a non-string, a TypeError. OPTIONS holds each
+# option's names as the core defines them, keyed by the names after `# OPTIONS[...]` below
+# (without the aliases "polynomial" and "log"); tests/test_native_options.py keeps the two equal.
+# ---------------------------------------------------------------------------------------------
+
+OPTIONS: dict[str, tuple[str, ...]]
+
+_KernelName = Literal["linear", "poly", "polynomial", "rbf", "sigmoid", "precomputed"]  # OPTIONS["kernel"]
+_DualSolver = Literal["smo", "isda"]  # OPTIONS["solver"]
+_IsdaBias = Literal["secant", "penalty", "none"]  # OPTIONS["isda_bias"]
+_SmoSelection = Literal["second_order", "first_order"]  # OPTIONS["smo_selection"]
+_WarmStart = Literal["auto", "keep", "scale", "cold"]  # OPTIONS["warm_start"]
+_LaSvmSelection = Literal["random", "gradient", "active", "autoactive"]  # OPTIONS["lasvm_selection"]
+_Baseline = Literal["huller", "perceptron", "averaged", "pa", "budget"]  # OPTIONS["online_algorithm"]
+_LaRankMethod = Literal["larank", "mira", "perceptron", "averaged_perceptron", "ambigsvm"]  # OPTIONS["larank_method"]
+_Schedule = Literal["adaptive", "fixed"]  # OPTIONS["larank_schedule"]
+_Clock = Literal["cost", "wall"]  # OPTIONS["larank_clock"]
+_SeqMethod = Literal["larank", "larank_adaptive", "pa", "perceptron", "averaged_perceptron"]  # OPTIONS["sequence_method"]
+_Inference = Literal["greedy", "exact"]  # OPTIONS["sequence_inference"]
+_SgdAlgorithm = Literal["sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd", "margin_perceptron"]  # OPTIONS["sgd_algorithm"]
+_Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  # OPTIONS["loss"]
+_GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
+_Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
+_Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
+_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
@@ -62,15 +93,12 @@ _I32 = npt.NDArray[np.int32]
 # A feature matrix (convert.rs, `PyMatrix::extract`): a C-contiguous 2-D float64 or float32
 # array, or a CSR tuple (indptr int64, indices int32, data float64 or float32, n_cols), each
 # array C-contiguous. A tuple must be a real tuple (a list is rejected).
-_DenseMatrix = Union[_F64, _F32]
-_CsrTuple = tuple[_I64, _I32, Union[_F64, _F32], int]
-_NativeMatrix = Union[_DenseMatrix, _CsrTuple]
+_NativeMatrix = Union[_F64, _F32, tuple[_I64, _I32, Union[_F64, _F32], int]]
 
 # A composed kernel (convert.rs, `kernel_from_py`): a list of terms
 # (weight, [(name, gamma, coef0, degree), ...]), the kernel being the weighted sum of the
 # products of each term's factors.
-_KernelFactor = tuple[str, float, float, int]
-_KernelTerm = tuple[float, list[_KernelFactor]]
+_KernelTerm = tuple[float, list[tuple[_KernelName, float, float, int]]]
 
 @type_check_only
 class _TrainingKernel(Protocol):
@@ -81,46 +109,16 @@ class _TrainingKernel(Protocol):
     def row(self, i: int, cols: _I64 | None, /) -> _F64: ...
     def diagonal(self, start: int, stop: int, /) -> _F64: ...
 
-# The `kernel` argument of the kernel fits: a built-in kernel's name ("linear", "poly" or
-# "polynomial", "rbf", "sigmoid", "precomputed"; with gamma, coef0 and degree), a composed
-# kernel, or a Python kernel object.
-_Kernel = Union[str, list[_KernelTerm], _TrainingKernel]
+# The `kernel` argument of the kernel fits: a built-in kernel's name (with gamma, coef0 and
+# degree), a composed kernel, or a Python kernel object.
+_Kernel = Union[_KernelName, list[_KernelTerm], _TrainingKernel]
 # The kernels decision_function and kernel_matrix compute themselves (no Python kernel;
 # kernel_matrix also rejects "precomputed").
-_BuiltinKernel = Union[str, list[_KernelTerm]]
-
-@type_check_only
-class _SelectionStrategy(Protocol):
-    # A Python LaSVM example-selection strategy (adapters.rs `PyStrategy`): `n_candidates`
-    # (positive) and choose(decision, labels) -> the index of the candidate to process, or None.
-    @property
-    def n_candidates(self) -> int: ...
-    def choose(self, decision: _F64, labels: _F64, /) -> int | None: ...
-
-@type_check_only
-class _CheckedLoss(Protocol):
-    # A Python loss (adapters.rs `PyLoss`; `largemargin.plugins.checked.CheckedLoss`): the
-    # native side calls `impl.dloss(f, y)`, `losses(f, y)` on float64 arrays and, on a failure,
-    # `error(what, value, cause)` for the exception to raise.
-    impl: Any
-    def losses(self, f: _F64, y: _F64, /) -> _F64: ...
-    def error(self, what: str, value: object, cause: BaseException | None, /) -> BaseException: ...
-
-# The LaSVM oracle: oracle(problem, index) -> +1.0 or -1.0.
-_Oracle = Callable[[int, int], float]
-
-# An MLP hidden layer (mlp.rs `Layer`): (v: hidden x inputs float32, d: hidden float64).
-_Layer = tuple[_F32, _F64]
-
-# The global gater's weights (mixture.rs `GaterWeights`): (w1: hidden x inputs, b1: hidden,
-# w2: experts x hidden, b2: experts), all float64.
-_GaterWeights = tuple[_F64, _F64, _F64, _F64]
-
-# Parsed LIBSVM rows: (labels, indptr, indices, data, n_features).
-_LibsvmRows = tuple[_F64, _I64, _I32, _F64, int]
+_BuiltinKernel = Union[_KernelName, list[_KernelTerm]]
 
 # ---------------------------------------------------------------------------------------------
-# Result dicts
+# Kernel SVMs (svm.rs, search.rs): SMO or ISDA (isda_bias, isda_k and over_relaxation are read
+# for "isda" only; isda_k by "penalty"); max_iter < 0: no limit
 # ---------------------------------------------------------------------------------------------
 
 @type_check_only
@@ -160,6 +158,59 @@ class CrossValidateResult(TypedDict):
     row_hits: int
     row_misses: int
 
+# (solver and isda_bias default to "smo" and "secant"; the runtime signature shows them as `...`)
+def fit_svc(
+    x: _NativeMatrix, y: _I64, *, n_classes: int, sample_c: _F64,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    tol: float, shrinking: bool, cache_size: float, max_iter: int, probability: bool, seed: int,
+    selection: _SmoSelection, n_jobs: int | None, verbose: bool,
+    solver: _DualSolver = ..., isda_bias: _IsdaBias = ..., isda_k: float = 1.0, over_relaxation: float = 1.0,
+) -> FitSvcResult: ...
+def fit_svr(
+    x: _NativeMatrix, y: _F64, *, sample_c: _F64, epsilon: float,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    tol: float, shrinking: bool, cache_size: float, max_iter: int,
+    selection: _SmoSelection, n_jobs: int | None, verbose: bool,
+    solver: _DualSolver = ..., isda_bias: _IsdaBias = ..., isda_k: float = 1.0, over_relaxation: float = 1.0,
+) -> FitSvrResult: ...
+def cross_validate_svm(
+    x: _NativeMatrix, *, classes: _I64 | None = None, n_classes: int = 0, targets: _F64 | None = None,
+    sample_weight: _F64,
+    # kernels: (kernel, gamma, coef0, degree); settings: (kernel and class weights per fold, Cs, epsilon)
+    kernels: list[tuple[_KernelName | list[_KernelTerm], float, float, int]],
+    settings: list[tuple[list[int], list[list[float]], list[float], float]],
+    folds: list[tuple[_I64, _I64]],  # (train, eval)
+    tol: float, shrinking: bool, cache_size: float, max_iter: int, selection: _SmoSelection, warm_start: _WarmStart,
+    n_jobs: int | None, verbose: bool,
+    ovr_scores: bool = True,  # more than two classes: keep the one-vs-rest scores (else decision is empty)
+) -> CrossValidateResult: ...
+def decision_function(
+    x: _NativeMatrix, *, sv: _NativeMatrix, sv_columns: _I64, n_support: _I64, coef: _F64, intercept: _F64,
+    kernel: _BuiltinKernel, gamma: float, coef0: float, degree: int, n_jobs: int | None,
+) -> _F64: ...  # m x outputs
+def kernel_matrix(
+    a: _NativeMatrix, b: _NativeMatrix, *,
+    kernel: _BuiltinKernel, gamma: float, coef0: float, degree: int, n_jobs: int | None,
+) -> _F64: ...  # m x n
+def pairwise_probability(dec: _F64, *, prob_a: _F64, prob_b: _F64, n_classes: int) -> _F64: ...  # m x n_classes
+
+# ---------------------------------------------------------------------------------------------
+# Online solvers (online.rs): `labels` is n_problems x n_examples (+1/-1, NaN: ask the oracle);
+# selection is a built-in strategy's name or one strategy per problem.
+# Both return ([one dict per problem], kernel evaluations).
+# ---------------------------------------------------------------------------------------------
+
+@type_check_only
+class _SelectionStrategy(Protocol):
+    # A Python LaSVM example-selection strategy (adapters.rs `PyStrategy`): `n_candidates`
+    # (positive) and choose(decision, labels) -> the index of the candidate to process, or None.
+    @property
+    def n_candidates(self) -> int: ...
+    def choose(self, decision: _F64, labels: _F64, /) -> int | None: ...
+
+# The LaSVM oracle: oracle(problem, index) -> +1.0 or -1.0.
+_Oracle = Callable[[int, int], float]
+
 @type_check_only
 class OnlineProblemResult(TypedDict):
     # One binary problem of fit_lasvm / fit_online_baseline.
@@ -172,6 +223,25 @@ class OnlineProblemResult(TypedDict):
     inserted: int
     evicted: int
     finishing_iterations: int
+
+def fit_lasvm(
+    x: _NativeMatrix, labels: _F64, *, sample_c: _F64,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    tol: float, epochs: int, max_iter: int | None, finishing: bool, shrinking: bool,
+    selection: _LaSvmSelection | list[_SelectionStrategy], candidates: int, cache_size: float, seed: int,
+    warm: list[list[float]] | None, oracle: _Oracle | None, n_jobs: int | None, verbose: bool,
+) -> tuple[list[OnlineProblemResult], int]: ...
+def fit_online_baseline(
+    x: _NativeMatrix, labels: _F64, *,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    algorithm: _Baseline, c: float, beta: float, budget: int,  # "pa" reads c; "budget" reads beta and budget
+    epochs: int, cache_size: float, seed: int, n_jobs: int | None, verbose: bool,
+) -> tuple[list[OnlineProblemResult], int]: ...
+
+# ---------------------------------------------------------------------------------------------
+# LaRank (larank.rs: multiclass, and from candidate label sets; sequence.rs: sequence labeling).
+# schedule is read for method "larank", reprocess for schedule "fixed".
+# ---------------------------------------------------------------------------------------------
 
 @type_check_only
 class _LaRankStats(TypedDict):
@@ -212,6 +282,47 @@ class FitSequenceResult(_LaRankStats):
     support_vectors: int
     inference_calls: int
 
+def fit_larank(
+    x: _NativeMatrix, y: _I64, *, n_classes: int, sample_weight: _F64,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    method_name: _LaRankMethod, schedule: _Schedule, reprocess: int, clock: _Clock,
+    c: float, tol: float, epochs: int, until_gap: bool, cache_size: float, warm: _F64 | None, seed: int,
+    n_jobs: int | None, verbose: bool,
+) -> FitLarankResult: ...
+def fit_ambiguous(
+    x: _NativeMatrix, bag_offsets: _I64, bag_labels: _I64, *, n_classes: int, sample_weight: _F64,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    method_name: _LaRankMethod, schedule: _Schedule, reprocess: int, clock: _Clock,  # not the perceptrons
+    c: float, tol: float, epochs: int, until_gap: bool, cache_size: float, seed: int,
+    n_jobs: int | None, verbose: bool,
+) -> FitAmbiguousResult: ...
+
+# Sequences: tokens in CSR form grouped by seq_ptr (reprocess is read by method "larank").
+def fit_sequence(
+    indptr: _I64, indices: _I32, data: _F64, *, n_features: int, seq_ptr: _I64, y: _I64, n_labels: int,
+    method: _SeqMethod, inference_name: _Inference, order: int,
+    c: float, tol: float, reprocess: int, epochs: int, until_gap: bool, seed: int, verbose: bool,
+) -> FitSequenceResult: ...
+def predict_sequence(
+    indptr: _I64, indices: _I32, data: _F64, *, n_features: int, seq_ptr: _I64,
+    emission: _F64, transition: _F64, order: int, inference_name: _Inference,
+) -> _I64: ...
+
+# ---------------------------------------------------------------------------------------------
+# Linear SGD (linear.rs): loss is a built-in loss's name or a CheckedLoss. fit_linear returns
+# (new state, [(primal, training error, passes, converged) per problem], seconds of the passes,
+# t0, skip); t0=None chooses it first (the sample drawn with t0_seed), skip=None is 16 / density.
+# ---------------------------------------------------------------------------------------------
+
+@type_check_only
+class _CheckedLoss(Protocol):
+    # A Python loss (adapters.rs `PyLoss`; `largemargin.plugins.checked.CheckedLoss`): the
+    # native side calls `impl.dloss(f, y)`, `losses(f, y)` on float64 arrays and, on a failure,
+    # `error(what, value, cause)` for the exception to raise.
+    impl: Any
+    def losses(self, f: _F64, y: _F64, /) -> _F64: ...
+    def error(self, what: str, value: object, cause: BaseException | None, /) -> BaseException: ...
+
 @type_check_only
 class _LinearStateOptional(TypedDict, total=False):
     # absent from a state saved before SGD-QN's previous weights and ASGD existed (input only;
@@ -233,6 +344,24 @@ class LinearState(_LinearStateOptional):
     r: _F64
     update_scale: list[bool]
 
+def fit_linear(
+    x: _NativeMatrix, labels: _F64, *, sample_weight: _F64, class_weights: list[tuple[float, float]],
+    state: LinearState | dict[str, Any],
+    algorithm: _SgdAlgorithm, loss: _Loss | _CheckedLoss, alpha: float, t0: float | None, rate: float | None,
+    skip: int | None, fit_bias: bool, bias_rate: float, epochs: int, shuffle: bool, seed: int,
+    n_jobs: int | None, verbose: bool,
+    average_start: float = 0.0, tol: float | None = None, n_iter_no_change: int = 5, t0_seed: int = 0,
+) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float, int]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Mixture of experts (mixture.rs): capped assignment, global gater (an MLP), local gater
+# (diagonal Gaussian mixtures), Platt scaling, and the stop of runs on worker threads
+# ---------------------------------------------------------------------------------------------
+
+# The global gater's weights (mixture.rs `GaterWeights`): (w1: hidden x inputs, b1: hidden,
+# w2: experts x hidden, b2: experts), all float64.
+_GaterWeights = tuple[_F64, _F64, _F64, _F64]
+
 @type_check_only
 class FitGaterResult(TypedDict):
     w1: _F64  # hidden x inputs
@@ -246,6 +375,34 @@ class FitGmmResult(TypedDict):
     weights: _F64  # components
     means: _F64  # components x dims
     variances: _F64  # components x dims
+
+def assign_experts(preference: _F64, *, cap: int, order: _I64) -> _I64: ...
+def fit_gater(
+    x: _F64, outputs: _F64, candidates: _I64 | None, y: _F64, *, task: _GaterTask, experts: int, hidden: int,
+    epochs: int, learning_rate: float, decay: float, seed: int, warm: _GaterWeights | None, n_jobs: int | None,
+) -> FitGaterResult: ...
+def gater_gates(x: _F64, *, weights: _GaterWeights, n_jobs: int | None) -> _F64: ...  # n x experts
+def fit_gmm(
+    x: _F64, *, components: int, iterations: int, tol: float, variance_floor: float, seed: int, n_jobs: int | None
+) -> FitGmmResult: ...
+def gmm_log_density(x: _F64, *, weights: _F64, means: _F64, variances: _F64, n_jobs: int | None) -> _F64: ...
+def fit_platt(decision: _F64, positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...  # (a, b)
+@final
+class StopSignal:
+    def __new__(cls) -> StopSignal: ...
+    def request(self) -> None: ...
+    @property
+    def requested(self) -> bool: ...
+    def __enter__(self) -> StopSignal: ...
+    def __exit__(self, *_args: object) -> Literal[False]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Margin MLPs (mlp.rs; labels +-1; x_val and y_val both given or both None): simple MLP,
+# Nilsson committee, tanh network (optimizer "block_newton" reads damping and sample)
+# ---------------------------------------------------------------------------------------------
+
+# An MLP hidden layer (mlp.rs `Layer`): (v: hidden x inputs float32, d: hidden float64).
+_Layer = tuple[_F32, _F64]
 
 @type_check_only
 class _MlpFitResult(TypedDict):
@@ -270,9 +427,32 @@ class FitNilssonResult(_MlpFitResult): ...  # b is 0.0: no output bias
 class FitNetworkResult(_MlpFitResult):
     w: _F64
 
+def fit_simple_mlp(
+    x: _NativeMatrix, y: _F64, x_val: _NativeMatrix | None, y_val: _F64 | None, *,
+    hidden: int, beta: float, learning_rate: float, decay: float, max_epochs: int, patience: int, seed: int,
+    warm: tuple[_Layer, float] | None, n_jobs: int | None, average: bool = False, init_scale: float = 1.0,
+) -> FitSimpleMlpResult: ...
+def simple_mlp_decision(x: _NativeMatrix, *, layer: _Layer, b: float, n_jobs: int | None) -> _F64: ...
+def fit_nilsson(
+    x: _NativeMatrix, y: _F64, x_val: _NativeMatrix | None, y_val: _F64 | None, *,
+    hidden: int, learning_rate: float, max_epochs: int, patience: int, seed: int, init_scale: float,
+    n_jobs: int | None,
+) -> FitNilssonResult: ...
+def nilsson_decision(x: _NativeMatrix, *, layer: _Layer, n_jobs: int | None) -> _F64: ...
+def fit_network(
+    x: _NativeMatrix, y: _F64, x_val: _NativeMatrix | None, y_val: _F64 | None, *,
+    hidden: int, criterion: _Criterion, optimizer: _Optimizer, learning_rate: float, damping: float, sample: int,
+    max_epochs: int, patience: int, seed: int, n_jobs: int | None,
+) -> FitNetworkResult: ...
+def network_decision(x: _NativeMatrix, *, layer: _Layer, w: _F64, b: float, n_jobs: int | None) -> _F64: ...
+
+# ---------------------------------------------------------------------------------------------
+# Files (io.rs): LIBSVM model files, LIBSVM/svmlight data, files written whole or not at all
+# ---------------------------------------------------------------------------------------------
+
 @type_check_only
 class ReadLibsvmModelResult(TypedDict):
-    svm_type: Literal["c_svc", "epsilon_svr"]
+    svm_type: _SvmType
     kernel: Literal["linear", "poly", "rbf", "sigmoid", "precomputed"]
     gamma: float
     coef0: float
@@ -286,398 +466,16 @@ class ReadLibsvmModelResult(TypedDict):
     sv_indices: _I64
     sv: tuple[_I64, _I32, _F64, int]  # CSR (indptr, indices, data, n_features)
 
-# ---------------------------------------------------------------------------------------------
-# SVM (SMO / ISDA): solver "smo" | "isda"; isda_bias "secant" | "penalty" | "none";
-# selection "second_order" | "first_order"; max_iter < 0: no limit
-# ---------------------------------------------------------------------------------------------
-
-def fit_svc(
-    x: _NativeMatrix,
-    y: _I64,
-    *,
-    n_classes: int,
-    sample_c: _F64,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    tol: float,
-    shrinking: bool,
-    cache_size: float,
-    max_iter: int,
-    probability: bool,
-    seed: int,
-    selection: str,
-    n_jobs: int | None,
-    verbose: bool,
-    solver: str = "smo",
-    isda_bias: str = "secant",
-    isda_k: float = 1.0,
-    over_relaxation: float = 1.0,
-) -> FitSvcResult: ...
-def fit_svr(
-    x: _NativeMatrix,
-    y: _F64,
-    *,
-    sample_c: _F64,
-    epsilon: float,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    tol: float,
-    shrinking: bool,
-    cache_size: float,
-    max_iter: int,
-    selection: str,
-    n_jobs: int | None,
-    verbose: bool,
-    solver: str = "smo",
-    isda_bias: str = "secant",
-    isda_k: float = 1.0,
-    over_relaxation: float = 1.0,
-) -> FitSvrResult: ...
-def cross_validate_svm(
-    x: _NativeMatrix,
-    *,
-    classes: _I64 | None = None,
-    n_classes: int = 0,
-    targets: _F64 | None = None,
-    sample_weight: _F64,
-    kernels: list[tuple[str | list[_KernelTerm], float, float, int]],
-    settings: list[tuple[list[int], list[list[float]], list[float], float]],  # (kernel per fold, class weights per fold, Cs, epsilon)
-    folds: list[tuple[_I64, _I64]],  # (train, eval)
-    tol: float,
-    shrinking: bool,
-    cache_size: float,
-    max_iter: int,
-    selection: str,
-    warm_start: str,  # "auto" | "keep" | "scale" | "cold"
-    n_jobs: int | None,
-    verbose: bool,
-    ovr_scores: bool = True,  # more than two classes: keep the one-vs-rest scores (else decision is empty)
-) -> CrossValidateResult: ...
-def decision_function(
-    x: _NativeMatrix,
-    *,
-    sv: _NativeMatrix,
-    sv_columns: _I64,
-    n_support: _I64,
-    coef: _F64,
-    intercept: _F64,
-    kernel: _BuiltinKernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    n_jobs: int | None,
-) -> _F64: ...  # m x outputs
-def kernel_matrix(
-    a: _NativeMatrix,
-    b: _NativeMatrix,
-    *,
-    kernel: _BuiltinKernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    n_jobs: int | None,
-) -> _F64: ...  # m x n
-def pairwise_probability(dec: _F64, *, prob_a: _F64, prob_b: _F64, n_classes: int) -> _F64: ...  # m x n_classes
-
-# ---------------------------------------------------------------------------------------------
-# Online (LaSVM and the baselines): `labels` is n_problems x n_examples (+1/-1, NaN: ask the
-# oracle); selection is "random" | "gradient" | "active" | "autoactive" or one strategy per
-# problem; algorithm "huller" | "perceptron" | "averaged" | "pa" | "budget".
-# Both return ([one dict per problem], kernel evaluations).
-# ---------------------------------------------------------------------------------------------
-
-def fit_lasvm(
-    x: _NativeMatrix,
-    labels: _F64,
-    *,
-    sample_c: _F64,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    tol: float,
-    epochs: int,
-    max_iter: int | None,
-    finishing: bool,
-    shrinking: bool,
-    selection: str | list[_SelectionStrategy],
-    candidates: int,
-    cache_size: float,
-    seed: int,
-    warm: list[list[float]] | None,
-    oracle: _Oracle | None,
-    n_jobs: int | None,
-    verbose: bool,
-) -> tuple[list[OnlineProblemResult], int]: ...
-def fit_online_baseline(
-    x: _NativeMatrix,
-    labels: _F64,
-    *,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    algorithm: str,
-    c: float,
-    beta: float,
-    budget: int,
-    epochs: int,
-    cache_size: float,
-    seed: int,
-    n_jobs: int | None,
-    verbose: bool,
-) -> tuple[list[OnlineProblemResult], int]: ...
-
-# ---------------------------------------------------------------------------------------------
-# LaRank (multiclass, and from candidate label sets): method_name "larank" | "mira" |
-# "perceptron" | "averaged_perceptron" | "ambigsvm"; schedule "adaptive" | "fixed";
-# clock "cost" | "wall"
-# ---------------------------------------------------------------------------------------------
-
-def fit_larank(
-    x: _NativeMatrix,
-    y: _I64,
-    *,
-    n_classes: int,
-    sample_weight: _F64,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    method_name: str,
-    schedule: str,
-    reprocess: int,
-    clock: str,
-    c: float,
-    tol: float,
-    epochs: int,
-    until_gap: bool,
-    cache_size: float,
-    warm: _F64 | None,
-    seed: int,
-    n_jobs: int | None,
-    verbose: bool,
-) -> FitLarankResult: ...
-def fit_ambiguous(
-    x: _NativeMatrix,
-    bag_offsets: _I64,
-    bag_labels: _I64,
-    *,
-    n_classes: int,
-    sample_weight: _F64,
-    kernel: _Kernel,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    method_name: str,
-    schedule: str,
-    reprocess: int,
-    clock: str,
-    c: float,
-    tol: float,
-    epochs: int,
-    until_gap: bool,
-    cache_size: float,
-    seed: int,
-    n_jobs: int | None,
-    verbose: bool,
-) -> FitAmbiguousResult: ...
-
-# ---------------------------------------------------------------------------------------------
-# Sequence labeling: tokens in CSR form grouped by seq_ptr; method "larank" |
-# "larank_adaptive" | "pa" | "perceptron" | "averaged_perceptron"; inference_name "greedy" | "exact"
-# ---------------------------------------------------------------------------------------------
-
-def fit_sequence(
-    indptr: _I64,
-    indices: _I32,
-    data: _F64,
-    *,
-    n_features: int,
-    seq_ptr: _I64,
-    y: _I64,
-    n_labels: int,
-    method: str,
-    inference_name: str,
-    order: int,
-    c: float,
-    tol: float,
-    reprocess: int,
-    epochs: int,
-    until_gap: bool,
-    seed: int,
-    verbose: bool,
-) -> FitSequenceResult: ...
-def predict_sequence(
-    indptr: _I64,
-    indices: _I32,
-    data: _F64,
-    *,
-    n_features: int,
-    seq_ptr: _I64,
-    emission: _F64,
-    transition: _F64,
-    order: int,
-    inference_name: str,
-) -> _I64: ...
-
-# ---------------------------------------------------------------------------------------------
-# Linear SGD: algorithm "sgd" | "svmsgd2" | "sgdqn" | "sgdqn2009" | "asgd" |
-# "margin_perceptron"; loss a built-in loss's name or a CheckedLoss.
-# fit_linear returns (new state, [(primal, training error, passes, converged) per problem],
-# seconds of the passes, t0, skip); t0=None chooses it first (the sample drawn with t0_seed),
-# skip=None is 16 / density of the data.
-# ---------------------------------------------------------------------------------------------
-
-def fit_linear(
-    x: _NativeMatrix,
-    labels: _F64,
-    *,
-    sample_weight: _F64,
-    class_weights: list[tuple[float, float]],
-    state: LinearState | dict[str, Any],
-    algorithm: str,
-    loss: str | _CheckedLoss,
-    alpha: float,
-    t0: float | None,
-    rate: float | None,
-    skip: int | None,
-    fit_bias: bool,
-    bias_rate: float,
-    epochs: int,
-    shuffle: bool,
-    seed: int,
-    n_jobs: int | None,
-    verbose: bool,
-    average_start: float = 0.0,
-    tol: float | None = None,
-    n_iter_no_change: int = 5,
-    t0_seed: int = 0,
-) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float, int]: ...
-
-# ---------------------------------------------------------------------------------------------
-# Mixture of experts: capped assignment, global gater (MLP; task "classification" |
-# "regression"), local gater (diagonal Gaussian mixtures), Platt scaling
-# ---------------------------------------------------------------------------------------------
-
-def assign_experts(preference: _F64, *, cap: int, order: _I64) -> _I64: ...
-def fit_gater(
-    x: _F64,
-    outputs: _F64,
-    candidates: _I64 | None,
-    y: _F64,
-    *,
-    task: str,
-    experts: int,
-    hidden: int,
-    epochs: int,
-    learning_rate: float,
-    decay: float,
-    seed: int,
-    warm: _GaterWeights | None,
-    n_jobs: int | None,
-) -> FitGaterResult: ...
-def gater_gates(x: _F64, *, weights: _GaterWeights, n_jobs: int | None) -> _F64: ...  # n x experts
-def fit_gmm(
-    x: _F64,
-    *,
-    components: int,
-    iterations: int,
-    tol: float,
-    variance_floor: float,
-    seed: int,
-    n_jobs: int | None,
-) -> FitGmmResult: ...
-def gmm_log_density(x: _F64, *, weights: _F64, means: _F64, variances: _F64, n_jobs: int | None) -> _F64: ...
-def fit_platt(decision: _F64, positive: npt.NDArray[np.bool_]) -> tuple[float, float]: ...  # (a, b)
-
-# ---------------------------------------------------------------------------------------------
-# MLP (labels +-1; x_val and y_val both given or both None): simple MLP, Nilsson committee,
-# tanh network (criterion "mse" | "cross_entropy" | "tanh_mse"; optimizer "sgd" | "block_newton")
-# ---------------------------------------------------------------------------------------------
-
-def fit_simple_mlp(
-    x: _NativeMatrix,
-    y: _F64,
-    x_val: _NativeMatrix | None,
-    y_val: _F64 | None,
-    *,
-    hidden: int,
-    beta: float,
-    learning_rate: float,
-    decay: float,
-    max_epochs: int,
-    patience: int,
-    seed: int,
-    warm: tuple[_Layer, float] | None,
-    n_jobs: int | None,
-    average: bool = False,
-    init_scale: float = 1.0,
-) -> FitSimpleMlpResult: ...
-def simple_mlp_decision(x: _NativeMatrix, *, layer: _Layer, b: float, n_jobs: int | None) -> _F64: ...
-def fit_nilsson(
-    x: _NativeMatrix,
-    y: _F64,
-    x_val: _NativeMatrix | None,
-    y_val: _F64 | None,
-    *,
-    hidden: int,
-    learning_rate: float,
-    max_epochs: int,
-    patience: int,
-    seed: int,
-    init_scale: float,
-    n_jobs: int | None,
-) -> FitNilssonResult: ...
-def nilsson_decision(x: _NativeMatrix, *, layer: _Layer, n_jobs: int | None) -> _F64: ...
-def fit_network(
-    x: _NativeMatrix,
-    y: _F64,
-    x_val: _NativeMatrix | None,
-    y_val: _F64 | None,
-    *,
-    hidden: int,
-    criterion: str,
-    optimizer: str,
-    learning_rate: float,
-    damping: float,
-    sample: int,
-    max_epochs: int,
-    patience: int,
-    seed: int,
-    n_jobs: int | None,
-) -> FitNetworkResult: ...
-def network_decision(x: _NativeMatrix, *, layer: _Layer, w: _F64, b: float, n_jobs: int | None) -> _F64: ...
-
-# ---------------------------------------------------------------------------------------------
-# Model files and LIBSVM data: svm_type "c_svc" | "epsilon_svr"; kernel a built-in kernel's name
-# ---------------------------------------------------------------------------------------------
+# Parsed LIBSVM rows: (labels, indptr, indices, data, n_features).
+_LibsvmRows = tuple[_F64, _I64, _I32, _F64, int]
 
 def write_libsvm_model(
-    path: str,
-    *,
-    svm_type: str,
-    kernel: str,
-    gamma: float,
-    coef0: float,
-    degree: int,
-    labels: _I64,
-    n_support: _I64,
-    rho: _F64,
-    prob_a: _F64,
-    prob_b: _F64,
-    sv_coef: _F64,
-    sv: _NativeMatrix,
-    sv_indices: _I64,
-    zero_based: bool,
+    path: str, *, svm_type: _SvmType, kernel: _KernelName, gamma: float, coef0: float, degree: int,
+    labels: _I64, n_support: _I64, rho: _F64, prob_a: _F64, prob_b: _F64, sv_coef: _F64,
+    sv: _NativeMatrix, sv_indices: _I64, zero_based: bool,
 ) -> None: ...
 def read_libsvm_model(path: str, *, zero_based: bool) -> ReadLibsvmModelResult: ...
 def write_file_atomically(path: str, data: bytes) -> None: ...
-
 @final
 class LibsvmReader:
     # Incremental LIBSVM/svmlight parser: feed bytes, then finish (or take rows as they come).
@@ -689,16 +487,3 @@ class LibsvmReader:
     def uses_index_zero(self) -> bool: ...
     def take(self, zero_based: bool, last: bool) -> _LibsvmRows: ...
     def finish(self, zero_based: bool | None = None) -> _LibsvmRows: ...
-
-# ---------------------------------------------------------------------------------------------
-# Stopping native runs started on worker threads
-# ---------------------------------------------------------------------------------------------
-
-@final
-class StopSignal:
-    def __new__(cls) -> StopSignal: ...
-    def request(self) -> None: ...
-    @property
-    def requested(self) -> bool: ...
-    def __enter__(self) -> StopSignal: ...
-    def __exit__(self, *_args: object) -> Literal[False]: ...

@@ -22,9 +22,10 @@ use std::time::Instant;
 use largemargin::data::CsrMatrix;
 use largemargin::io::atomic_file::write_atomically;
 use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
+use largemargin::kernel::KernelKind;
 use largemargin::model::{LibsvmModel, SvmType};
 use largemargin::train::svm::{train_svc, train_svr, SvmParams};
-use largemargin::{Control, KernelSpec};
+use largemargin::Control;
 
 const USAGE: &str = "usage:
   largemargin-cli train [options] TRAIN_FILE MODEL_FILE
@@ -35,8 +36,8 @@ predict writes the predictions and prints the accuracy (MSE and squared correlat
 for epsilon-SVR) on the test file's labels, as svm-predict does; -q prints nothing.
 eval prints the same without writing predictions.
 train options:
-  -s type     0 = C-SVC (default), 3 = epsilon-SVR
-  -t kernel   0 linear, 1 polynomial, 2 rbf (default), 3 sigmoid
+  -s type     0 or c_svc = C-SVC (default), 3 or epsilon_svr = epsilon-SVR
+  -t kernel   0 linear, 1 poly(nomial), 2 rbf (default), 3 sigmoid: the number or the name
   -d degree   polynomial degree, an integer >= 0 (3)
   -g gamma    kernel gamma, > 0 (default 1/num_features)
   -r coef0    kernel coef0 (0)
@@ -85,8 +86,8 @@ fn finish(parser: LibsvmParser, path: &str, base: IndexBase) -> Result<LibsvmDat
 }
 
 struct TrainArgs {
-    svr: bool,
-    kernel: u32,
+    svm_type: SvmType,
+    kernel: KernelKind,
     degree: u32,
     gamma: Option<f64>,
     coef0: f64,
@@ -137,10 +138,40 @@ fn flag(opt: &str, v: &str) -> Result<bool, String> {
     }
 }
 
+/// -s: LIBSVM's svm_type number (0 C-SVC, 3 epsilon-SVR; 1, 2 and 4 are not supported) or its name.
+fn svm_type_option(v: &str) -> Result<SvmType, String> {
+    if let Ok(t) = v.parse::<SvmType>() {
+        return Ok(t);
+    }
+    match integer("-s", v, 0, 4) {
+        Ok(0) => Ok(SvmType::CSvc),
+        Ok(3) => Ok(SvmType::EpsilonSvr),
+        Ok(_) => Err(format!("-s {v}: only 0 (C-SVC) and 3 (epsilon-SVR) are supported")),
+        Err(e) => Err(format!("{e}, nor one of {}", SvmType::NAMES.join(", "))),
+    }
+}
+
+/// -t: LIBSVM's kernel_type number (its position in `KernelKind::ALL`, LIBSVM's order) or the
+/// kernel's name; precomputed kernels are refused.
+fn kernel_option(v: &str) -> Result<KernelKind, String> {
+    let kind = match v.parse::<KernelKind>() {
+        Ok(k) => k,
+        Err(_) => {
+            let n = integer("-t", v, 0, KernelKind::ALL.len() as i64 - 1)
+                .map_err(|e| format!("{e}, nor one of {}", KernelKind::NAMES.join(", ")))?;
+            KernelKind::ALL[n as usize]
+        }
+    };
+    if kind == KernelKind::Precomputed {
+        return Err(format!("-t {v}: precomputed kernels are trained from Python (largemargin.SVC)"));
+    }
+    Ok(kind)
+}
+
 fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
     let mut a = TrainArgs {
-        svr: false,
-        kernel: 2,
+        svm_type: SvmType::CSvc,
+        kernel: KernelKind::Rbf,
         degree: 3,
         gamma: None,
         coef0: 0.0,
@@ -179,19 +210,8 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
         let v = it.next().ok_or(format!("option {arg} needs a value"))?;
         let opt = arg.as_str();
         match opt {
-            "-s" => {
-                a.svr = match integer(opt, v, 0, 4)? {
-                    0 => false,
-                    3 => true,
-                    _ => return Err(format!("-s {v}: only 0 (C-SVC) and 3 (epsilon-SVR) are supported")),
-                }
-            }
-            "-t" => {
-                a.kernel = integer(opt, v, 0, 4)? as u32;
-                if a.kernel == 4 {
-                    return Err("-t 4: precomputed kernels are trained from Python (largemargin.SVC)".into());
-                }
-            }
+            "-s" => a.svm_type = svm_type_option(v)?,
+            "-t" => a.kernel = kernel_option(v)?,
             "-d" => a.degree = integer(opt, v, 0, i32::MAX as i64)? as u32,
             "-g" => a.gamma = Some(real(opt, v, Some(true))?),
             "-r" => a.coef0 = real(opt, v, None)?,
@@ -218,7 +238,8 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
 
 fn train(args: &[String]) -> Result<(), String> {
     let (a, data_path, model_path) = parse_train(args)?;
-    if a.svr && a.probability {
+    let svr = a.svm_type == SvmType::EpsilonSvr;
+    if svr && a.probability {
         return Err("-b 1 with -s 3: probability estimates are for classifiers (C-SVC) here".into());
     }
     let parser = parse_data(&data_path)?;
@@ -231,12 +252,7 @@ fn train(args: &[String]) -> Result<(), String> {
     // svm-train's default: 1 / the largest feature index of the training file, as written
     let largest_index = (x.cols() + base.offset().unwrap_or(1)).saturating_sub(1);
     let gamma = a.gamma.unwrap_or(1.0 / largest_index.max(1) as f64);
-    let kernel = match a.kernel {
-        0 => KernelSpec::Linear,
-        1 => KernelSpec::Poly { degree: a.degree, gamma, coef0: a.coef0 },
-        2 => KernelSpec::Rbf { gamma },
-        _ => KernelSpec::Sigmoid { gamma, coef0: a.coef0 },
-    };
+    let kernel = a.kernel.with(gamma, a.coef0, a.degree);
     let params = SvmParams {
         kernel: kernel.clone(),
         tol: a.tol,
@@ -250,7 +266,7 @@ fn train(args: &[String]) -> Result<(), String> {
     let control = Control::new();
     let started = Instant::now();
     let sample_c = vec![a.c; data.labels.len()];
-    let (model, iterations, objective, evals) = if a.svr {
+    let (model, iterations, objective, evals) = if svr {
         let fit = pool
             .install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control))
             .map_err(|e| e.to_string())?;

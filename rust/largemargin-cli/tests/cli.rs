@@ -96,6 +96,9 @@ fn refuses_options_it_would_otherwise_reinterpret() {
         (&["-h", "2"], "-h: '2' is not 0 or 1"),
         (&["-j", "0"], "-j: '0' is not an integer"),
         (&["-s", "2"], "only 0 (C-SVC) and 3"),
+        (&["-s", "nu_svc"], "-s: 'nu_svc' is not an integer from 0 to 4, nor one of c_svc, epsilon_svr"),
+        (&["-t", "rbff"], "-t: 'rbff' is not an integer from 0 to 4, nor one of linear, poly, rbf"),
+        (&["-t", "precomputed"], "precomputed kernels are trained from Python"),
         (&["-w1", "2"], "unknown option -w1"),
     ] {
         let out = bin().arg("train").args(opts).arg(&data).arg(&model).output().unwrap();
@@ -162,4 +165,23 @@ fn a_full_disk_is_an_error_and_a_failed_save_keeps_the_old_file() {
     assert_eq!(std::fs::read(&model).unwrap(), before);
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left.len(), 2, "{left:?}");
+}
+
+#[test]
+fn types_and_kernels_by_number_or_by_name_are_the_same_model() {
+    let dir = std::env::temp_dir().join(format!("lm-cli-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("d.txt");
+    std::fs::write(&data, "1 1:1 2:0.5\n-1 1:-1 2:0.2\n1 1:0.8 2:-0.3\n-1 1:-0.7 2:-0.1\n").unwrap();
+    for (numbers, names) in [
+        (["-s", "0", "-t", "1"], ["-s", "c_svc", "-t", "polynomial"]),
+        (["-s", "3", "-t", "0"], ["-s", "epsilon_svr", "-t", "linear"]),
+    ] {
+        let (a, b) = (dir.join("a.model"), dir.join("b.model"));
+        for (opts, model) in [(numbers, &a), (names, &b)] {
+            let out = bin().arg("train").arg("-q").args(opts).arg(&data).arg(model).output().unwrap();
+            assert!(out.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "{names:?}");
+    }
 }

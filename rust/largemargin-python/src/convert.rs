@@ -1,37 +1,54 @@
 //! All conversions between Python objects and core types live here: matrices, kernel
-//! specifications, linear models' states and errors. The rest of the binding crate never touches raw Python data.
-//! This module also holds the parsing of every option string the Python side passes (kernel,
-//! solver, selection, method, schedule, clock, loss, criterion... names; see "Option strings"),
-//! each into its core type with the error Python sees for an unknown name.
+//! specifications, index and result arrays, linear models' states, errors, and the options
+//! Python passes by name (`Wrap`). The rest of the binding crate never touches raw Python data.
 
+use std::str::FromStr;
 use std::sync::Arc;
 
 use largemargin::data::{CsrView, DenseView, Matrix};
-use largemargin::kernel::{Composite, Term};
+use largemargin::error::UnknownName;
+use largemargin::kernel::{Composite, KernelKind, Term};
 use largemargin::mixture::GaterTask;
-use largemargin::mlp::{Criterion, Optimizer};
+use largemargin::mlp::{Criterion, OptimizerKind};
 use largemargin::model::SvmType;
 use largemargin::sequence::Inference;
-use largemargin::solver::isda::Bias;
-use largemargin::solver::larank::sequence::SeqMethod;
-use largemargin::solver::larank::{Clock, Method, Schedule};
-use largemargin::solver::online::lasvm::{
-    ActiveSelection, AutoActiveSelection, GradientSelection, RandomSelection, SelectionStrategy,
-};
-use largemargin::solver::online::perceptron::PerceptronRule;
+use largemargin::solver::isda::BiasKind;
+use largemargin::solver::larank::sequence::SeqMethodKind;
+use largemargin::solver::larank::{Clock, MethodKind, ScheduleKind};
+use largemargin::solver::online::lasvm::SelectionKind;
 use largemargin::solver::sgd::asgd::Averaged;
 use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{Algorithm, LinearModel};
 use largemargin::solver::smo::Selection;
-use largemargin::train::lasvm::Baseline;
-use largemargin::train::svm::DualSolver;
+use largemargin::train::lasvm::BaselineKind;
+use largemargin::train::search::WarmStart;
+use largemargin::train::svm::DualSolverKind;
 use largemargin::{Error, KernelSpec};
-use pyo3::types::{PyDict, PyList, PyString};
-
-use crate::adapters::PyKernel;
-use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use crate::adapters::PyKernel;
+
+/// An option Python passes by name, as the core type it names: a pyfunction argument
+/// `clock: Wrap<Clock>` takes "cost" or "wall". Another string is a ValueError naming the values
+/// taken (PyO3 adds a note naming the argument), anything else a TypeError.
+pub struct Wrap<T>(pub T);
+
+impl<'a, 'py, T: FromStr<Err = UnknownName>> FromPyObject<'a, 'py> for Wrap<T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let name = obj.cast::<PyString>()?;
+        parse(&name.to_cow()?).map(Wrap)
+    }
+}
+
+/// An option's value from its name, an unknown name being a ValueError.
+pub fn parse<T: FromStr<Err = UnknownName>>(name: &str) -> PyResult<T> {
+    name.parse().map_err(|e: UnknownName| PyValueError::new_err(e.to_string()))
+}
 
 /// A feature matrix handed over by Python: a C-contiguous 2-D float32/float64 array, or a CSR
 /// triple (indptr int64, indices int32, data float32/float64) with its column count.
@@ -107,6 +124,36 @@ impl<'py> PyMatrix<'py> {
     }
 }
 
+/// The names every option takes, as the core defines them (`NAMES` of each enum; the aliases a
+/// few also read are left out): exported as `largemargin._native.OPTIONS`, so that Python checks
+/// its parameters against the names the core reads rather than a copy of them.
+pub fn option_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (key, names) in [
+        ("kernel", KernelKind::NAMES),
+        ("solver", DualSolverKind::NAMES),
+        ("isda_bias", BiasKind::NAMES),
+        ("smo_selection", Selection::NAMES),
+        ("warm_start", WarmStart::NAMES),
+        ("lasvm_selection", SelectionKind::NAMES),
+        ("online_algorithm", BaselineKind::NAMES),
+        ("larank_method", MethodKind::NAMES),
+        ("larank_schedule", ScheduleKind::NAMES),
+        ("larank_clock", Clock::NAMES),
+        ("sequence_method", SeqMethodKind::NAMES),
+        ("sequence_inference", Inference::NAMES),
+        ("sgd_algorithm", Algorithm::NAMES),
+        ("loss", MarginLoss::NAMES),
+        ("gater_task", GaterTask::NAMES),
+        ("mlp_criterion", Criterion::NAMES),
+        ("mlp_optimizer", OptimizerKind::NAMES),
+        ("svm_type", SvmType::NAMES),
+    ] {
+        d.set_item(key, PyTuple::new(py, names)?)?;
+    }
+    Ok(d)
+}
+
 /// The kernel argument of the fitting functions: a built-in kernel's name (with gamma, coef0 and
 /// degree), a composed kernel as a list of terms `(weight, [(name, gamma, coef0, degree), ...])`,
 /// or an object computing rows itself (`largemargin.plugins.TrainingKernel`), returned as well so
@@ -115,7 +162,7 @@ pub fn kernel_from_py(
     kernel: &Bound<'_, PyAny>, gamma: f64, coef0: f64, degree: i64,
 ) -> PyResult<(KernelSpec, Option<Arc<PyKernel>>)> {
     if let Ok(name) = kernel.cast::<PyString>() {
-        return Ok((kernel_spec(&name.to_cow()?, gamma, coef0, degree)?, None));
+        return Ok((kernel_spec(parse(&name.to_cow()?)?, gamma, coef0, degree)?, None));
     }
     if let Ok(terms) = kernel.cast::<PyList>() {
         let mut out = Vec::with_capacity(terms.len());
@@ -124,13 +171,49 @@ pub fn kernel_from_py(
                 PyValueError::new_err("a composed kernel is a list of (weight, [(name, gamma, coef0, degree), ...])")
             })?;
             let factors =
-                factors.iter().map(|(n, g, c, d)| kernel_spec(n, *g, *c, *d)).collect::<PyResult<Vec<_>>>()?;
+                factors.iter().map(|(n, g, c, d)| kernel_spec(parse(n)?, *g, *c, *d)).collect::<PyResult<Vec<_>>>()?;
             out.push(Term { weight, factors });
         }
         return Ok((KernelSpec::Composite(Arc::new(Composite::new(out).map_err(to_py)?)), None));
     }
     let k = PyKernel::new(kernel)?;
     Ok((KernelSpec::External(k.clone()), Some(k)))
+}
+
+/// A built-in kernel with its parameters, checked (degree is read by the polynomial kernel only).
+pub fn kernel_spec(kind: KernelKind, gamma: f64, coef0: f64, degree: i64) -> PyResult<KernelSpec> {
+    if kind == KernelKind::Poly && degree < 0 {
+        return Err(PyValueError::new_err(format!("degree must be non-negative, got {degree}")));
+    }
+    let spec = kind.with(gamma, coef0, degree as u32);
+    spec.validate().map_err(to_py)?;
+    Ok(spec)
+}
+
+/// The cache budget in bytes from `cache_size` in MB.
+pub fn cache_bytes(cache_size: f64) -> PyResult<usize> {
+    if !(cache_size > 0.0 && cache_size.is_finite()) {
+        return Err(PyValueError::new_err(format!("cache_size must be positive (MB), got {cache_size}")));
+    }
+    Ok((cache_size * 1048576.0) as usize)
+}
+
+/// Class (or other) indices from Python, each non-negative.
+pub fn index_vec(y: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    y.as_array()
+        .iter()
+        .map(|&v| usize::try_from(v).map_err(|_| PyValueError::new_err("class indices must be non-negative")))
+        .collect()
+}
+
+/// Indices as an int64 array.
+pub fn usize_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
+    PyArray1::from_vec(py, v.iter().map(|&x| x as i64).collect())
+}
+
+/// A row-major `rows` x `cols` float64 array.
+pub fn matrix_array<'py>(py: Python<'py>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+    Ok(v.into_pyarray(py).reshape([rows, cols])?.into_any())
 }
 
 /// Core errors as Python exceptions: data and parameter problems are ValueError.
@@ -235,204 +318,4 @@ pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel]) -> PyRe
         .collect();
     state.set_item("asgd", scalars.into_pyarray(py).reshape([k, 5])?)?;
     Ok(state)
-}
-
-// Option strings: every name the Python side passes for an option is parsed here, into the core's
-// type, with the error Python sees for a name it does not know.
-
-/// Kernel from its scikit-learn name and parameters.
-pub fn kernel_spec(name: &str, gamma: f64, coef0: f64, degree: i64) -> PyResult<KernelSpec> {
-    let spec = match name {
-        "linear" => KernelSpec::Linear,
-        "poly" | "polynomial" => {
-            if degree < 0 {
-                return Err(PyValueError::new_err(format!("degree must be non-negative, got {degree}")));
-            }
-            KernelSpec::Poly { degree: degree as u32, gamma, coef0 }
-        }
-        "rbf" => KernelSpec::Rbf { gamma },
-        "sigmoid" => KernelSpec::Sigmoid { gamma, coef0 },
-        "precomputed" => KernelSpec::Precomputed,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown kernel '{other}'; built-in kernels are linear, poly, rbf, sigmoid and precomputed"
-            )))
-        }
-    };
-    spec.validate().map_err(to_py)?;
-    Ok(spec)
-}
-
-/// The dual solver from its Python spelling: solver "smo" or "isda", the latter's bias method
-/// ("none", "penalty" with `k`, "secant"; read only for "isda") and over-relaxation factor.
-pub fn dual_solver(solver: &str, bias: &str, k: f64, over_relaxation: f64) -> PyResult<DualSolver> {
-    match solver {
-        "smo" => Ok(DualSolver::Smo),
-        "isda" => Ok(DualSolver::Isda { bias: isda_bias(bias, k)?, over_relaxation }),
-        s => Err(PyValueError::new_err(format!("solver must be 'smo' or 'isda', got '{s}'"))),
-    }
-}
-
-/// ISDA's bias method: "none", "penalty" (with `k`) or "secant".
-pub fn isda_bias(name: &str, k: f64) -> PyResult<Bias> {
-    Ok(match name {
-        "none" => Bias::None,
-        "penalty" => Bias::Penalty(k),
-        "secant" => Bias::Secant,
-        b => return Err(PyValueError::new_err(format!("isda_bias must be 'secant', 'penalty' or 'none', got '{b}'"))),
-    })
-}
-
-/// SMO's working-set selection: "second_order" or "first_order".
-pub fn smo_selection(name: &str) -> PyResult<Selection> {
-    Ok(match name {
-        "second_order" => Selection::SecondOrder,
-        "first_order" => Selection::FirstOrder,
-        s => {
-            return Err(PyValueError::new_err(format!("selection must be 'second_order' or 'first_order', got '{s}'")))
-        }
-    })
-}
-
-/// A strategy maker owned by the binding (the core takes it by reference).
-pub type StrategyMaker = Box<largemargin::train::lasvm::StrategyMaker<'static>>;
-
-/// A built-in LaSVM selection strategy by name ("random", "gradient", "active", "autoactive"),
-/// drawing `candidates` examples.
-pub fn selection_strategy(name: &str, candidates: usize) -> PyResult<StrategyMaker> {
-    Ok(match name {
-        "random" => Box::new(|_| Box::new(RandomSelection) as Box<dyn SelectionStrategy>),
-        "gradient" => Box::new(move |_| Box::new(GradientSelection { candidates }) as Box<dyn SelectionStrategy>),
-        "active" => Box::new(move |_| Box::new(ActiveSelection { candidates }) as Box<dyn SelectionStrategy>),
-        "autoactive" => Box::new(move |_| {
-            Box::new(AutoActiveSelection { candidates: 2 * candidates, wanted: 5 }) as Box<dyn SelectionStrategy>
-        }),
-        other => return Err(PyValueError::new_err(format!("unknown built-in selection strategy '{other}'"))),
-    })
-}
-
-/// An online baseline: "huller", "perceptron", "averaged", "pa" (with `c`) or "budget" (with
-/// `beta` and `budget`).
-pub fn online_baseline(name: &str, c: f64, beta: f64, budget: usize) -> PyResult<Baseline> {
-    Ok(match name {
-        "huller" => Baseline::Huller,
-        "perceptron" => Baseline::Perceptron(PerceptronRule::Perceptron),
-        "averaged" => Baseline::Perceptron(PerceptronRule::Averaged),
-        "pa" => Baseline::Perceptron(PerceptronRule::PassiveAggressive { c }),
-        "budget" => Baseline::Perceptron(PerceptronRule::Budget { beta, size: budget }),
-        other => return Err(PyValueError::new_err(format!("unknown online algorithm '{other}'"))),
-    })
-}
-
-/// The svm_type of a model file to write: "c_svc" or "epsilon_svr".
-pub fn svm_type(name: &str) -> PyResult<SvmType> {
-    Ok(match name {
-        "c_svc" => SvmType::CSvc,
-        "epsilon_svr" => SvmType::EpsilonSvr,
-        t => return Err(PyValueError::new_err(format!("cannot write svm_type {t}"))),
-    })
-}
-
-/// LaRank's reprocessing schedule: "adaptive", or "fixed" with `reprocess` steps.
-pub fn larank_schedule(name: &str, reprocess: usize) -> PyResult<Schedule> {
-    Ok(match name {
-        "adaptive" => Schedule::Adaptive,
-        "fixed" => Schedule::Fixed { reprocess },
-        other => return Err(PyValueError::new_err(format!("schedule must be 'adaptive' or 'fixed', got '{other}'"))),
-    })
-}
-
-/// A multiclass LaRank method: "larank" (under `schedule`, see `larank_schedule`, which is
-/// checked whatever the method), "mira", "perceptron", "averaged_perceptron" or "ambigsvm".
-pub fn larank_method(name: &str, schedule: &str, reprocess: usize) -> PyResult<Method> {
-    let schedule = larank_schedule(schedule, reprocess)?;
-    Ok(match name {
-        "larank" => Method::LaRank(schedule),
-        "mira" => Method::LaRank(Schedule::Fixed { reprocess: 0 }),
-        "perceptron" => Method::Perceptron { averaged: false },
-        "averaged_perceptron" => Method::Perceptron { averaged: true },
-        "ambigsvm" => Method::PairwisePA,
-        other => return Err(PyValueError::new_err(format!("unknown LaRank method '{other}'"))),
-    })
-}
-
-/// LaRank's clock: "cost" or "wall".
-pub fn clock(name: &str) -> PyResult<Clock> {
-    Ok(match name {
-        "cost" => Clock::Cost,
-        "wall" => Clock::Wall,
-        other => return Err(PyValueError::new_err(format!("clock must be 'cost' or 'wall', got '{other}'"))),
-    })
-}
-
-/// A linear SGD algorithm: "sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd" or "margin_perceptron".
-pub fn sgd_algorithm(name: &str) -> PyResult<Algorithm> {
-    Ok(match name {
-        "sgd" => Algorithm::Sgd,
-        "svmsgd2" => Algorithm::SvmSgd2,
-        "sgdqn" => Algorithm::SgdQn,
-        "sgdqn2009" => Algorithm::SgdQn2009,
-        "asgd" => Algorithm::Asgd,
-        "margin_perceptron" => Algorithm::MarginPerceptron,
-        other => return Err(PyValueError::new_err(format!("unknown SGD algorithm '{other}'"))),
-    })
-}
-
-/// A built-in margin loss by name (the names `MarginLoss::from_name` knows).
-pub fn margin_loss(name: &str) -> PyResult<MarginLoss> {
-    MarginLoss::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown built-in loss '{name}'")))
-}
-
-/// The mixture gater's task: "classification" or "regression".
-pub fn gater_task(name: &str) -> PyResult<GaterTask> {
-    Ok(match name {
-        "classification" => GaterTask::Classification,
-        "regression" => GaterTask::Regression,
-        other => return Err(PyValueError::new_err(format!("unknown gater task '{other}'"))),
-    })
-}
-
-/// The tanh network's criterion: "mse", "cross_entropy" or "tanh_mse".
-pub fn criterion(name: &str) -> PyResult<Criterion> {
-    Ok(match name {
-        "mse" => Criterion::Mse,
-        "cross_entropy" => Criterion::CrossEntropy,
-        "tanh_mse" => Criterion::TanhMse,
-        c => {
-            return Err(PyValueError::new_err(format!(
-                "criterion must be 'cross_entropy', 'mse' or 'tanh_mse', got '{c}'"
-            )))
-        }
-    })
-}
-
-/// The tanh network's optimizer: "sgd", or "block_newton" with `damping` and `sample`.
-pub fn optimizer(name: &str, damping: f64, sample: usize) -> PyResult<Optimizer> {
-    Ok(match name {
-        "sgd" => Optimizer::Sgd,
-        "block_newton" => Optimizer::BlockNewton { damping, sample },
-        o => return Err(PyValueError::new_err(format!("optimizer must be 'sgd' or 'block_newton', got '{o}'"))),
-    })
-}
-
-/// Sequence inference: "greedy" or "exact".
-pub fn inference(name: &str) -> PyResult<Inference> {
-    match name {
-        "greedy" => Ok(Inference::Greedy),
-        "exact" => Ok(Inference::Exact),
-        other => Err(PyValueError::new_err(format!("inference must be 'greedy' or 'exact', got '{other}'"))),
-    }
-}
-
-/// A sequence method: "larank" (with `reprocess` steps), "larank_adaptive", "pa", "perceptron" or
-/// "averaged_perceptron".
-pub fn sequence_method(name: &str, reprocess: usize) -> PyResult<SeqMethod> {
-    Ok(match name {
-        "larank" => SeqMethod::LaRank(Schedule::Fixed { reprocess }),
-        "larank_adaptive" => SeqMethod::LaRank(Schedule::Adaptive),
-        "pa" => SeqMethod::LaRank(Schedule::Fixed { reprocess: 0 }),
-        "perceptron" => SeqMethod::Perceptron { averaged: false },
-        "averaged_perceptron" => SeqMethod::Perceptron { averaged: true },
-        other => return Err(PyValueError::new_err(format!("unknown sequence method '{other}'"))),
-    })
 }

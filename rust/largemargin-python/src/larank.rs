@@ -2,33 +2,37 @@
 //! of LaRank from candidate label sets (ambiguous supervision).
 
 use largemargin::solver::larank::ambiguous::Bags;
-use largemargin::solver::larank::{LaRankParams, LaRankStats, Method};
+use largemargin::solver::larank::{Clock, LaRankParams, LaRankStats, Method, MethodKind, ScheduleKind};
 use largemargin::train::larank::{train_ambiguous, train_larank, LaRankFit, LaRankTrainParams};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{self, kernel_from_py, to_py, PyMatrix};
-use crate::{cache_bytes, index_vec, matrix_array, run_fit, usize_array};
+use crate::convert::{self, cache_bytes, index_vec, kernel_from_py, matrix_array, to_py, usize_array, PyMatrix, Wrap};
+use crate::run::run_fit;
+
+/// A multiclass method with its schedule (read for "larank" only; `reprocess` for "fixed").
+fn larank_method(name: MethodKind, schedule: ScheduleKind, reprocess: usize) -> Method {
+    name.with(schedule.with(reprocess))
+}
 
 /// Fits a multiclass model on class indices `y` (0..n_classes). `warm`: the class coefficients
 /// (rows x n_classes) of the first rows of `x`, which start in the model. Returns a dict.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, warm, seed, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_larank<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_weight: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64,
-    method_name: &str, schedule: &str, reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize, until_gap: bool,
-    cache_size: f64, warm: Option<PyReadonlyArray2<'py, f64>>, seed: u64, n_jobs: Option<i64>, verbose: bool,
+    method_name: Wrap<MethodKind>, schedule: Wrap<ScheduleKind>, reprocess: usize, clock: Wrap<Clock>, c: f64,
+    tol: f64, epochs: usize, until_gap: bool, cache_size: f64, warm: Option<PyReadonlyArray2<'py, f64>>, seed: u64,
+    n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let clock = convert::clock(clock)?;
     let params = LaRankParams {
         c,
         tol,
-        method: convert::larank_method(method_name, schedule, reprocess)?,
-        clock,
+        method: larank_method(method_name.0, schedule.0, reprocess),
+        clock: clock.0,
         cache_bytes: cache_bytes(cache_size)?,
     };
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
@@ -52,20 +56,21 @@ pub fn fit_larank<'py>(
 /// "support_label": the candidate each support pattern was trained on.
 #[pyfunction]
 #[pyo3(signature = (x, bag_offsets, bag_labels, *, n_classes, sample_weight, kernel, gamma, coef0, degree, method_name, schedule, reprocess, clock, c, tol, epochs, until_gap, cache_size, seed, n_jobs, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_ambiguous<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, bag_offsets: PyReadonlyArray1<'py, i64>,
     bag_labels: PyReadonlyArray1<'py, i64>, n_classes: usize, sample_weight: PyReadonlyArray1<'py, f64>,
-    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, method_name: &str, schedule: &str,
-    reprocess: usize, clock: &str, c: f64, tol: f64, epochs: usize, until_gap: bool, cache_size: f64, seed: u64,
-    n_jobs: Option<i64>, verbose: bool,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, method_name: Wrap<MethodKind>,
+    schedule: Wrap<ScheduleKind>, reprocess: usize, clock: Wrap<Clock>, c: f64, tol: f64, epochs: usize,
+    until_gap: bool, cache_size: f64, seed: u64, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let clock = convert::clock(clock)?;
-    let method = convert::larank_method(method_name, schedule, reprocess)?;
+    let method = larank_method(method_name.0, schedule.0, reprocess);
     if matches!(method, Method::Perceptron { .. }) {
-        return Err(PyValueError::new_err(format!("method '{method_name}' cannot learn from candidate label sets")));
+        return Err(PyValueError::new_err(format!(
+            "method '{}' cannot learn from candidate label sets",
+            method_name.0
+        )));
     }
-    let params = LaRankParams { c, tol, method, clock, cache_bytes: cache_bytes(cache_size)? };
+    let params = LaRankParams { c, tol, method, clock: clock.0, cache_bytes: cache_bytes(cache_size)? };
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let config = LaRankTrainParams { kernel: spec, solver: params, epochs, until_gap, seed };
     let xm = PyMatrix::extract(x)?;

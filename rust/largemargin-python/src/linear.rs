@@ -3,44 +3,35 @@
 
 use std::sync::Arc;
 
-use largemargin::solver::sgd::loss::Loss;
-use largemargin::solver::sgd::{skip_for, SgdParams};
+use largemargin::solver::sgd::loss::{Loss, MarginLoss};
+use largemargin::solver::sgd::{skip_for, Algorithm, SgdParams};
 use largemargin::train::linear::{train_linear as fit_problems, LinearParams, Problem, Stopping};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::adapters::{keeping_thread_state, Failure, PyLoss};
-use crate::convert::{self, linear_models_from_py, linear_models_to_py, PyMatrix};
-use crate::run_fit_watching;
+use crate::convert::{self, linear_models_from_py, linear_models_to_py, PyMatrix, Wrap};
+use crate::run::run_fit_watching;
 
 /// A built-in loss by name, or a Python loss (`largemargin.plugins.checked.CheckedLoss`; its
 /// failures go to `failures`).
 fn loss_from_py(loss: &Bound<'_, PyAny>, failures: &mut Vec<Arc<Failure>>) -> PyResult<Box<dyn Loss>> {
-    if let Ok(name) = loss.extract::<String>() {
-        return convert::margin_loss(&name).map(|l| Box::new(l) as Box<dyn Loss>);
+    if loss.is_instance_of::<PyString>() {
+        let Wrap(l) = loss.extract::<Wrap<MarginLoss>>()?;
+        return Ok(Box::new(l));
     }
     let failure = Arc::new(Failure::default());
     failures.push(failure.clone());
     Ok(Box::new(PyLoss::new(loss, failure)?))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn params(
-    algorithm_name: &str, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64,
+    algorithm: Algorithm, alpha: f64, t0: f64, rate: Option<f64>, skip: u64, fit_bias: bool, bias_rate: f64,
     average_start: f64,
 ) -> PyResult<SgdParams> {
-    let p = SgdParams {
-        algorithm: convert::sgd_algorithm(algorithm_name)?,
-        lambda: alpha,
-        t0,
-        rate,
-        skip,
-        fit_bias,
-        bias_rate,
-        average_start,
-    };
+    let p = SgdParams { algorithm, lambda: alpha, t0, rate, skip, fit_bias, bias_rate, average_start };
     p.validate().map_err(convert::to_py)?;
     Ok(p)
 }
@@ -59,13 +50,12 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// the seconds the passes took, t0 and skip.
 #[pyfunction]
 #[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
     sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,
-    algorithm: &str, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>, skip: Option<u64>,
-    fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>, verbose: bool,
-    average_start: f64, tol: Option<f64>, n_iter_no_change: usize, t0_seed: u64,
+    algorithm: Wrap<Algorithm>, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>,
+    skip: Option<u64>, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>,
+    verbose: bool, average_start: f64, tol: Option<f64>, n_iter_no_change: usize, t0_seed: u64,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -79,7 +69,7 @@ pub fn fit_linear<'py>(
     // (from the checked view: its stored entries are unique, so they count the nonzeros)
     let skip = skip.unwrap_or_else(|| skip_for(&xv));
     let config = LinearParams {
-        sgd: params(algorithm, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
+        sgd: params(algorithm.0, alpha, t0.unwrap_or(1.0), rate, skip, fit_bias, bias_rate, average_start)?,
         epochs,
         shuffle,
         seed,

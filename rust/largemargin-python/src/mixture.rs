@@ -6,15 +6,15 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule};
+use largemargin::mixture::{assign_capped, DiagonalGmm, ExpertOutputs, Gater, GaterSchedule, GaterTask};
 use largemargin::model::probability::fit_sigmoid;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert;
-use crate::{matrix_array, run_fit};
+use crate::convert::{self, matrix_array, Wrap};
+use crate::run::run_fit;
 
 /// A stop for the native runs a fit starts on its worker threads (a mixture's experts, one-vs-rest
 /// members, an MLP's committees). Python delivers Ctrl-C to the main thread only, so a run on
@@ -124,14 +124,13 @@ fn gater_dict<'py>(py: Python<'py>, g: Gater, losses: Vec<f64>) -> PyResult<Boun
 /// with `hidden` units and `experts` outputs.
 #[pyfunction]
 #[pyo3(signature = (x, outputs, candidates, y, *, task, experts, hidden, epochs, learning_rate, decay, seed, warm, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_gater<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, outputs: PyReadonlyArray2<'py, f64>,
-    candidates: Option<PyReadonlyArray2<'py, i64>>, y: PyReadonlyArray1<'py, f64>, task: &str, experts: usize,
-    hidden: usize, epochs: usize, learning_rate: f64, decay: f64, seed: u64, warm: Option<GaterWeights<'py>>,
-    n_jobs: Option<i64>,
+    candidates: Option<PyReadonlyArray2<'py, i64>>, y: PyReadonlyArray1<'py, f64>, task: Wrap<GaterTask>,
+    experts: usize, hidden: usize, epochs: usize, learning_rate: f64, decay: f64, seed: u64,
+    warm: Option<GaterWeights<'py>>, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let task = convert::gater_task(task)?;
+    let Wrap(task) = task;
     let (xv, _, d) = rows(&x)?;
     let (fv, _, width) = rows(&outputs)?;
     let cand: Option<Vec<usize>> = match &candidates {
@@ -175,7 +174,6 @@ pub fn gater_gates<'py>(
 /// EM for a diagonal Gaussian mixture: a dict of weights, means, variances.
 #[pyfunction]
 #[pyo3(signature = (x, *, components, iterations, tol, variance_floor, seed, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_gmm<'py>(
     py: Python<'py>, x: PyReadonlyArray2<'py, f64>, components: usize, iterations: usize, tol: f64,
     variance_floor: f64, seed: u64, n_jobs: Option<i64>,

@@ -4,8 +4,8 @@
 use largemargin::data::Matrix;
 use largemargin::error::Error;
 use largemargin::mlp::{
-    train_network, train_nilsson, train_simple_mlp, EpochFit, HiddenLayer, Network, NetworkParams, NilssonMlp,
-    NilssonParams, SimpleMlp, SimpleMlpParams,
+    train_network, train_nilsson, train_simple_mlp, Criterion, EpochFit, HiddenLayer, Network, NetworkParams,
+    NilssonMlp, NilssonParams, OptimizerKind, SimpleMlp, SimpleMlpParams,
 };
 use largemargin::runtime::control::Control;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -13,8 +13,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{self, PyMatrix};
-use crate::run_fit;
+use crate::convert::{self, PyMatrix, Wrap};
+use crate::run::run_fit;
 
 /// (v (hidden x inputs, float32), d)
 type Layer<'py> = (PyReadonlyArray2<'py, f32>, PyReadonlyArray1<'py, f64>);
@@ -82,7 +82,6 @@ fn decision_on<'py>(
 /// early stopping. Returns the kept weights and the per-epoch curves.
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, beta, learning_rate, decay, max_epochs, patience, seed, warm, n_jobs, average=false, init_scale=1.0))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_simple_mlp<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, beta: f64, learning_rate: f64, decay: f64,
@@ -113,7 +112,6 @@ pub fn simple_mlp_decision<'py>(
 /// validation set, early stopping. Returns the kept layer (`b` is 0: no output bias) and the curves.
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, learning_rate, max_epochs, patience, seed, init_scale, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_nilsson<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
     y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, learning_rate: f64, max_epochs: usize, patience: usize,
@@ -142,14 +140,13 @@ pub fn nilsson_decision<'py>(
 /// "tanh_mse") and `optimizer` ("sgd", or "block_newton" with `damping` and `sample`).
 #[pyfunction]
 #[pyo3(signature = (x, y, x_val, y_val, *, hidden, criterion, optimizer, learning_rate, damping, sample, max_epochs, patience, seed, n_jobs))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_network<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, x_val: Option<&Bound<'py, PyAny>>,
-    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: &str, optimizer: &str, learning_rate: f64,
-    damping: f64, sample: usize, max_epochs: usize, patience: usize, seed: u64, n_jobs: Option<i64>,
+    y_val: Option<PyReadonlyArray1<'py, f64>>, hidden: usize, criterion: Wrap<Criterion>,
+    optimizer: Wrap<OptimizerKind>, learning_rate: f64, damping: f64, sample: usize, max_epochs: usize,
+    patience: usize, seed: u64, n_jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let criterion = convert::criterion(criterion)?;
-    let optimizer = convert::optimizer(optimizer, damping, sample)?;
+    let (Wrap(criterion), optimizer) = (criterion, optimizer.0.with(damping, sample));
     let params = NetworkParams { hidden, criterion, optimizer, learning_rate, max_epochs, patience, seed };
     let fit = fit_on(py, x, &y, x_val, &y_val, n_jobs, |x, y, validation, ctl| {
         train_network(x, y, validation, &params, ctl)

@@ -4,13 +4,14 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use largemargin::{Control, Error};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+use crate::adapters::{Failure, PyKernel};
 use crate::convert::to_py;
 
 /// Idle thread pools kept for reuse: a few, the least recently used dropped (its threads end),
@@ -196,6 +197,31 @@ where
             panic_message(p)
         ))),
     }
+}
+
+/// Runs a fit detached from the GIL on `n_jobs` threads; an exception raised by a Python kernel
+/// during the run is what the caller gets, whatever the solver made of it.
+pub fn run_fit<T: Send>(
+    py: Python<'_>, n_jobs: Option<i64>, progress: Option<&str>, external: Option<Arc<PyKernel>>,
+    work: impl FnOnce(&Control) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    run_fit_watching(py, n_jobs, progress, external.map(|k| k.failure.clone()).into_iter().collect(), work)
+}
+
+/// `run_fit` for any set of adapters' failure slots (Python kernels, strategies, oracles, losses).
+pub fn run_fit_watching<T: Send>(
+    py: Python<'_>, n_jobs: Option<i64>, progress: Option<&str>, failures: Vec<Arc<Failure>>,
+    work: impl FnOnce(&Control) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let control = Arc::new(Control::new());
+    for f in &failures {
+        f.watch(control.clone());
+    }
+    let outcome = run_detached_with(py, threads_for(n_jobs)?, progress, &control, work);
+    if let Some(e) = failures.iter().find_map(|f| f.take()) {
+        return Err(e);
+    }
+    outcome
 }
 
 /// Runs short core work (reading or writing a file) detached from the interpreter, a panic

@@ -1,5 +1,6 @@
-//! The cross-validated search of C and kernel settings (`largemargin::train::search`).
+//! The cross-validated search of C and kernel settings (`largemargin::search`).
 
+use largemargin::solver::smo::Selection;
 use largemargin::train::search::{cross_validate, SearchFold, SearchParams, SearchSetting, SearchTask, WarmStart};
 use largemargin::KernelSpec;
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -7,18 +8,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::convert::{self, kernel_from_py, PyMatrix};
-use crate::{cache_bytes, index_vec, matrix_array, run_fit, usize_array};
-
-fn warm_start_of(name: &str) -> PyResult<WarmStart> {
-    match name {
-        "keep" => Ok(WarmStart::Keep),
-        "scale" => Ok(WarmStart::Scale),
-        "cold" => Ok(WarmStart::Cold),
-        "auto" => Ok(WarmStart::Auto),
-        _ => Err(PyValueError::new_err(format!("warm_start must be 'keep', 'scale' or 'cold', got {name:?}"))),
-    }
-}
+use crate::convert::{cache_bytes, index_vec, kernel_from_py, matrix_array, usize_array, PyMatrix, Wrap};
+use crate::run::run_fit;
 
 fn indices(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
     a.as_array()
@@ -33,13 +24,12 @@ fn indices(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
 /// `targets`. Points are returned setting-major, then fold, then C.
 #[pyfunction]
 #[pyo3(signature = (x, *, classes=None, n_classes=0, targets=None, sample_weight, kernels, settings, folds, tol, shrinking, cache_size, max_iter, selection, warm_start, n_jobs, verbose, ovr_scores=true))]
-#[allow(clippy::too_many_arguments)]
 pub fn cross_validate_svm<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, classes: Option<PyReadonlyArray1<'py, i64>>, n_classes: usize,
     targets: Option<PyReadonlyArray1<'py, f64>>, sample_weight: PyReadonlyArray1<'py, f64>,
     kernels: &Bound<'py, PyList>, settings: &Bound<'py, PyList>, folds: &Bound<'py, PyList>, tol: f64, shrinking: bool,
-    cache_size: f64, max_iter: i64, selection: &str, warm_start: &str, n_jobs: Option<i64>, verbose: bool,
-    ovr_scores: bool,
+    cache_size: f64, max_iter: i64, selection: Wrap<Selection>, warm_start: Wrap<WarmStart>, n_jobs: Option<i64>,
+    verbose: bool, ovr_scores: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut specs: Vec<KernelSpec> = Vec::new();
     for k in kernels.iter() {
@@ -67,9 +57,9 @@ pub fn cross_validate_svm<'py>(
         tol,
         shrinking,
         max_iter: if max_iter < 0 { None } else { Some(max_iter as u64) },
-        selection: convert::smo_selection(selection)?,
+        selection: selection.0,
         cache_bytes: cache_bytes(cache_size)?,
-        warm_start: warm_start_of(warm_start)?,
+        warm_start: warm_start.0,
         ovr_scores,
     };
     let xm = PyMatrix::extract(x)?;

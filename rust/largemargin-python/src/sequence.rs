@@ -2,17 +2,17 @@
 //! structured perceptron) and decoding with a fitted model.
 
 use largemargin::data::CsrView;
-use largemargin::sequence::{SeqModel, Sequences};
-use largemargin::solver::larank::sequence::SeqParams;
+use largemargin::sequence::{Inference, SeqModel, Sequences};
+use largemargin::solver::larank::sequence::{SeqMethodKind, SeqParams};
 use largemargin::train::sequence::{train_sequence, SeqTrainParams};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{self, to_py};
+use crate::convert::{index_vec, matrix_array, to_py, Wrap};
 use crate::larank::set_stats;
-use crate::{index_vec, matrix_array, run_fit};
+use crate::run::run_fit;
 
 fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
     seq_ptr
@@ -26,15 +26,13 @@ fn offsets(seq_ptr: &PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 /// columns), grouped by `seq_ptr`, with label indices `y` (0..n_labels). Returns a dict.
 #[pyfunction]
 #[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, y, n_labels, method, inference_name, order, c, tol, reprocess, epochs, until_gap, seed, verbose))]
-#[allow(clippy::too_many_arguments)]
 pub fn fit_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
-    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: &str, inference_name: &str, order: usize, c: f64, tol: f64,
-    reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
+    y: PyReadonlyArray1<'py, i64>, n_labels: usize, method: Wrap<SeqMethodKind>, inference_name: Wrap<Inference>,
+    order: usize, c: f64, tol: f64, reprocess: usize, epochs: usize, until_gap: bool, seed: u64, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let method = convert::sequence_method(method, reprocess)?;
-    let params = SeqParams { c, tol, method, inference: convert::inference(inference_name)?, order };
+    let params = SeqParams { c, tol, method: method.0.with(reprocess), inference: inference_name.0, order };
     let config = SeqTrainParams { solver: params, epochs, until_gap, seed };
     let (ip, ix, xd) = (indptr.as_slice()?, indices.as_slice()?, data.as_slice()?);
     let x = CsrView::new(ip, ix, xd, n_features).map_err(to_py)?;
@@ -60,13 +58,13 @@ pub fn fit_sequence<'py>(
 /// `transition`: order x (n_labels + 1) x n_labels flattened, START last). Returns label indices.
 #[pyfunction]
 #[pyo3(signature = (indptr, indices, data, *, n_features, seq_ptr, emission, transition, order, inference_name))]
-#[allow(clippy::too_many_arguments)]
 pub fn predict_sequence<'py>(
     py: Python<'py>, indptr: PyReadonlyArray1<'py, i64>, indices: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, f64>, n_features: usize, seq_ptr: PyReadonlyArray1<'py, i64>,
-    emission: PyReadonlyArray2<'py, f64>, transition: PyReadonlyArray1<'py, f64>, order: usize, inference_name: &str,
+    emission: PyReadonlyArray2<'py, f64>, transition: PyReadonlyArray1<'py, f64>, order: usize,
+    inference_name: Wrap<Inference>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let inf = convert::inference(inference_name)?;
+    let Wrap(inf) = inference_name;
     let shape = emission.shape();
     let (features, labels) = (shape[0], shape[1]);
     let model = SeqModel::from_parts(

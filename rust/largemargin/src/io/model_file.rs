@@ -13,7 +13,7 @@ use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
 use crate::io::atomic_file::write_atomically;
 use crate::io::data_file::{excerpt, IndexBase, MAX_INDEX};
-use crate::kernel::KernelSpec;
+use crate::kernel::{KernelKind, KernelSpec};
 use crate::model::{LibsvmModel, SvmType};
 
 /// Shortest text that reads back to the same f64.
@@ -41,11 +41,7 @@ impl LibsvmModel {
     pub fn write<W: Write>(&self, mut w: W, base: IndexBase) -> Result<()> {
         let offset = offset_of(base)?;
         self.check()?;
-        let svm_type = match self.svm_type {
-            SvmType::CSvc => "c_svc",
-            SvmType::EpsilonSvr => "epsilon_svr",
-        };
-        writeln!(w, "svm_type {svm_type}")?;
+        writeln!(w, "svm_type {}", self.svm_type)?;
         writeln!(w, "kernel_type {}", self.kernel.libsvm_name().expect("checked"))?;
         match self.kernel {
             KernelSpec::Poly { degree, gamma, coef0 } => {
@@ -242,17 +238,11 @@ impl Header {
             match key {
                 "svm_type" => {
                     let t = match one()? {
-                        "c_svc" => SvmType::CSvc,
-                        "epsilon_svr" => SvmType::EpsilonSvr,
                         t @ ("nu_svc" | "nu_svr" | "one_class") => {
-                            return Err(
-                                lines.error(format!("svm_type {t} is not supported (c_svc and epsilon_svr are)"))
-                            )
+                            let supported = SvmType::NAMES.join(" and ");
+                            return Err(lines.error(format!("svm_type {t} is not supported ({supported} are)")));
                         }
-                        t => {
-                            return Err(lines
-                                .error(format!("unknown svm_type '{}' (expected c_svc or epsilon_svr)", excerpt(t))))
-                        }
+                        t => t.parse::<SvmType>().map_err(|e| lines.error(e.to_string()))?,
                     };
                     set(&mut h.svm_type, key, t, no)?
                 }
@@ -303,24 +293,21 @@ impl Header {
         let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
         let gamma = || required(&self.gamma, "gamma", at).map(|f| f.value);
         let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
-        let kernel = match kernel_field.value.as_str() {
-            "linear" => KernelSpec::Linear,
-            "polynomial" => KernelSpec::Poly {
-                degree: required(&self.degree, "degree", at)?.value,
-                gamma: gamma()?,
-                coef0: coef0()?,
-            },
-            "rbf" => KernelSpec::Rbf { gamma: gamma()? },
-            "sigmoid" => KernelSpec::Sigmoid { gamma: gamma()?, coef0: coef0()? },
-            "precomputed" => KernelSpec::Precomputed,
-            k => {
-                return Err(Error::Parse {
-                    line: kernel_field.line,
-                    message: format!(
-                        "unknown kernel_type '{}' (expected linear, polynomial, rbf, sigmoid or precomputed)",
-                        excerpt(k)
-                    ),
-                })
+        let name = kernel_field.value.as_str();
+        let kind = KernelKind::from_libsvm_name(name).ok_or_else(|| {
+            // as an option's unknown name reads, with LIBSVM's names
+            let expected: Vec<String> = KernelKind::ALL.iter().map(|k| format!("'{}'", k.libsvm_name())).collect();
+            let message = format!("unknown kernel_type '{}': expected one of {}", excerpt(name), expected.join(", "));
+            Error::Parse { line: kernel_field.line, message }
+        })?;
+        // each parameter is required by the kernels that take it, and only by those
+        let kernel = match kind {
+            KernelKind::Linear | KernelKind::Precomputed => kind.with(0.0, 0.0, 0),
+            KernelKind::Rbf => kind.with(gamma()?, 0.0, 0),
+            KernelKind::Sigmoid => kind.with(gamma()?, coef0()?, 0),
+            KernelKind::Poly => {
+                let degree = required(&self.degree, "degree", at)?.value;
+                kind.with(gamma()?, coef0()?, degree)
             }
         };
         let nr_class = required(&self.nr_class, "nr_class", at)?;
@@ -627,6 +614,26 @@ mod tests {
             .unwrap_err(),
         );
         assert_eq!((l, m.contains("ends after 3 of the 4")), (12, true), "{m}");
+    }
+
+    #[test]
+    fn unknown_types_name_what_is_read() {
+        for (from, to, line, says) in [
+            ("svm_type c_svc", "svm_type nu_svc", 1, "svm_type nu_svc is not supported (c_svc and epsilon_svr are)"),
+            ("svm_type c_svc", "svm_type c-svc", 1, "unknown svm_type 'c-svc': expected 'c_svc' or 'epsilon_svr'"),
+            ("kernel_type rbf", "kernel_type poly", 2, "expected one of 'linear', 'polynomial', 'rbf', 'sigmoid'"),
+        ] {
+            let (l, m) = line_of(read(&GOOD.replacen(from, to, 1), IndexBase::Zero).unwrap_err());
+            assert_eq!(l, line, "{to}: {m}");
+            assert!(m.contains(says), "{to}: {m}");
+        }
+        let text =
+            GOOD.replacen("kernel_type rbf\ngamma 0.5", "kernel_type polynomial\ndegree 2\ngamma 0.5\ncoef0 1", 1);
+        let m = read(&text, IndexBase::Zero).unwrap();
+        assert_eq!(m.kernel, KernelSpec::Poly { degree: 2, gamma: 0.5, coef0: 1.0 });
+        let mut written = Vec::new();
+        m.write(&mut written, IndexBase::Zero).unwrap();
+        assert!(String::from_utf8(written).unwrap().starts_with("svm_type c_svc\nkernel_type polynomial\n"));
     }
 
     #[test]

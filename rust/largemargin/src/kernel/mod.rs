@@ -27,5 +27,5 @@ pub use external::ExternalKernel;
 pub(crate) use primitives::{dense_dot, gather_dot, BLOCK};
 pub use primitives::{exp_nonpositive, Store};
 pub use query::Query;
-pub use spec::KernelSpec;
+pub use spec::{KernelKind, KernelSpec};
 pub(crate) use transform::transform_block;

@@ -40,6 +40,54 @@ pub enum KernelSpec {
     External(Arc<dyn ExternalKernel>),
 }
 
+/// A built-in kernel as its name gives it (a kernel option, a model file's kernel_type): the
+/// parameters come apart.
+/// Declared in LIBSVM's order: `ALL[t]` is svm-train's `-t t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelKind {
+    /// `KernelSpec::Linear`.
+    Linear,
+    /// `KernelSpec::Poly`.
+    Poly,
+    /// `KernelSpec::Rbf`.
+    Rbf,
+    /// `KernelSpec::Sigmoid`.
+    Sigmoid,
+    /// `KernelSpec::Precomputed`.
+    Precomputed,
+}
+crate::error::option_names!(KernelKind, "kernel", {
+    Linear => "linear",
+    Poly => "poly" | "polynomial",
+    Rbf => "rbf",
+    Sigmoid => "sigmoid",
+    Precomputed => "precomputed",
+});
+
+impl KernelKind {
+    /// LIBSVM's name, the kernel_type of a model file ("polynomial" for `Poly`).
+    pub fn libsvm_name(self) -> &'static str {
+        match self {
+            KernelKind::Poly => "polynomial",
+            k => k.name(),
+        }
+    }
+    /// The kind whose LIBSVM name this is.
+    pub fn from_libsvm_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.libsvm_name() == name)
+    }
+    /// The kernel with its parameters; those it does not take are unread.
+    pub fn with(self, gamma: f64, coef0: f64, degree: u32) -> KernelSpec {
+        match self {
+            KernelKind::Linear => KernelSpec::Linear,
+            KernelKind::Poly => KernelSpec::Poly { degree, gamma, coef0 },
+            KernelKind::Rbf => KernelSpec::Rbf { gamma },
+            KernelKind::Sigmoid => KernelSpec::Sigmoid { gamma, coef0 },
+            KernelKind::Precomputed => KernelSpec::Precomputed,
+        }
+    }
+}
+
 impl PartialEq for KernelSpec {
     fn eq(&self, other: &Self) -> bool {
         use KernelSpec::*;
@@ -90,27 +138,27 @@ impl KernelSpec {
     pub fn is_precomputed(&self) -> bool {
         matches!(self, KernelSpec::Precomputed)
     }
+    /// The built-in kernel this is, parameters apart; None for composed and external kernels.
+    pub fn kind(&self) -> Option<KernelKind> {
+        Some(match self {
+            KernelSpec::Linear => KernelKind::Linear,
+            KernelSpec::Poly { .. } => KernelKind::Poly,
+            KernelSpec::Rbf { .. } => KernelKind::Rbf,
+            KernelSpec::Sigmoid { .. } => KernelKind::Sigmoid,
+            KernelSpec::Precomputed => KernelKind::Precomputed,
+            KernelSpec::Composite(_) | KernelSpec::External(_) => return None,
+        })
+    }
     /// A short name for messages.
     pub fn name(&self) -> &'static str {
         match self {
-            KernelSpec::Linear => "linear",
-            KernelSpec::Poly { .. } => "poly",
-            KernelSpec::Rbf { .. } => "rbf",
-            KernelSpec::Sigmoid { .. } => "sigmoid",
-            KernelSpec::Precomputed => "precomputed",
             KernelSpec::Composite(_) => "composite",
             KernelSpec::External(_) => "external",
+            k => k.kind().expect("a built-in kernel").name(),
         }
     }
     /// LIBSVM's name for the kernel_type field of a model file; composed and external kernels have none.
     pub fn libsvm_name(&self) -> Option<&'static str> {
-        match self {
-            KernelSpec::Linear => Some("linear"),
-            KernelSpec::Poly { .. } => Some("polynomial"),
-            KernelSpec::Rbf { .. } => Some("rbf"),
-            KernelSpec::Sigmoid { .. } => Some("sigmoid"),
-            KernelSpec::Precomputed => Some("precomputed"),
-            KernelSpec::Composite(_) | KernelSpec::External(_) => None,
-        }
+        self.kind().map(KernelKind::libsvm_name)
     }
 }

@@ -24,6 +24,8 @@ pub enum GaterTask {
     Regression,
 }
 
+crate::error::option_names!(GaterTask, "gater task", { Classification => "classification", Regression => "regression" });
+
 /// The gater's weights: `w1` (hidden x inputs), `b1`, `w2` (experts x hidden), `b2`, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gater {

@@ -11,6 +11,6 @@ pub mod nilsson;
 pub mod simple;
 
 pub use hidden::{EpochFit, HiddenLayer};
-pub use network::{train_network, Criterion, Network, NetworkFit, NetworkParams, Optimizer};
+pub use network::{train_network, Criterion, Network, NetworkFit, NetworkParams, Optimizer, OptimizerKind};
 pub use nilsson::{train_nilsson, NilssonMlp, NilssonParams};
 pub use simple::{train_simple_mlp, SimpleMlp, SimpleMlpFit, SimpleMlpParams};

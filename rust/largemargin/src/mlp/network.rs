@@ -34,6 +34,12 @@ pub enum Criterion {
     TanhMse,
 }
 
+crate::error::option_names!(Criterion, "criterion", {
+    Mse => "mse",
+    CrossEntropy => "cross_entropy",
+    TanhMse => "tanh_mse",
+});
+
 impl Criterion {
     /// Q(f, y).
     pub fn loss(&self, f: f64, y: f64) -> f64 {
@@ -102,6 +108,26 @@ pub enum Optimizer {
         /// Examples drawn from the epoch's order to estimate the blocks; positive.
         sample: usize,
     },
+}
+
+/// An optimizer as its name gives it: `BlockNewton`'s settings come apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerKind {
+    /// `Optimizer::Sgd`.
+    Sgd,
+    /// `Optimizer::BlockNewton`.
+    BlockNewton,
+}
+crate::error::option_names!(OptimizerKind, "optimizer", { Sgd => "sgd", BlockNewton => "block_newton" });
+
+impl OptimizerKind {
+    /// The optimizer, with `damping` and `sample` for `BlockNewton` (unread for `Sgd`).
+    pub fn with(self, damping: f64, sample: usize) -> Optimizer {
+        match self {
+            OptimizerKind::Sgd => Optimizer::Sgd,
+            OptimizerKind::BlockNewton => Optimizer::BlockNewton { damping, sample },
+        }
+    }
 }
 
 /// The network f(x) = b + sum_n w_n tanh(v_n . x + d_n).

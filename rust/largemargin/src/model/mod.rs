@@ -27,6 +27,8 @@ pub enum SvmType {
     EpsilonSvr,
 }
 
+crate::error::option_names!(SvmType, "svm_type", { CSvc => "c_svc", EpsilonSvr => "epsilon_svr" });
+
 /// A trained kernel SVM in the terms of a LIBSVM model file, class pairs and support vectors in
 /// LIBSVM's order.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,6 +13,8 @@ pub enum Inference {
     Exact,
 }
 
+crate::error::option_names!(Inference, "inference", { Greedy => "greedy", Exact => "exact" });
+
 impl SeqModel {
     /// Greedy decoding of one sequence from its emission table (T x labels).
     /// `truth` (loss-augmented): +1 to each label that differs from the true one.

@@ -44,6 +44,29 @@ pub enum Bias {
     Secant,
 }
 
+/// A bias method as its name gives it: `Penalty`'s parameter comes apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BiasKind {
+    /// `Bias::Secant`.
+    Secant,
+    /// `Bias::Penalty`.
+    Penalty,
+    /// `Bias::None`.
+    None,
+}
+crate::error::option_names!(BiasKind, "ISDA bias method", { Secant => "secant", Penalty => "penalty", None => "none" });
+
+impl BiasKind {
+    /// The bias method, with `k` for `Penalty` (unread otherwise).
+    pub fn with(self, k: f64) -> Bias {
+        match self {
+            BiasKind::Secant => Bias::Secant,
+            BiasKind::Penalty => Bias::Penalty(k),
+            BiasKind::None => Bias::None,
+        }
+    }
+}
+
 /// When ISDA stops, and how it steps and handles the bias.
 #[derive(Clone, Debug)]
 pub struct IsdaParams {

@@ -196,6 +196,42 @@ pub enum Baseline {
     Perceptron(PerceptronRule),
 }
 
+/// A baseline as its name gives it: the perceptron rules' settings come apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaselineKind {
+    /// `Baseline::Huller`.
+    Huller,
+    /// `PerceptronRule::Perceptron`.
+    Perceptron,
+    /// `PerceptronRule::Averaged`.
+    Averaged,
+    /// `PerceptronRule::PassiveAggressive`.
+    PassiveAggressive,
+    /// `PerceptronRule::Budget`.
+    Budget,
+}
+crate::error::option_names!(BaselineKind, "online algorithm", {
+    Huller => "huller",
+    Perceptron => "perceptron",
+    Averaged => "averaged",
+    PassiveAggressive => "pa",
+    Budget => "budget",
+});
+
+impl BaselineKind {
+    /// The baseline, with `c` for `PassiveAggressive`, `beta` and `budget` for `Budget` (unread
+    /// otherwise).
+    pub fn with(self, c: f64, beta: f64, budget: usize) -> Baseline {
+        match self {
+            BaselineKind::Huller => Baseline::Huller,
+            BaselineKind::Perceptron => Baseline::Perceptron(PerceptronRule::Perceptron),
+            BaselineKind::Averaged => Baseline::Perceptron(PerceptronRule::Averaged),
+            BaselineKind::PassiveAggressive => Baseline::Perceptron(PerceptronRule::PassiveAggressive { c }),
+            BaselineKind::Budget => Baseline::Perceptron(PerceptronRule::Budget { beta, size: budget }),
+        }
+    }
+}
+
 /// Solves one binary problem per label vector (+1/-1) with a baseline, `epochs` random-order
 /// passes each, in parallel.
 pub fn train_baseline(

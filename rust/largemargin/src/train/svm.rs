@@ -29,6 +29,26 @@ pub enum DualSolver {
     },
 }
 
+/// A dual solver as its name gives it: `Isda`'s settings come apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DualSolverKind {
+    /// `DualSolver::Smo`.
+    Smo,
+    /// `DualSolver::Isda`.
+    Isda,
+}
+crate::error::option_names!(DualSolverKind, "solver", { Smo => "smo", Isda => "isda" });
+
+impl DualSolverKind {
+    /// The solver, with ISDA's bias method and over-relaxation factor (unread for `Smo`).
+    pub fn with(self, bias: Bias, over_relaxation: f64) -> DualSolver {
+        match self {
+            DualSolverKind::Smo => DualSolver::Smo,
+            DualSolverKind::Isda => DualSolver::Isda { bias, over_relaxation },
+        }
+    }
+}
+
 /// The settings of a C-SVC or epsilon-SVR fit, C itself aside (given per example).
 #[derive(Clone, Debug)]
 pub struct SvmParams {

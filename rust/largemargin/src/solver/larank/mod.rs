@@ -6,5 +6,5 @@ pub mod multiclass;
 pub mod schedule;
 pub mod sequence;
 
-pub use multiclass::{LaRank, LaRankParams, LaRankStats, Method};
-pub use schedule::{Clock, Schedule};
+pub use multiclass::{LaRank, LaRankParams, LaRankStats, Method, MethodKind};
+pub use schedule::{Clock, Schedule, ScheduleKind};

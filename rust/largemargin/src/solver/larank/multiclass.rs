@@ -50,6 +50,42 @@ pub enum Method {
     PairwisePA,
 }
 
+/// A method as its name gives it: "larank" takes its schedule apart; "mira" is LaRank on the
+/// fixed schedule without reprocessing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodKind {
+    /// `Method::LaRank` under the schedule given.
+    LaRank,
+    /// `Method::LaRank(Schedule::Fixed { reprocess: 0 })`: passive-aggressive / MIRA.
+    Mira,
+    /// `Method::Perceptron { averaged: false }`.
+    Perceptron,
+    /// `Method::Perceptron { averaged: true }`.
+    AveragedPerceptron,
+    /// `Method::PairwisePA`.
+    AmbigSvm,
+}
+crate::error::option_names!(MethodKind, "LaRank method", {
+    LaRank => "larank",
+    Mira => "mira",
+    Perceptron => "perceptron",
+    AveragedPerceptron => "averaged_perceptron",
+    AmbigSvm => "ambigsvm",
+});
+
+impl MethodKind {
+    /// The method, under `schedule` for `LaRank` (unread otherwise).
+    pub fn with(self, schedule: Schedule) -> Method {
+        match self {
+            MethodKind::LaRank => Method::LaRank(schedule),
+            MethodKind::Mira => Method::LaRank(Schedule::Fixed { reprocess: 0 }),
+            MethodKind::Perceptron => Method::Perceptron { averaged: false },
+            MethodKind::AveragedPerceptron => Method::Perceptron { averaged: true },
+            MethodKind::AmbigSvm => Method::PairwisePA,
+        }
+    }
+}
+
 /// The multiclass problem's constants and the solver's method.
 #[derive(Clone, Debug)]
 pub struct LaRankParams {

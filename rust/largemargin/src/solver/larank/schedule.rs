@@ -20,6 +20,26 @@ pub enum Schedule {
     },
 }
 
+/// A schedule as its name gives it: `Fixed`'s number of rounds comes apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleKind {
+    /// `Schedule::Adaptive`.
+    Adaptive,
+    /// `Schedule::Fixed`.
+    Fixed,
+}
+crate::error::option_names!(ScheduleKind, "schedule", { Adaptive => "adaptive", Fixed => "fixed" });
+
+impl ScheduleKind {
+    /// The schedule, `reprocess` rounds for `Fixed` (unread for `Adaptive`).
+    pub fn with(self, reprocess: usize) -> Schedule {
+        match self {
+            ScheduleKind::Adaptive => Schedule::Adaptive,
+            ScheduleKind::Fixed => Schedule::Fixed { reprocess },
+        }
+    }
+}
+
 /// What the adaptive schedule counts as an operation's duration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Clock {
@@ -29,6 +49,8 @@ pub enum Clock {
     /// Measured wall time, as in the thesis (runs are not reproducible).
     Wall,
 }
+
+crate::error::option_names!(Clock, "clock", { Cost => "cost", Wall => "wall" });
 
 /// The three operations of a LaRank solver, each returning the dual increase it made, and the
 /// work counters the cost clock reads.

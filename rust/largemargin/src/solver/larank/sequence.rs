@@ -22,6 +22,41 @@ pub enum SeqMethod {
     },
 }
 
+/// A sequence method as its name gives it: the schedules come apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeqMethodKind {
+    /// LaRank on the fixed schedule (`reprocess` rounds).
+    LaRank,
+    /// LaRank on the adaptive schedule.
+    LaRankAdaptive,
+    /// LaRank on the fixed schedule without reprocessing: passive-aggressive.
+    PassiveAggressive,
+    /// `SeqMethod::Perceptron { averaged: false }`.
+    Perceptron,
+    /// `SeqMethod::Perceptron { averaged: true }`.
+    AveragedPerceptron,
+}
+crate::error::option_names!(SeqMethodKind, "sequence method", {
+    LaRank => "larank",
+    LaRankAdaptive => "larank_adaptive",
+    PassiveAggressive => "pa",
+    Perceptron => "perceptron",
+    AveragedPerceptron => "averaged_perceptron",
+});
+
+impl SeqMethodKind {
+    /// The method, `reprocess` rounds for `LaRank` (unread otherwise).
+    pub fn with(self, reprocess: usize) -> SeqMethod {
+        match self {
+            SeqMethodKind::LaRank => SeqMethod::LaRank(Schedule::Fixed { reprocess }),
+            SeqMethodKind::LaRankAdaptive => SeqMethod::LaRank(Schedule::Adaptive),
+            SeqMethodKind::PassiveAggressive => SeqMethod::LaRank(Schedule::Fixed { reprocess: 0 }),
+            SeqMethodKind::Perceptron => SeqMethod::Perceptron { averaged: false },
+            SeqMethodKind::AveragedPerceptron => SeqMethod::Perceptron { averaged: true },
+        }
+    }
+}
+
 /// The sequence problem's constants, the solver's method and the model's inference.
 #[derive(Clone, Debug)]
 pub struct SeqParams {

@@ -115,6 +115,38 @@ impl SelectionStrategy for AutoActiveSelection {
     }
 }
 
+/// The built-in selection strategies by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectionKind {
+    /// `RandomSelection`.
+    Random,
+    /// `GradientSelection`.
+    Gradient,
+    /// `ActiveSelection`.
+    Active,
+    /// `AutoActiveSelection`.
+    AutoActive,
+}
+crate::error::option_names!(SelectionKind, "selection strategy", {
+    Random => "random",
+    Gradient => "gradient",
+    Active => "active",
+    AutoActive => "autoactive",
+});
+
+impl SelectionKind {
+    /// The strategy scoring `candidates` examples a step (AUTOACTIVE draws up to twice as many,
+    /// until 5 lie inside the margin band; RANDOM scores none).
+    pub fn strategy(self, candidates: usize) -> Box<dyn SelectionStrategy> {
+        match self {
+            SelectionKind::Random => Box::new(RandomSelection),
+            SelectionKind::Gradient => Box::new(GradientSelection { candidates }),
+            SelectionKind::Active => Box::new(ActiveSelection { candidates }),
+            SelectionKind::AutoActive => Box::new(AutoActiveSelection { candidates: 2 * candidates, wanted: 5 }),
+        }
+    }
+}
+
 fn argmin(values: impl Iterator<Item = f64>) -> Choice {
     let mut best: Option<(usize, f64)> = None;
     for (k, v) in values.enumerate() {

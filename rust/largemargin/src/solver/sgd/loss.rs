@@ -39,17 +39,18 @@ pub enum MarginLoss {
     ModifiedHuber,
 }
 
+crate::error::option_names!(MarginLoss, "loss", {
+    Hinge => "hinge",
+    SquaredHinge => "squared_hinge",
+    Log => "log_loss" | "log",
+    ModifiedHuber => "modified_huber",
+});
+
 impl MarginLoss {
     /// The loss of a scikit-learn loss name ("hinge", "squared_hinge", "log_loss" or "log",
-    /// "modified_huber"); None for any other name.
+    /// "modified_huber"); None for any other name (`str::parse` says which names it takes).
     pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "hinge" => MarginLoss::Hinge,
-            "squared_hinge" => MarginLoss::SquaredHinge,
-            "log_loss" | "log" => MarginLoss::Log,
-            "modified_huber" => MarginLoss::ModifiedHuber,
-            _ => return None,
-        })
+        name.parse().ok()
     }
     /// l(m).
     #[inline(always)]

@@ -59,6 +59,15 @@ pub enum Algorithm {
     MarginPerceptron,
 }
 
+crate::error::option_names!(Algorithm, "SGD algorithm", {
+    Sgd => "sgd",
+    SvmSgd2 => "svmsgd2",
+    SgdQn => "sgdqn",
+    SgdQn2009 => "sgdqn2009",
+    Asgd => "asgd",
+    MarginPerceptron => "margin_perceptron",
+});
+
 /// The method and its step sizes.
 #[derive(Clone, Debug)]
 pub struct SgdParams {

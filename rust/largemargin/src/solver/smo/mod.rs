@@ -31,6 +31,8 @@ pub enum Selection {
     SecondOrder,
 }
 
+crate::error::option_names!(Selection, "selection", { SecondOrder => "second_order", FirstOrder => "first_order" });
+
 /// When SMO stops, and how it works towards that.
 #[derive(Clone, Debug)]
 pub struct SmoParams {

@@ -119,6 +119,8 @@ pub enum WarmStart {
     Auto,
 }
 
+crate::error::option_names!(WarmStart, "warm start", { Auto => "auto", Keep => "keep", Scale => "scale", Cold => "cold" });
+
 impl Default for SearchParams {
     fn default() -> Self {
         SearchParams {
