@@ -52,3 +52,29 @@ def test_an_unknown_name_is_a_value_error_listing_the_names():
         _native.kernel_matrix(x, x, kernel=n, gamma=0.5, coef0=1.0, degree=2, n_jobs=1) for n in ("poly", "polynomial")
     )
     np.testing.assert_array_equal(poly, polynomial)
+
+
+# The package's option values (`largemargin._options`, what the estimators accept) against the
+# names the native module reads for the same option: equal where the estimator passes the name
+# through, a subset where the estimator offers part of the native choices.
+SAME = {
+    "KERNELS": "kernel", "SELECTION_STRATEGIES": "lasvm_selection", "LOSSES": "loss",
+    "SMO_SELECTIONS": "smo_selection", "SVM_SOLVERS": "solver", "ISDA_BIASES": "isda_bias",
+    "SCHEDULES": "larank_schedule", "CLOCKS": "larank_clock", "INFERENCES": "sequence_inference",
+    "MLP_CRITERIA": "mlp_criterion", "MLP_OPTIMIZERS": "mlp_optimizer", "C_STARTS": "warm_start",
+}
+SUBSET = {
+    "BASELINE_RULES": "online_algorithm", "LARANK_METHODS": "larank_method",
+    "AMBIGUOUS_METHODS": "larank_method", "SGD_ALGORITHMS": "sgd_algorithm",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME) + sorted(SUBSET))
+def test_the_package_offers_only_names_the_core_reads(name):
+    from largemargin import _options
+
+    ours, native = set(getattr(_options, name)), set(_native.OPTIONS[SAME.get(name) or SUBSET[name]])
+    if name in SAME:
+        assert ours == native, f"_options.{name} {sorted(ours)} != the core's {sorted(native)}"
+    else:
+        assert ours <= native, f"_options.{name} has names the core does not read: {sorted(ours - native)}"
