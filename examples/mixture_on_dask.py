@@ -1,6 +1,6 @@
 """
-A hard mixture of SVM experts trained on a Dask cluster (``MixtureSVC(backend="dask")``)
-========================================================================================
+A hard mixture of SVM experts trained on a Dask cluster (MixtureSVC(backend="dask"))
+====================================================================================
 
 ``MixtureSVC`` splits the training set among K experts (RBF SVMs), trains them in parallel,
 trains a gater (a small MLP) that learns which expert to trust where, reassigns every example to

@@ -1,6 +1,6 @@
 """
-Online learning over a stream: LaSVM's ``partial_fit`` chunk by chunk, against batch SMO
-========================================================================================
+Online learning over a stream: LaSVM's partial_fit chunk by chunk, against batch SMO
+====================================================================================
 
 The training rows arrive in chunks of 500 (the first 8,000 rows of the bundled UCI Adult data,
 in a random order). ``LaSVM.partial_fit`` learns from each chunk once, without revisiting the

@@ -1,6 +1,6 @@
 """
-Sequence labeling: a chunker trained online by LaRank (``SequenceLabeler``)
-===========================================================================
+Sequence labeling: a chunker trained online by LaRank (SequenceLabeler)
+=======================================================================
 
 The script generates chunking-style sentences from a small grammar (noun phrases, verb groups,
 prepositions, adverbs, clauses joined by "and"), each token a ``(word, part-of-speech)`` pair and

@@ -1,6 +1,6 @@
 """
-Text classification with a linear SVM trained by stochastic gradient (``LinearSGD``)
-====================================================================================
+Text classification with a linear SVM trained by stochastic gradient (LinearSGD)
+================================================================================
 
 The script generates a small corpus: four topics, each a distribution over a vocabulary of
 made-up words (a Zipf background shared by all topics, plus a few hundred words each topic uses

@@ -1,6 +1,6 @@
 """
-Writing a kernel plugin, registering it in this process, and training ``SVC`` with it
-=====================================================================================
+Writing a kernel plugin, registering it in this process, and training SVC with it
+=================================================================================
 
 A plugin is an object (usually a module) whose hook functions, marked with ``@hookimpl``, return
 dicts from names to implementations; ``largemargin.plugins.hookspecs`` lists the hooks. An

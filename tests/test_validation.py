@@ -172,7 +172,7 @@ def _forty():
 @pytest.mark.parametrize("cls", [lm.MixtureSVC, lm.MixtureSVR])
 def test_more_experts_than_examples_is_refused(cls):
     X, y = _forty()
-    with pytest.raises(ValueError, match=r"n_experts=1000000 is more than the 40 training examples.*at most 20"):
+    with pytest.raises(ValueError, match=r"n_experts=1000000 is more than the 40 training examples: give at most 40 .*fits at most 20 experts"):
         cls(n_experts=1000000, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"n_experts=36 is more than the 32 training examples"):
         cls(n_experts=36, validation_fraction=0.2, random_state=0).fit(X, y)

@@ -294,8 +294,9 @@ class _MixtureBase(BaseEstimator):
         k = int(self.n_experts)
         where = f"{getattr(self, '_pair_label', '')[1:]}: " if getattr(self, "_pair_label", "") else ""
         if k > m:
-            raise ValueError(f"{where}n_experts={k} is more than the {m} training examples: a mixture needs two "
-                             f"examples per expert (n_experts at most {max(1, m // 2)} here, or 'auto')")
+            raise ValueError(f"{where}n_experts={k} is more than the {m} training examples: give at most {m} "
+                             f"(a mixture fits at most {max(1, m // 2)} experts here, two examples each, and warns "
+                             f"above that) or 'auto'")
         if k > m // 2:
             warnings.warn(f"{type(self).__name__}: {where}n_experts={k} leaves fewer than two of the {m} training "
                           f"examples per expert: fitting {max(1, m // 2)} experts", UserWarning,
