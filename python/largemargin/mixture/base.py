@@ -292,7 +292,8 @@ class _MixtureBase(BaseEstimator):
         examples per expert, so fewer experts on small data (with a warning); more experts than
         examples is a mistake."""
         k = int(self.n_experts)
-        where = f"{getattr(self, '_pair_label', '')[1:]}: " if getattr(self, "_pair_label", "") else ""
+        label = getattr(self, "_pair_label", "")
+        where = f"{label[1:]}: " if label else ""
         if k > m:
             raise ValueError(f"{where}n_experts={k} is more than the {m} training examples: give at most {m} "
                              f"(a mixture fits at most {max(1, m // 2)} experts here, two examples each, and warns "

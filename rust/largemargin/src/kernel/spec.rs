@@ -151,10 +151,10 @@ impl KernelSpec {
     }
     /// A short name for messages.
     pub fn name(&self) -> &'static str {
-        match self {
-            KernelSpec::Composite(_) => "composite",
-            KernelSpec::External(_) => "external",
-            k => k.kind().expect("a built-in kernel").name(),
+        match (self, self.kind()) {
+            (_, Some(kind)) => kind.name(),
+            (KernelSpec::External(_), None) => "external",
+            (_, None) => "composite",
         }
     }
     /// LIBSVM's name for the kernel_type field of a model file; composed and external kernels have none.
