@@ -2,10 +2,11 @@
 //! cache (through `qmatrix` for the dual problems of SMO and ISDA); the linear ones (`sgd`) their
 //! `loss`.
 //!
-//! `smo` (SMO decomposition), `isda` (single-variable descent), `online` (LaSVM, the Huller, the
+//! `smo` (SMO decomposition), `dcd` (exact linear SVMs by dual coordinate descent), `isda` (single-variable descent), `online` (LaSVM, the Huller, the
 //! kernel perceptrons and the expansion set they keep), `larank` (multiclass and sequence LaRank,
 //! their schedules, ambiguous supervision) and `sgd` (the linear SGD family).
 
+pub mod dcd;
 pub mod isda;
 pub mod larank;
 pub mod online;
