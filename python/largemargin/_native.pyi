@@ -1,6 +1,6 @@
 # Type stubs for largemargin._native, the PyO3 extension built from rust/largemargin-python/src
 # (one section per family, as the crate's modules: svm, search, online, larank, sequence, linear,
-# mixture, mlp, io).
+# linear_svm, mixture, mlp, io).
 #
 # Every signature mirrors the function's `#[pyo3(signature = ...)]` (names, order, the `*`
 # marker, defaults) so that `python -m mypy.stubtest largemargin._native` passes. Array
@@ -27,6 +27,8 @@ __all__ = [
     "fit_sequence",
     "predict_sequence",
     "fit_linear",
+    "fit_linear_svc",
+    "fit_linear_svr",
     "assign_experts",
     "fit_gater",
     "gater_gates",
@@ -80,6 +82,9 @@ _GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
 _Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
 _Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
 _SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
+_LinearSvcLoss = Literal["hinge", "squared_hinge"]  # OPTIONS["linear_svc_loss"]
+_LinearSvrLoss = Literal["epsilon_insensitive", "squared_epsilon_insensitive"]  # OPTIONS["linear_svr_loss"]
+_MultiClass = Literal["ovr", "crammer_singer"]  # OPTIONS["multi_class"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
@@ -352,6 +357,30 @@ def fit_linear(
     n_jobs: int | None, verbose: bool,
     average_start: float = 0.0, tol: float | None = None, n_iter_no_change: int = 5, t0_seed: int = 0,
 ) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float, int]: ...
+
+# ---------------------------------------------------------------------------------------------
+# Exact linear SVMs (linear_svm.rs): dual coordinate descent. y holds class indices (int64,
+# below n_classes) for the classifier, float64 targets for the regressor; intercept_scaling None
+# fits no intercept. coef has one row per binary problem (one for two classes), or per class for
+# Crammer-Singer; n_iter and converged one entry per problem.
+# ---------------------------------------------------------------------------------------------
+
+@type_check_only
+class LinearSvmResult(TypedDict):
+    coef: _F64  # rows x n_features
+    intercept: _F64  # rows
+    n_iter: _I64  # per problem
+    converged: list[bool]
+
+def fit_linear_svc(
+    x: _NativeMatrix, y: _I64, *, n_classes: int, class_weight: list[float], sample_weight: _F64,
+    loss: _LinearSvcLoss, multi_class: _MultiClass, c: float, tol: float, max_iter: int,
+    intercept_scaling: float | None, seed: int, n_jobs: int | None, verbose: bool,
+) -> LinearSvmResult: ...
+def fit_linear_svr(
+    x: _NativeMatrix, y: _F64, *, sample_weight: _F64, loss: _LinearSvrLoss, epsilon: float, c: float, tol: float,
+    max_iter: int, intercept_scaling: float | None, seed: int, n_jobs: int | None, verbose: bool,
+) -> LinearSvmResult: ...
 
 # ---------------------------------------------------------------------------------------------
 # Mixture of experts (mixture.rs): capped assignment, global gater (an MLP), local gater

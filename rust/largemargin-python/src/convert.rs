@@ -16,11 +16,13 @@ use largemargin::solver::isda::BiasKind;
 use largemargin::solver::larank::sequence::SeqMethodKind;
 use largemargin::solver::larank::{Clock, MethodKind, ScheduleKind};
 use largemargin::solver::online::lasvm::SelectionKind;
+use largemargin::solver::dcd::{SvcLoss, SvrLoss};
 use largemargin::solver::sgd::asgd::Averaged;
 use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{Algorithm, LinearModel};
 use largemargin::solver::smo::Selection;
 use largemargin::train::lasvm::BaselineKind;
+use largemargin::train::linear_svm::MultiClass;
 use largemargin::train::search::WarmStart;
 use largemargin::train::svm::DualSolverKind;
 use largemargin::{Error, KernelSpec};
@@ -148,6 +150,9 @@ pub fn option_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ("mlp_criterion", Criterion::NAMES),
         ("mlp_optimizer", OptimizerKind::NAMES),
         ("svm_type", SvmType::NAMES),
+        ("linear_svc_loss", SvcLoss::NAMES),
+        ("linear_svr_loss", SvrLoss::NAMES),
+        ("multi_class", MultiClass::NAMES),
     ] {
         d.set_item(key, PyTuple::new(py, names)?)?;
     }

@@ -1,6 +1,6 @@
 //! largemargin._native: the thin PyO3 layer over the core crate. This module only declares the
 //! exported functions and classes; their bodies live in one module per family (`svm`, `search`,
-//! `online`, `larank`, `sequence`, `linear`, `mixture`, `mlp`, `io`), conversions of Python
+//! `online`, `larank`, `sequence`, `linear`, `linear_svm`, `mixture`, `mlp`, `io`), conversions of Python
 //! objects and option names in `convert`, Python objects the core calls back in `adapters`, and
 //! running detached from the GIL in `run`.
 
@@ -9,6 +9,7 @@ mod convert;
 mod io;
 mod larank;
 mod linear;
+mod linear_svm;
 mod mixture;
 mod mlp;
 mod online;
@@ -38,6 +39,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sequence::predict_sequence, m)?)?;
     // linear SGD
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
+    // exact linear SVMs
+    m.add_function(wrap_pyfunction!(linear_svm::fit_linear_svc, m)?)?;
+    m.add_function(wrap_pyfunction!(linear_svm::fit_linear_svr, m)?)?;
     // mixture of experts
     m.add_function(wrap_pyfunction!(mixture::assign_experts, m)?)?;
     m.add_function(wrap_pyfunction!(mixture::fit_gater, m)?)?;
