@@ -62,6 +62,7 @@ SAME = {
     "SMO_SELECTIONS": "smo_selection", "SVM_SOLVERS": "solver", "ISDA_BIASES": "isda_bias",
     "SCHEDULES": "larank_schedule", "CLOCKS": "larank_clock", "INFERENCES": "sequence_inference",
     "MLP_CRITERIA": "mlp_criterion", "MLP_OPTIMIZERS": "mlp_optimizer", "C_STARTS": "warm_start",
+    "LINEAR_SVC_LOSSES": "linear_svc_loss", "LINEAR_SVR_LOSSES": "linear_svr_loss", "MULTI_CLASS_LINEAR": "multi_class",
 }
 SUBSET = {
     "BASELINE_RULES": "online_algorithm", "LARANK_METHODS": "larank_method",

@@ -1,7 +1,7 @@
 """largemargin: large-scale support vector machines with a Rust core.
 
 Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO) with ``SVCSearchCV``/``SVRSearchCV`` (their cross-validated grid search), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
-``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``SequenceLabeler`` (sequence labeling), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
+``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``SequenceLabeler`` (sequence labeling), ``LinearSVC``/``LinearSVR`` (exact linear SVMs by dual coordinate descent), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
 stochastic gradient), ``MixtureSVC``/``MixtureSVR`` (hard mixtures of experts), ``SimpleMLPClassifier``, ``NilssonMLPClassifier`` and ``TanhMLPClassifier`` (MLPs).
 """
 
@@ -11,6 +11,7 @@ from .datasets import load_adult, load_libsvm, load_libsvm_files, make_forest_li
 from .larank import LaRankClassifier
 from .lasvm import LaSVM
 from .linear import LinearSGD, MarginPerceptron
+from .linear_svm import LinearSVC, LinearSVR
 from .mixture import MixtureSVC, MixtureSVR
 from .mlp import NilssonMLPClassifier, SimpleMLPClassifier, TanhMLPClassifier
 from .model_io import load_libsvm_model, save_libsvm_model
@@ -19,4 +20,4 @@ from .search import SVCSearchCV, SVRSearchCV
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
 from .svm import SVC, SVR
 
-__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVCSearchCV", "SVR", "SVRSearchCV", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "LinearSVC", "LinearSVR", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVCSearchCV", "SVR", "SVRSearchCV", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

@@ -40,6 +40,10 @@ SGD_ALGORITHMS = ("asgd", "sgdqn", "sgdqn2009", "svmsgd2", "sgd")
 MLP_CRITERIA = ("cross_entropy", "mse", "tanh_mse")
 MLP_OPTIMIZERS = ("sgd", "block_newton")
 AUTO = "auto"  # learning_rate="auto", n_experts="auto"
+LINEAR_SVC_LOSSES = ("squared_hinge", "hinge")  # LinearSVC's
+LINEAR_SVC_PENALTIES = ("l2", "l1")  # LinearSVC's ("l1" is refused with its reason)
+LINEAR_SVR_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")  # LinearSVR's
+MULTI_CLASS_LINEAR = ("ovr", "crammer_singer")  # LinearSVC's
 
 # --- mixtures and searches ---------------------------------------------------------------------
 GATERS = ("global", "local")
