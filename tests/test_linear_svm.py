@@ -221,16 +221,17 @@ def test_pickle_clone_grid_search_and_pipeline():
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: lm.LinearSVC(dual=False, loss="hinge"), "loss='hinge' is not supported when dual=False"),
-    (lambda: lm.LinearSVC(penalty="l1", loss="hinge"), "penalty='l1' and loss='hinge' is not supported"),
-    (lambda: lm.LinearSVC(penalty="l1", dual=False), "penalty='l1' is not supported"),
+    (lambda: lm.LinearSVC(dual=False, loss="hinge"), "penalty='l2' and loss='hinge' are not supported when dual=False"),
+    (lambda: lm.LinearSVC(penalty="l1", loss="hinge"), "penalty='l1' and loss='hinge' are not supported, Param"),
+    (lambda: lm.LinearSVC(penalty="l1", dual=True), "penalty='l1' and loss='squared_hinge' are not supported when"),
+    (lambda: lm.LinearSVC(penalty="l1", dual=False), "penalty='l1' is not supported by largemargin.LinearSVC"),
     (lambda: lm.LinearSVC(C=0.0), "C must be"),
     (lambda: lm.LinearSVC(C=-1.0), "C must be"),
     (lambda: lm.LinearSVC(tol=0.0), "tol must be"),
     (lambda: lm.LinearSVC(loss="log"), "loss must be"),
     (lambda: lm.LinearSVC(multi_class="ovo"), "multi_class must be"),
     (lambda: lm.LinearSVC(intercept_scaling=0.0), "intercept_scaling must be"),
-    (lambda: lm.LinearSVR(dual=False), "loss='epsilon_insensitive' is not supported when dual=False"),
+    (lambda: lm.LinearSVR(dual=False), "loss='epsilon_insensitive' are not supported when dual=False"),
     (lambda: lm.LinearSVR(epsilon=-1.0), "epsilon must be"),
 ])
 def test_bad_parameters_are_refused_by_name(make, message):

@@ -43,6 +43,10 @@ CLASSIFIERS = [
     ("linear sgd", lambda: lm.LinearSGD(random_state=0).fit(X, Y), X),
     ("linear sgd 3 classes", lambda: lm.LinearSGD(random_state=0).fit(XI, YI), XI),
     ("margin perceptron", lambda: lm.MarginPerceptron(random_state=0).fit(X, Y), X),
+    ("linear svc", lambda: lm.LinearSVC(random_state=0).fit(X, Y), X),
+    ("linear svc 3 classes", lambda: lm.LinearSVC(random_state=0, max_iter=5000).fit(XI, YI), XI),
+    ("linear svc crammer-singer", lambda: lm.LinearSVC(multi_class="crammer_singer", random_state=0, max_iter=5000).fit(XI, YI), XI),
+    ("linear svc no intercept", lambda: lm.LinearSVC(fit_intercept=False, random_state=0).fit(X, Y), X),
 ]
 
 
@@ -63,6 +67,19 @@ def test_regression_to_float32_rounding():
     model = lm.SVR(C=10.0).fit(XR, YR)
     out = np.asarray(onnx_outputs(model, XR)[0]).ravel()
     np.testing.assert_allclose(out, model.predict(XR), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_linear_svr_to_float32_rounding(fit_intercept):
+    model = lm.LinearSVR(C=10.0, fit_intercept=fit_intercept, random_state=0, max_iter=5000).fit(XR, YR)
+    out = np.asarray(onnx_outputs(model, XR)[0]).ravel()
+    np.testing.assert_allclose(out, model.predict(XR), rtol=1e-4, atol=1e-3)
+
+
+def test_linear_svc_decision_values():
+    model = lm.LinearSVC(random_state=0, max_iter=5000).fit(XI, YI)
+    scores = np.asarray(onnx_outputs(model, XI)[1])
+    np.testing.assert_allclose(scores, model.decision_function(XI), rtol=1e-4, atol=1e-4)
 
 
 def test_models_without_an_onnx_form_say_so():

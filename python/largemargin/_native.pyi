@@ -85,6 +85,7 @@ _SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
 _LinearSvcLoss = Literal["hinge", "squared_hinge"]  # OPTIONS["linear_svc_loss"]
 _LinearSvrLoss = Literal["epsilon_insensitive", "squared_epsilon_insensitive"]  # OPTIONS["linear_svr_loss"]
 _MultiClass = Literal["ovr", "crammer_singer"]  # OPTIONS["multi_class"]
+_LinearSolver = Literal["dual", "primal"]  # OPTIONS["linear_solver"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
@@ -361,7 +362,7 @@ def fit_linear(
 # ---------------------------------------------------------------------------------------------
 # Exact linear SVMs (linear_svm.rs): dual coordinate descent. y holds class indices (int64,
 # below n_classes) for the classifier, float64 targets for the regressor; intercept_scaling None
-# fits no intercept. coef has one row per binary problem (one for two classes), or per class for
+# fits no intercept; solver "primal" (trust-region Newton) takes the squared losses only. coef has one row per binary problem (one for two classes), or per class for
 # Crammer-Singer; n_iter and converged one entry per problem.
 # ---------------------------------------------------------------------------------------------
 
@@ -374,12 +375,12 @@ class LinearSvmResult(TypedDict):
 
 def fit_linear_svc(
     x: _NativeMatrix, y: _I64, *, n_classes: int, class_weight: list[float], sample_weight: _F64,
-    loss: _LinearSvcLoss, multi_class: _MultiClass, c: float, tol: float, max_iter: int,
+    loss: _LinearSvcLoss, multi_class: _MultiClass, solver: _LinearSolver, c: float, tol: float, max_iter: int,
     intercept_scaling: float | None, seed: int, n_jobs: int | None, verbose: bool,
 ) -> LinearSvmResult: ...
 def fit_linear_svr(
-    x: _NativeMatrix, y: _F64, *, sample_weight: _F64, loss: _LinearSvrLoss, epsilon: float, c: float, tol: float,
-    max_iter: int, intercept_scaling: float | None, seed: int, n_jobs: int | None, verbose: bool,
+    x: _NativeMatrix, y: _F64, *, sample_weight: _F64, loss: _LinearSvrLoss, epsilon: float, solver: _LinearSolver,
+    c: float, tol: float, max_iter: int, intercept_scaling: float | None, seed: int, n_jobs: int | None, verbose: bool,
 ) -> LinearSvmResult: ...
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils import compute_class_weight
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
@@ -38,6 +38,20 @@ def _native_fit(fit, X):
         return fit(to_native(canonical_csr(X)))
 
 
+def _unsupported(penalty, loss, dual):
+    """scikit-learn's refusal of a combination LIBLINEAR has no solver for, in its words; None
+    when it has one (penalty='l2' with either loss in the dual, squared losses in the primal, and
+    penalty='l1' with the squared hinge in the primal)."""
+    supported = {("l2", "squared_hinge"): (True, False), ("l2", "hinge"): (True,), ("l1", "squared_hinge"): (False,),
+                 ("l2", "epsilon_insensitive"): (True,), ("l2", "squared_epsilon_insensitive"): (True, False)}
+    duals = supported.get((penalty, loss), ())
+    if dual == "auto" and duals or dual in duals:
+        return None
+    where = "" if not duals else f" when dual={dual}"
+    return (f"Unsupported set of arguments: The combination of penalty={penalty!r} and loss={loss!r} are not "
+            f"supported{where}, Parameters: penalty={penalty!r}, loss={loss!r}, dual={dual!r}")
+
+
 class _LinearSVMBase(BaseEstimator):
     """What the two estimators share: their common parameters, the data checks, the native
     fit's common arguments and the convergence warning."""
@@ -62,6 +76,15 @@ class _LinearSVMBase(BaseEstimator):
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, y, np.ascontiguousarray(sample_weight)
 
+    def _solver(self, X, squared_loss):
+        """"dual" or "primal", as scikit-learn chooses between LIBLINEAR's solvers: dual="auto"
+        solves the primal when there are at least as many samples as features and the loss is
+        squared (its only primal form), the dual otherwise."""
+        dual = self.dual
+        if dual == "auto":
+            dual = X.shape[0] < X.shape[1] or not squared_loss
+        return "dual" if dual else "primal"
+
     def _common_args(self):
         return dict(c=float(self.C), tol=float(self.tol), max_iter=int(self.max_iter),
                     intercept_scaling=float(self.intercept_scaling) if self.fit_intercept else None,
@@ -80,15 +103,16 @@ class _LinearSVMBase(BaseEstimator):
         return tags
 
 
-class LinearSVC(LinearClassifierMixin, ClassifierMixin, _LinearSVMBase):
+class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _LinearSVMBase):
     """Linear support vector classification, solved exactly in the dual by coordinate descent.
 
     Minimises ``1/2 |w|^2 + C sum_i s_i c_{y_i} loss(y_i (<w, x_i> + b))`` (``s_i`` the sample
     weight, ``c_y`` the class weight) by dual coordinate descent (Hsieh, Chang, Lin, Keerthi and
-    Sundararajan 2008), the method of LIBLINEAR and so of scikit-learn's ``LinearSVC``, whose
-    parameters, defaults, attributes and models this class shares: each outer pass visits the
-    dual variables in a new random order, shrinks those stuck at a bound, and stops when the
-    projected gradient's spread is below ``tol`` on every variable. The intercept is the weight
+    Sundararajan 2008) or, for the squared hinge, by trust-region Newton on the primal (Lin, Weng
+    and Keerthi 2008): LIBLINEAR's methods, and so scikit-learn's ``LinearSVC``'s, whose
+    parameters, defaults, attributes and models this class shares. Each outer pass of the dual
+    visits its variables in a new random order, shrinks those stuck at a bound, and stops when
+    the projected gradient's spread is below ``tol`` on every variable. The intercept is the weight
     of a constant feature ``intercept_scaling`` (so it is regularised, as in LIBLINEAR).
     Multiclass problems are one-vs-rest, the binary problems solved in parallel (``n_jobs``), or
     Crammer and Singer's joint formulation (Keerthi et al. 2008's sequential dual method). Dense
@@ -102,11 +126,16 @@ class LinearSVC(LinearClassifierMixin, ClassifierMixin, _LinearSVMBase):
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
         ``"squared_hinge"``: the L2-loss SVM; ``"hinge"``: the L1-loss SVM.
     dual : "auto" or bool, default="auto"
-        scikit-learn's choice between its dual and primal solvers. Both solve the same problem
-        (and ``penalty="l2"`` has the same optimum either way), so this class always solves the
-        dual; as in scikit-learn, ``dual=False`` with ``loss="hinge"`` is refused (no primal form).
+        Solve the dual (by coordinate descent) or the primal (by trust-region Newton, the squared
+        hinge only), as scikit-learn chooses between LIBLINEAR's solvers: ``"auto"`` solves the
+        primal when n_samples >= n_features and the loss is squared, the dual otherwise. Both
+        have the same optimum. The primal's passes over the data run on every core (``n_jobs``),
+        so one binary problem uses them all. ``dual=False`` with ``loss="hinge"`` is refused
+        (it has no primal form), as in scikit-learn.
     tol : float, default=1e-4
-        The stopping tolerance on the projected gradient's spread (LIBLINEAR's eps).
+        The stopping tolerance (LIBLINEAR's eps): in the dual, on the projected gradient's spread;
+        in the primal, on the gradient's norm relative to its norm at zero, times the smaller
+        class's share of the examples.
     C : float, default=1.0
         The regularisation trade-off, positive.
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
@@ -138,7 +167,7 @@ class LinearSVC(LinearClassifierMixin, ClassifierMixin, _LinearSVMBase):
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     n_iter_ : int
-        The most outer passes any problem ran.
+        The most outer passes (Newton iterations in the primal) any problem ran.
     n_features_in_ : int
         Features seen in `fit`.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -192,15 +221,13 @@ class LinearSVC(LinearClassifierMixin, ClassifierMixin, _LinearSVMBase):
     def _check_relations(self):
         if self.multi_class == "crammer_singer":
             return  # penalty, loss and dual play no part (as in scikit-learn)
-        if self.penalty == "l1" and self.loss == "hinge":
-            raise InvalidParameterError("The combination of penalty='l1' and loss='hinge' is not supported "
-                                        "(scikit-learn refuses it too)")
+        refused = _unsupported(self.penalty, self.loss, self.dual)
+        if refused:
+            raise InvalidParameterError(refused)
         if self.penalty == "l1":
-            raise InvalidParameterError("penalty='l1' is not supported: largemargin.LinearSVC solves the L2-regularised "
-                                        "SVM; use sklearn.svm.LinearSVC(penalty='l1', dual=False) for sparse weights")
-        if self.dual is False and self.loss == "hinge":
-            raise InvalidParameterError("The combination of penalty='l2' and loss='hinge' is not supported when "
-                                        "dual=False (scikit-learn refuses it too): use dual=True or 'auto'")
+            raise InvalidParameterError("penalty='l1' is not supported by largemargin.LinearSVC, which solves the "
+                                        "L2-regularised SVM; sklearn.svm.LinearSVC(penalty='l1', dual=False) fits sparse "
+                                        "weights")
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
@@ -231,7 +258,8 @@ class LinearSVC(LinearClassifierMixin, ClassifierMixin, _LinearSVMBase):
         fit = _native_fit(lambda xn: _native.fit_linear_svc(
             xn, np.ascontiguousarray(y_index, dtype=np.int64), n_classes=len(classes),
             class_weight=[float(w) for w in class_weight], sample_weight=sample_weight, loss=self.loss,
-            multi_class=self.multi_class, **self._common_args()), X)
+            multi_class=self.multi_class, solver=self._solver(X, self.loss == "squared_hinge"),
+            **self._common_args()), X)
         coef, intercept = fit["coef"], fit["intercept"]
         if self.multi_class == "crammer_singer" and len(classes) == 2:
             # one row, the second class's score against the first's (as scikit-learn)
@@ -247,8 +275,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     """Linear support vector regression, solved exactly in the dual by coordinate descent.
 
     Minimises ``1/2 |w|^2 + C sum_i s_i loss(y_i - <w, x_i> - b)`` with the epsilon-insensitive
-    loss or its square, by the dual coordinate descent of Ho and Lin (2012), the method of
-    LIBLINEAR and so of scikit-learn's ``LinearSVR``, whose parameters, defaults, attributes and
+    loss or its square, by the dual coordinate descent of Ho and Lin (2012) or, for the squared
+    loss, trust-region Newton on the primal: LIBLINEAR's methods and so scikit-learn's ``LinearSVR``'s, whose parameters, defaults, attributes and
     models this class shares. The intercept is the weight of a constant feature
     ``intercept_scaling`` (regularised, as in LIBLINEAR). Dense and CSR data (float32 or float64)
     is read in place.
@@ -258,8 +286,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     epsilon : float, default=0.0
         The width of the insensitive tube, nonnegative.
     tol : float, default=1e-4
-        The stopping tolerance: the dual's violations, summed, below ``tol`` times the first
-        pass's (LIBLINEAR's rule).
+        The stopping tolerance (LIBLINEAR's): in the dual, the violations' sum below ``tol`` times
+        the first pass's; in the primal, the gradient's norm below ``tol`` times its norm at zero.
     C : float, default=1.0
         The regularisation trade-off, positive.
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
@@ -269,8 +297,10 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     intercept_scaling : float, default=1.0
         The constant feature's value.
     dual : "auto" or bool, default="auto"
-        As in scikit-learn, ``dual=False`` with ``loss="epsilon_insensitive"`` is refused; with the
-        squared loss both forms have the same optimum, and the dual is solved.
+        Solve the dual (by coordinate descent) or the primal (by trust-region Newton, the squared
+        loss only, its passes on every core), as scikit-learn chooses: ``"auto"`` solves the
+        primal when n_samples >= n_features and the loss is squared. ``dual=False`` with
+        ``loss="epsilon_insensitive"`` is refused (it has no primal form), as in scikit-learn.
     verbose : int, default=0
         Show the fit's progress.
     random_state : int, RandomState or None, default=None
@@ -287,7 +317,7 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     intercept_ : ndarray of shape (1,), or 0.0 without an intercept
         The intercept.
     n_iter_ : int
-        The outer passes run.
+        The outer passes (Newton iterations in the primal) run.
     n_features_in_ : int
         Features seen in `fit`.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -333,10 +363,9 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
         self.n_jobs = n_jobs
 
     def _check_relations(self):
-        if self.dual is False and self.loss == "epsilon_insensitive":
-            raise InvalidParameterError("The combination of penalty='l2' and loss='epsilon_insensitive' is not "
-                                        "supported when dual=False (scikit-learn refuses it too): use dual=True or "
-                                        "'auto'")
+        refused = _unsupported("l2", self.loss, self.dual)
+        if refused:
+            raise InvalidParameterError(refused)
 
     @unchanged_on_failure
     def fit(self, X, y, sample_weight=None):
@@ -360,7 +389,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
         X, y, sample_weight = self._validate(X, y, sample_weight, y_numeric=True)
         y = np.ascontiguousarray(y, dtype=np.float64)
         fit = _native_fit(lambda xn: _native.fit_linear_svr(
-            xn, y, sample_weight=sample_weight, loss=self.loss, epsilon=float(self.epsilon), **self._common_args()), X)
+            xn, y, sample_weight=sample_weight, loss=self.loss, epsilon=float(self.epsilon),
+            solver=self._solver(X, self.loss == "squared_epsilon_insensitive"), **self._common_args()), X)
         self.coef_ = fit["coef"].ravel()
         self.intercept_ = fit["intercept"] if self.fit_intercept else 0.0
         self._store(fit)

@@ -6,7 +6,9 @@ through a stand-in that holds the same fitted parameters:
 - ``SVC`` and ``SVR`` (built-in kernels; ``probability=True`` too), and a binary ``LaSVM``,
   ``Huller`` or ``KernelPerceptron``, as scikit-learn's ``SVC``/``SVR`` (the ONNX-ML
   ``SVMClassifier``/``SVMRegressor`` operators);
-- ``LinearSGD`` and ``MarginPerceptron`` as scikit-learn's ``SGDClassifier`` (a linear model).
+- ``LinearSGD`` and ``MarginPerceptron`` as scikit-learn's ``SGDClassifier`` (a linear model);
+- ``LinearSVC`` and ``LinearSVR`` as scikit-learn's classes of the same names (their attributes are
+  scikit-learn's: ``coef_``, ``intercept_``, ``classes_``).
 
 Models whose prediction has no exact ONNX form raise ``NotImplementedError``: Python, composed
 and precomputed kernels, ``SVC(break_ties=True)`` and online kernel classifiers with more than two
@@ -114,10 +116,26 @@ def _linear_standin(model):
     return s
 
 
+def _linear_svm_standin(model, estimator):
+    """scikit-learn's LinearSVC or LinearSVR holding `model`'s weights (an intercept of 0.0,
+    without fit_intercept, as an array: the converters read it as one)."""
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    estimator.coef_ = coef
+    estimator.intercept_ = np.broadcast_to(np.asarray(model.intercept_, dtype=np.float64),
+                                           (len(np.atleast_2d(coef)),)).copy()
+    estimator.n_features_in_ = coef.shape[-1]
+    if hasattr(model, "classes_"):
+        estimator.classes_ = np.asarray(model.classes_)
+    return estimator
+
+
 def standin(model):
     """The scikit-learn estimator with `model`'s fitted parameters that skl2onnx converts, or
     NotImplementedError for a model without an ONNX form."""
-    from . import SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, MarginPerceptron
+    from sklearn.svm import LinearSVC as SklearnLinearSVC
+    from sklearn.svm import LinearSVR as SklearnLinearSVR
+
+    from . import SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, LinearSVC, LinearSVR, MarginPerceptron
 
     check_is_fitted(model)
     if isinstance(model, SVC):
@@ -130,8 +148,12 @@ def standin(model):
         return _online_standin(model)
     if isinstance(model, (LinearSGD, MarginPerceptron)):
         return _linear_standin(model)
+    if isinstance(model, LinearSVC):
+        return _linear_svm_standin(model, SklearnLinearSVC())
+    if isinstance(model, LinearSVR):
+        return _linear_svm_standin(model, SklearnLinearSVR())
     raise NotImplementedError(f"{type(model).__name__} has no ONNX export (SVC, SVR, LaSVM, Huller, KernelPerceptron, "
-                              "LinearSGD and MarginPerceptron have)")
+                              "LinearSGD, MarginPerceptron, LinearSVC and LinearSVR have)")
 
 
 def to_onnx(model, X, *, target_opset=None, options=None):
@@ -141,7 +163,7 @@ def to_onnx(model, X, *, target_opset=None, options=None):
     ----------
     model : fitted estimator
         ``SVC``, ``SVR``, ``LaSVM``/``Huller``/``KernelPerceptron`` (binary or one-vs-one) with a
-        built-in kernel, ``LinearSGD`` or ``MarginPerceptron``.
+        built-in kernel, ``LinearSGD``, ``MarginPerceptron``, ``LinearSVC`` or ``LinearSVR``.
     X : array-like of shape (n_samples, n_features)
         A few rows of the input, which fix the graph's input type and width (float32 is the
         ONNX-ML SVM operators' type; other types are cast).

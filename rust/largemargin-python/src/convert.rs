@@ -22,7 +22,7 @@ use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{Algorithm, LinearModel};
 use largemargin::solver::smo::Selection;
 use largemargin::train::lasvm::BaselineKind;
-use largemargin::train::linear_svm::MultiClass;
+use largemargin::train::linear_svm::{LinearSolver, MultiClass};
 use largemargin::train::search::WarmStart;
 use largemargin::train::svm::DualSolverKind;
 use largemargin::{Error, KernelSpec};
@@ -153,6 +153,7 @@ pub fn option_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ("linear_svc_loss", SvcLoss::NAMES),
         ("linear_svr_loss", SvrLoss::NAMES),
         ("multi_class", MultiClass::NAMES),
+        ("linear_solver", LinearSolver::NAMES),
     ] {
         d.set_item(key, PyTuple::new(py, names)?)?;
     }

@@ -2,7 +2,7 @@
 //! cache (through `qmatrix` for the dual problems of SMO and ISDA); the linear ones (`sgd`) their
 //! `loss`.
 //!
-//! `smo` (SMO decomposition), `dcd` (exact linear SVMs by dual coordinate descent), `isda` (single-variable descent), `online` (LaSVM, the Huller, the
+//! `smo` (SMO decomposition), `dcd` (exact linear SVMs by dual coordinate descent), `tron` (their L2-loss primal by trust-region Newton), `isda` (single-variable descent), `online` (LaSVM, the Huller, the
 //! kernel perceptrons and the expansion set they keep), `larank` (multiclass and sequence LaRank,
 //! their schedules, ambiguous supervision) and `sgd` (the linear SGD family).
 
@@ -13,3 +13,4 @@ pub mod online;
 pub mod qmatrix;
 pub mod sgd;
 pub mod smo;
+pub mod tron;

@@ -10,6 +10,7 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::runtime::control::Control;
 use crate::solver::dcd::{solve_crammer_singer, solve_svc, solve_svr, DcdOutcome, DcdParams, SvcLoss, SvrLoss};
+use crate::solver::tron::{solve_primal, PrimalLoss};
 
 /// How a multiclass problem is split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +23,18 @@ pub enum MultiClass {
 
 crate::error::option_names!(MultiClass, "multi_class", { Ovr => "ovr", CrammerSinger => "crammer_singer" });
 
+/// Which problem the solver works on: both have the same optimum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinearSolver {
+    /// The dual, by coordinate descent (`solver::dcd`); every loss.
+    Dual,
+    /// The primal, by trust-region Newton (`solver::tron`): the squared losses only; its passes
+    /// over the data run on every core.
+    Primal,
+}
+
+crate::error::option_names!(LinearSolver, "linear solver", { Dual => "dual", Primal => "primal" });
+
 /// The settings of a linear SVM fit.
 #[derive(Clone, Debug)]
 pub struct LinearSvmParams {
@@ -32,6 +45,8 @@ pub struct LinearSvmParams {
     /// The constant feature appended to every row, its weight times it the intercept; None: no
     /// intercept.
     pub intercept_scaling: Option<f64>,
+    /// The dual or the primal (the squared losses only; Crammer-Singer is always dual).
+    pub solver: LinearSolver,
 }
 
 impl LinearSvmParams {
@@ -119,8 +134,16 @@ pub fn train_linear_svc(
         return Err(Error::InvalidData(format!("example {i}'s class {} is not below {n_classes}", y[i])));
     }
     check_weights("class weight", class_weight)?;
+    if params.solver == LinearSolver::Primal && loss == SvcLoss::Hinge && multi_class == MultiClass::Ovr {
+        return Err(Error::InvalidParameter("the hinge loss has no primal solver: solve its dual".into()));
+    }
     let (n, d, bias) = (x.rows(), x.cols(), params.bias());
-    let sq_norms = x.squared_norms();
+    // (the dual solvers' diagonal; the primal one needs none)
+    let sq_norms = if params.solver == LinearSolver::Dual || multi_class == MultiClass::CrammerSinger {
+        x.squared_norms()
+    } else {
+        Vec::new()
+    };
     let seed_of = |problem: usize| params.dcd.seed ^ (problem as u64).rotate_left(32);
     if multi_class == MultiClass::CrammerSinger {
         control.plan(1);
@@ -147,9 +170,17 @@ pub fn train_linear_svc(
                     params.c * class * sample_weight[i]
                 })
                 .collect();
-            let (mut w, mut alpha) = (vec![0.0; d + 1], vec![0.0; n]);
-            let dcd = DcdParams { seed: seed_of(problem), ..params.dcd.clone() };
-            let outcome = solve_svc(x, &labels, &c, loss, bias, &sq_norms, &dcd, &mut w, &mut alpha, control)?;
+            let mut w = vec![0.0; d + 1];
+            let outcome = if params.solver == LinearSolver::Primal {
+                // LIBLINEAR's tolerance for this primal: scaled by the smaller class's share
+                let positives = labels.iter().filter(|&&v| v > 0.0).count();
+                let tol = params.dcd.tol * positives.min(n - positives).max(1) as f64 / n as f64;
+                solve_primal(x, &labels, &c, PrimalLoss::SquaredHinge, bias, tol, params.dcd.max_iter, &mut w, control)?
+            } else {
+                let mut alpha = vec![0.0; n];
+                let dcd = DcdParams { seed: seed_of(problem), ..params.dcd.clone() };
+                solve_svc(x, &labels, &c, loss, bias, &sq_norms, &dcd, &mut w, &mut alpha, control)?
+            };
             control.problem_done();
             Ok((w, outcome))
         })
@@ -170,9 +201,21 @@ pub fn train_linear_svr(
     let (n, d) = (x.rows(), x.cols());
     control.plan(1);
     let c: Vec<f64> = sample_weight.iter().map(|s| params.c * s).collect();
-    let (mut w, mut beta) = (vec![0.0; d + 1], vec![0.0; n]);
-    let outcome =
-        solve_svr(x, y, &c, loss, epsilon, params.bias(), &x.squared_norms(), &params.dcd, &mut w, &mut beta, control)?;
+    let mut w = vec![0.0; d + 1];
+    let outcome = match (params.solver, loss) {
+        (LinearSolver::Primal, SvrLoss::SquaredEpsilonInsensitive) => {
+            let loss = PrimalLoss::SquaredEpsilonInsensitive { epsilon };
+            solve_primal(x, y, &c, loss, params.bias(), params.dcd.tol, params.dcd.max_iter, &mut w, control)?
+        }
+        (LinearSolver::Primal, SvrLoss::EpsilonInsensitive) => {
+            return Err(Error::InvalidParameter("the epsilon-insensitive loss has no primal solver: solve its dual".into()))
+        }
+        (LinearSolver::Dual, _) => {
+            let mut beta = vec![0.0; n];
+            let norms = x.squared_norms();
+            solve_svr(x, y, &c, loss, epsilon, params.bias(), &norms, &params.dcd, &mut w, &mut beta, control)?
+        }
+    };
     control.problem_done();
     Ok(split_bias(vec![w], d, params, vec![outcome]))
 }
@@ -206,6 +249,7 @@ mod tests {
             c: 1.0,
             dcd: DcdParams { tol: 1e-5, max_iter: 1000, seed: 4 },
             intercept_scaling: Some(1.0),
+            solver: LinearSolver::Dual,
         };
         for multi_class in [MultiClass::Ovr, MultiClass::CrammerSinger] {
             let fit = |threads: usize| {
@@ -270,7 +314,12 @@ mod tests {
         let xs: Vec<f64> = (0..n * 2).map(|_| rng.below(2000) as f64 / 1000.0 - 1.0).collect();
         let y: Vec<f64> = (0..n).map(|i| 3.0 * xs[2 * i] - xs[2 * i + 1] + 2.0).collect();
         let x = Matrix::Dense64(DenseView::new(&xs, n, 2).unwrap());
-        let params = LinearSvmParams { c: 100.0, dcd: DcdParams::default(), intercept_scaling: Some(10.0) };
+        let params = LinearSvmParams {
+            c: 100.0,
+            dcd: DcdParams::default(),
+            intercept_scaling: Some(10.0),
+            solver: LinearSolver::Dual,
+        };
         let fit =
             train_linear_svr(&x, &y, &vec![1.0; n], SvrLoss::EpsilonInsensitive, 0.0, &params, &Control::new()).unwrap();
         assert!((fit.coef[0] - 3.0).abs() < 1e-2 && (fit.coef[1] + 1.0).abs() < 1e-2, "{fit:?}");

@@ -27,6 +27,7 @@ use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::runtime::rng::Rng;
+use crate::runtime::vecops::prefetch_lines;
 
 pub use crammer_singer::solve_crammer_singer;
 pub use svc::{solve_svc, SvcLoss};
@@ -117,6 +118,28 @@ pub(crate) fn row_add(w: &mut [f64], a: f64, row: Query, bias: f64) {
         }
     }
     w[d] += a * bias;
+}
+
+/// Asks for row i's entries ahead of its step (a shuffled pass visits rows in no order the
+/// hardware can guess).
+#[inline(always)]
+pub(crate) fn prefetch_row(x: &Matrix, i: usize) {
+    // (the first kilobyte of each array: once a long row streams, the hardware follows it)
+    fn head<T>(v: &[T]) -> &[T] {
+        &v[..v.len().min(1024 / std::mem::size_of::<T>())]
+    }
+    match Query::row(x, i) {
+        Query::D64(v) => prefetch_lines(head(v)),
+        Query::D32(v) => prefetch_lines(head(v)),
+        Query::S64(j, v) => {
+            prefetch_lines(head(j));
+            prefetch_lines(head(v));
+        }
+        Query::S32(j, v) => {
+            prefetch_lines(head(j));
+            prefetch_lines(head(v));
+        }
+    }
 }
 
 /// The variables a pass visits: a permutation whose first `len` entries are active. A variable

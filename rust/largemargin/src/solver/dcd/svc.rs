@@ -13,7 +13,8 @@ use crate::error::Result;
 use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
-use crate::solver::dcd::{check_problem, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
+use crate::runtime::vecops::prefetch;
+use crate::solver::dcd::{check_problem, prefetch_row, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
 
 /// The classification loss of a linear SVM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +63,13 @@ pub fn solve_svc(
     assert!(w.len() == x.cols() + 1 && alpha.len() == x.rows() && sq_norms.len() == x.rows());
     w.fill(0.0);
     alpha.fill(0.0);
+    // what a step reads of its example, side by side: one trip to memory in a shuffled order
+    let mut vars: Vec<Variable> = (0..x.rows())
+        .map(|i| {
+            let (diag, upper) = if c[i] > 0.0 { loss.diagonal_and_bound(c[i]) } else { (0.0, 0.0) };
+            Variable { alpha: 0.0, y: y[i], diag, upper, qd: sq_norms[i] + bias * bias + diag }
+        })
+        .collect();
     let mut active = ActiveSet::new((0..x.rows()).filter(|&i| c[i] > 0.0).collect());
     let mut rng = Rng::new(params.seed);
     // the last pass's extremes of the projected gradient: a variable at a bound whose gradient
@@ -75,17 +83,20 @@ pub fn solve_svc(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
+            if s + PREFETCH < active.len() {
+                prefetch_example(x, &vars, active.at(s + PREFETCH));
+            }
             let row = Query::row(x, i);
-            let (diag, upper) = loss.diagonal_and_bound(c[i]);
-            let a = alpha[i];
-            let g = y[i] * row_dot(w, row, bias) - 1.0 + diag * a;
+            let v = &mut vars[i];
+            let a = v.alpha;
+            let g = v.y * row_dot(w, row, bias) - 1.0 + v.diag * a;
             let pg = if a == 0.0 {
                 if g > last_max {
                     active.shrink(s);
                     continue;
                 }
                 g.min(0.0)
-            } else if a == upper {
+            } else if a == v.upper {
                 if g < last_min {
                     active.shrink(s);
                     continue;
@@ -97,12 +108,11 @@ pub fn solve_svc(
             pg_max = pg_max.max(pg);
             pg_min = pg_min.min(pg);
             if pg.abs() > FLAT {
-                let qd = sq_norms[i] + bias * bias + diag;
                 // (qd = 0 only for an empty row without bias under the hinge: the dual is then
                 // linear in alpha_i, and the division's infinity clips it to the bound it favours)
-                let next = (a - g / qd).max(0.0).min(upper);
-                alpha[i] = next;
-                row_add(w, (next - a) * y[i], row, bias);
+                let next = (a - g / v.qd).max(0.0).min(v.upper);
+                v.alpha = next;
+                row_add(w, (next - a) * v.y, row, bias);
             }
             s += 1;
         }
@@ -110,7 +120,7 @@ pub fn solve_svc(
         control.add_iterations(1);
         if pg_max - pg_min <= params.tol {
             if active.is_whole() {
-                return Ok(DcdOutcome { iterations, converged: true });
+                return Ok(finish(iterations, true, &vars, alpha));
             }
             // met on the shrunk set: check it on every variable
             active.restore();
@@ -120,7 +130,33 @@ pub fn solve_svc(
         last_max = if pg_max > 0.0 { pg_max } else { f64::INFINITY };
         last_min = if pg_min < 0.0 { pg_min } else { f64::NEG_INFINITY };
     }
-    Ok(DcdOutcome { iterations, converged: false })
+    Ok(finish(iterations, false, &vars, alpha))
+}
+
+/// One dual variable and what its step reads of the example.
+#[derive(Clone, Copy)]
+struct Variable {
+    alpha: f64,
+    y: f64,
+    diag: f64,
+    upper: f64,
+    /// The step's curvature: |x_i|^2 + bias^2 + D_ii.
+    qd: f64,
+}
+
+/// How many steps ahead an example's row and variable are fetched.
+pub(crate) const PREFETCH: usize = 4;
+
+/// Asks for example i's row and variable ahead of its step.
+#[inline(always)]
+fn prefetch_example<T>(x: &Matrix, vars: &[T], i: usize) {
+    prefetch(&vars[i] as *const T);
+    prefetch_row(x, i);
+}
+
+fn finish(iterations: usize, converged: bool, vars: &[Variable], alpha: &mut [f64]) -> DcdOutcome {
+    alpha.iter_mut().zip(vars).for_each(|(a, v)| *a = v.alpha);
+    DcdOutcome { iterations, converged }
 }
 
 /// The primal 1/2 |w|^2 + sum_i C_i loss(y_i <w, (x_i, bias)>) of a weight vector.

@@ -13,7 +13,9 @@ use crate::error::Result;
 use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
-use crate::solver::dcd::{check_problem, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
+use crate::runtime::vecops::prefetch;
+use crate::solver::dcd::svc::PREFETCH;
+use crate::solver::dcd::{check_problem, prefetch_row, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
 
 /// The regression loss of a linear SVR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +65,13 @@ pub fn solve_svr(
     assert!(w.len() == x.cols() + 1 && beta.len() == x.rows() && sq_norms.len() == x.rows());
     w.fill(0.0);
     beta.fill(0.0);
+    // what a step reads of its example, side by side (a shuffled pass: one trip to memory)
+    let mut vars: Vec<Variable> = (0..x.rows())
+        .map(|i| {
+            let (diag, upper) = if c[i] > 0.0 { loss.diagonal_and_bound(c[i]) } else { (0.0, 0.0) };
+            Variable { beta: 0.0, y: y[i], diag, upper, h: sq_norms[i] + bias * bias + diag }
+        })
+        .collect();
     let mut active = ActiveSet::new((0..x.rows()).filter(|&i| c[i] > 0.0).collect());
     let mut rng = Rng::new(params.seed);
     // the last pass's largest violation: a variable at a bound (or at 0) whose gradient lies
@@ -77,10 +86,15 @@ pub fn solve_svr(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
+            if s + PREFETCH < active.len() {
+                let next = active.at(s + PREFETCH);
+                prefetch(&vars[next] as *const Variable);
+                prefetch_row(x, next);
+            }
             let row = Query::row(x, i);
-            let (diag, upper) = loss.diagonal_and_bound(c[i]);
-            let b = beta[i];
-            let g = row_dot(w, row, bias) - y[i] + diag * b;
+            let v = &mut vars[i];
+            let (diag, upper, b) = (v.diag, v.upper, v.beta);
+            let g = row_dot(w, row, bias) - v.y + diag * b;
             // the gradients of the two smooth pieces, beta_i > 0 and beta_i < 0
             let (gp, gn) = (g + epsilon, g - epsilon);
             let violation = if b == 0.0 {
@@ -120,7 +134,7 @@ pub fn solve_svr(
             violation_max = violation_max.max(violation);
             violation_sum += violation;
             // the one-variable problem's minimiser: a quadratic with curvature h plus epsilon |.|
-            let h = sq_norms[i] + bias * bias + diag;
+            let h = v.h;
             let next = if h <= 0.0 {
                 b // an empty row without bias under the L1 loss: its beta moves no prediction
             } else if gp < h * b {
@@ -132,7 +146,7 @@ pub fn solve_svr(
             };
             let next = next.clamp(-upper, upper);
             if (next - b).abs() >= 1e-12 {
-                beta[i] = next;
+                v.beta = next;
                 row_add(w, next - b, row, bias);
             }
             s += 1;
@@ -142,7 +156,7 @@ pub fn solve_svr(
         let first = *first_norm.get_or_insert(violation_sum);
         if violation_sum <= params.tol * first {
             if active.is_whole() {
-                return Ok(DcdOutcome { iterations, converged: true });
+                return Ok(finish(iterations, true, &vars, beta));
             }
             active.restore();
             last_max = f64::INFINITY;
@@ -150,7 +164,23 @@ pub fn solve_svr(
         }
         last_max = violation_max;
     }
-    Ok(DcdOutcome { iterations, converged: false })
+    Ok(finish(iterations, false, &vars, beta))
+}
+
+/// One dual variable and what its step reads of the example.
+#[derive(Clone, Copy)]
+struct Variable {
+    beta: f64,
+    y: f64,
+    diag: f64,
+    upper: f64,
+    /// The step's curvature: |x_i|^2 + bias^2 + D_ii.
+    h: f64,
+}
+
+fn finish(iterations: usize, converged: bool, vars: &[Variable], beta: &mut [f64]) -> DcdOutcome {
+    beta.iter_mut().zip(vars).for_each(|(b, v)| *b = v.beta);
+    DcdOutcome { iterations, converged }
 }
 
 /// The primal 1/2 |w|^2 + sum_i C_i loss(y_i - <w, (x_i, bias)>).
