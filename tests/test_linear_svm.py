@@ -189,13 +189,51 @@ def test_linear_svr_matches_scikit_learn(case, sparse):
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0.02, atol=0.02 * np.std(y))
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_the_defaults_solve_the_primal_as_scikit_learn_does(n_classes, sparse):
+    # n_samples > n_features with the squared hinge: both solve the primal by trust-region Newton,
+    # and both converge within the default max_iter where the dual would take thousands of passes
+    X, y = classification(n_classes, seed=9)
+    X = sparse_of(X) if sparse else X
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = lm.LinearSVC(C=10.0, intercept_scaling=5.0, random_state=0).fit(X, y)
+        theirs = sk.LinearSVC(C=10.0, intercept_scaling=5.0, random_state=0).fit(X, y)
+    mine, ref = svc_objective(ours, X, y), svc_objective(theirs, X, y)
+    assert abs(mine - ref) <= RTOL * ref, (mine, ref)
+    assert agree(ours, theirs, X)
+    assert ours.n_iter_ < 50
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_squared_regressor_solves_the_primal_as_scikit_learn_does(sparse):
+    X, y = make_regression(n_samples=400, n_features=10, noise=5.0, bias=3.0, random_state=2)
+    X = sparse_of(StandardScaler().fit_transform(X)) if sparse else X
+    sw = np.random.RandomState(3).uniform(0.0, 2.0, len(y))
+    params = dict(loss="squared_epsilon_insensitive", epsilon=1.0, C=3.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours, theirs = lm.LinearSVR(**params).fit(X, y, sample_weight=sw), sk.LinearSVR(**params).fit(X, y, sample_weight=sw)
+    mine, ref = svr_objective(ours, X, y, sw), svr_objective(theirs, X, y, sw)
+    assert abs(mine - ref) <= RTOL * ref, (mine, ref)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-3, atol=1e-3 * np.std(y))
+
+
 def test_the_model_does_not_depend_on_n_jobs_and_float32_reads_in_place():
     X, y = classification(5, n=400, seed=7)
-    one = lm.LinearSVC(random_state=1, n_jobs=1).fit(X, y)
-    two = lm.LinearSVC(random_state=1, n_jobs=2).fit(X, y)
-    np.testing.assert_array_equal(one.coef_, two.coef_)
+    for dual in (True, False):
+        one = lm.LinearSVC(random_state=1, n_jobs=1, dual=dual, max_iter=10_000).fit(X, y)
+        two = lm.LinearSVC(random_state=1, n_jobs=2, dual=dual, max_iter=10_000).fit(X, y)
+        np.testing.assert_array_equal(one.coef_, two.coef_)
+    # one binary problem in the primal: its passes split over the threads, the same sums
+    Xb, yb = classification(2, n=5000, seed=8)
+    alone = lm.LinearSVC(random_state=1, n_jobs=1, dual=False).fit(Xb, yb)
+    team = lm.LinearSVC(random_state=1, n_jobs=2, dual=False).fit(Xb, yb)
+    np.testing.assert_array_equal(alone.coef_, team.coef_)
+    double = lm.LinearSVC(random_state=1).fit(X, y)
     single = lm.LinearSVC(random_state=1).fit(X.astype(np.float32), y)
-    assert agree(single, one, X)
+    assert agree(single, double, X)
 
 
 def test_convergence_warning_as_scikit_learn_words_it():

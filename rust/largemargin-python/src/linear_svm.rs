@@ -36,9 +36,9 @@ fn params(
 #[pyo3(signature = (x, y, *, n_classes, class_weight, sample_weight, loss, multi_class, solver, c, tol, max_iter, intercept_scaling, seed, n_jobs, verbose))]
 pub fn fit_linear_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize, class_weight: Vec<f64>,
-    sample_weight: PyReadonlyArray1<'py, f64>, loss: Wrap<SvcLoss>, multi_class: Wrap<MultiClass>, solver: Wrap<LinearSolver>,
-    c: f64, tol: f64,
-    max_iter: usize, intercept_scaling: Option<f64>, seed: u64, n_jobs: Option<i64>, verbose: bool,
+    sample_weight: PyReadonlyArray1<'py, f64>, loss: Wrap<SvcLoss>, multi_class: Wrap<MultiClass>,
+    solver: Wrap<LinearSolver>, c: f64, tol: f64, max_iter: usize, intercept_scaling: Option<f64>, seed: u64,
+    n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
@@ -56,8 +56,8 @@ pub fn fit_linear_svc<'py>(
 #[pyo3(signature = (x, y, *, sample_weight, loss, epsilon, solver, c, tol, max_iter, intercept_scaling, seed, n_jobs, verbose))]
 pub fn fit_linear_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_weight: PyReadonlyArray1<'py, f64>,
-    loss: Wrap<SvrLoss>, epsilon: f64, solver: Wrap<LinearSolver>, c: f64, tol: f64, max_iter: usize, intercept_scaling: Option<f64>, seed: u64,
-    n_jobs: Option<i64>, verbose: bool,
+    loss: Wrap<SvrLoss>, epsilon: f64, solver: Wrap<LinearSolver>, c: f64, tol: f64, max_iter: usize,
+    intercept_scaling: Option<f64>, seed: u64, n_jobs: Option<i64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;

@@ -34,8 +34,12 @@ pub enum PrimalLoss {
     },
 }
 
-/// Rows per block of a parallel pass: enough to amortise a hand-off, few enough to use every core.
+/// Rows per block of a parallel pass without accumulators: enough to amortise a hand-off.
 const BLOCK_ROWS: usize = 4096;
+/// The blocks of a pass computing X'u: each sums into its own weight vector, so they are few
+/// (their vectors are zeroed and added every pass), but more than the cores, for balance. A
+/// fixed count, not one per thread: the sum is the same on any number of threads.
+const SUM_BLOCKS: usize = 16;
 
 /// The problem's data and the state of the current iterate's pass.
 struct Primal<'a> {
@@ -54,7 +58,8 @@ struct Primal<'a> {
 impl<'a> Primal<'a> {
     fn new(x: &'a Matrix<'a>, y: &'a [f64], c: &'a [f64], loss: PrimalLoss, bias: f64) -> Self {
         let n = x.rows();
-        let blocks: Vec<(usize, usize)> = (0..n.div_ceil(BLOCK_ROWS)).map(|b| (b * BLOCK_ROWS, n.min((b + 1) * BLOCK_ROWS))).collect();
+        let count = SUM_BLOCKS.min(n.div_ceil(1024)).max(1);
+        let blocks: Vec<(usize, usize)> = (0..count).map(|b| (b * n / count, (b + 1) * n / count)).collect();
         let partial = vec![Vec::new(); blocks.len()];
         Primal { x, y, c, loss, bias, blocks, partial, curvature: vec![0.0; n] }
     }
@@ -173,7 +178,9 @@ pub fn solve_primal(
 ) -> Result<DcdOutcome> {
     crate::solver::dcd::check_problem(x, y.len(), c, bias)?;
     if !(tol.is_finite() && tol > 0.0) || max_iter == 0 {
-        return Err(Error::InvalidParameter(format!("tol must be positive and max_iter at least 1 (got {tol}, {max_iter})")));
+        return Err(Error::InvalidParameter(format!(
+            "tol must be positive and max_iter at least 1 (got {tol}, {max_iter})"
+        )));
     }
     let (n, d) = (x.rows(), x.cols() + 1);
     assert_eq!(w.len(), d);
@@ -282,19 +289,33 @@ mod tests {
         let xs: Vec<f64> = (0..n * d).map(|_| rng.below(2001) as f64 / 1000.0 - 1.0).collect();
         let dense = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
         let csr = CsrMatrix::gather(&dense, &(0..n).collect::<Vec<_>>());
-        let labels: Vec<f64> =
-            xs.chunks(d).map(|r| if r[0] - r[1] + 0.3 * r[2] + 0.1 + 0.3 * (r[3] * 7.0).sin() > 0.0 { 1.0 } else { -1.0 }).collect();
+        let labels: Vec<f64> = xs
+            .chunks(d)
+            .map(|r| if r[0] - r[1] + 0.3 * r[2] + 0.1 + 0.3 * (r[3] * 7.0).sin() > 0.0 { 1.0 } else { -1.0 })
+            .collect();
         let targets: Vec<f64> = xs.chunks(d).map(|r| 2.0 * r[0] - r[1] + 0.5 + 0.3 * (r[4] * 5.0).sin()).collect();
         let c: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
         let norms = dense.squared_norms();
-        for (loss, y) in [(PrimalLoss::SquaredHinge, &labels), (PrimalLoss::SquaredEpsilonInsensitive { epsilon: 0.1 }, &targets)]
+        for (loss, y) in
+            [(PrimalLoss::SquaredHinge, &labels), (PrimalLoss::SquaredEpsilonInsensitive { epsilon: 0.1 }, &targets)]
         {
             let (mut wd, mut a) = (vec![0.0; d + 1], vec![0.0; n]);
             let params = DcdParams { tol: 1e-8, max_iter: 100_000, seed: 0 };
             let (reference, dual_objective) = match loss {
                 PrimalLoss::SquaredHinge => {
-                    solve_svc(&dense, y, &c, SvcLoss::SquaredHinge, 1.0, &norms, &params, &mut wd, &mut a, &Control::new())
-                        .unwrap();
+                    solve_svc(
+                        &dense,
+                        y,
+                        &c,
+                        SvcLoss::SquaredHinge,
+                        1.0,
+                        &norms,
+                        &params,
+                        &mut wd,
+                        &mut a,
+                        &Control::new(),
+                    )
+                    .unwrap();
                     (wd.clone(), svc_primal(&dense, y, &c, SvcLoss::SquaredHinge, 1.0, &wd))
                 }
                 PrimalLoss::SquaredEpsilonInsensitive { epsilon } => {
@@ -308,7 +329,8 @@ mod tests {
             for (threads, x) in [(1, dense), (2, dense), (2, csr.view())] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let mut w = vec![0.0; d + 1];
-                let out = pool.install(|| solve_primal(&x, y, &c, loss, 1.0, 1e-8, 1000, &mut w, &Control::new())).unwrap();
+                let out =
+                    pool.install(|| solve_primal(&x, y, &c, loss, 1.0, 1e-8, 1000, &mut w, &Control::new())).unwrap();
                 assert!(out.converged && out.iterations < 100, "{loss:?}: {out:?}");
                 let objective = match loss {
                     PrimalLoss::SquaredHinge => svc_primal(&x, y, &c, SvcLoss::SquaredHinge, 1.0, &w),
@@ -316,7 +338,10 @@ mod tests {
                         svr_primal(&x, y, &c, SvrLoss::SquaredEpsilonInsensitive, epsilon, 1.0, &w)
                     }
                 };
-                assert!((objective - dual_objective).abs() <= 1e-7 * dual_objective, "{loss:?}: {objective} {dual_objective}");
+                assert!(
+                    (objective - dual_objective).abs() <= 1e-7 * dual_objective,
+                    "{loss:?}: {objective} {dual_objective}"
+                );
                 assert!(w.iter().zip(&reference).all(|(a, b)| (a - b).abs() < 1e-4), "{loss:?}: {w:?} {reference:?}");
                 fits.push(w);
             }

@@ -85,7 +85,9 @@ pub struct LinearSvmFit {
 
 fn check_weights(what: &str, w: &[f64]) -> Result<()> {
     match w.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
-        Some(i) => Err(Error::InvalidParameter(format!("{what} {i} is {}: weights must be finite and nonnegative", w[i]))),
+        Some(i) => {
+            Err(Error::InvalidParameter(format!("{what} {i} is {}: weights must be finite and nonnegative", w[i])))
+        }
         None => Ok(()),
     }
 }
@@ -108,7 +110,9 @@ fn check_common(x: &Matrix, targets: usize, sample_weight: &[f64], params: &Line
 
 /// Splits a model of `rows` problems, each `cols + 1` weights (the bias feature's last), into
 /// coefficients and intercepts.
-fn split_bias(weights: Vec<Vec<f64>>, cols: usize, params: &LinearSvmParams, outcomes: Vec<DcdOutcome>) -> LinearSvmFit {
+fn split_bias(
+    weights: Vec<Vec<f64>>, cols: usize, params: &LinearSvmParams, outcomes: Vec<DcdOutcome>,
+) -> LinearSvmFit {
     let rows = weights.len();
     let mut coef = Vec::with_capacity(rows * cols);
     let mut intercept = Vec::with_capacity(rows);
@@ -208,7 +212,9 @@ pub fn train_linear_svr(
             solve_primal(x, y, &c, loss, params.bias(), params.dcd.tol, params.dcd.max_iter, &mut w, control)?
         }
         (LinearSolver::Primal, SvrLoss::EpsilonInsensitive) => {
-            return Err(Error::InvalidParameter("the epsilon-insensitive loss has no primal solver: solve its dual".into()))
+            return Err(Error::InvalidParameter(
+                "the epsilon-insensitive loss has no primal solver: solve its dual".into(),
+            ))
         }
         (LinearSolver::Dual, _) => {
             let mut beta = vec![0.0; n];
@@ -271,9 +277,13 @@ mod tests {
             };
             let (one, two) = (fit(1), fit(2));
             assert_eq!(one, two);
-            assert_eq!((one.rows, one.cols, one.outcomes.len()), (k, 2, if multi_class == MultiClass::Ovr { k } else { 1 }));
+            assert_eq!(
+                (one.rows, one.cols, one.outcomes.len()),
+                (k, 2, if multi_class == MultiClass::Ovr { k } else { 1 })
+            );
             let predicted = |i: usize| {
-                let score = |m: usize| one.coef[m * 2] * xs[2 * i] + one.coef[m * 2 + 1] * xs[2 * i + 1] + one.intercept[m];
+                let score =
+                    |m: usize| one.coef[m * 2] * xs[2 * i] + one.coef[m * 2 + 1] * xs[2 * i + 1] + one.intercept[m];
                 (0..k).max_by(|&p, &q| score(p).total_cmp(&score(q))).unwrap()
             };
             assert!((0..n).all(|i| predicted(i) == y[i]), "{multi_class:?}");
@@ -320,8 +330,8 @@ mod tests {
             intercept_scaling: Some(10.0),
             solver: LinearSolver::Dual,
         };
-        let fit =
-            train_linear_svr(&x, &y, &vec![1.0; n], SvrLoss::EpsilonInsensitive, 0.0, &params, &Control::new()).unwrap();
+        let fit = train_linear_svr(&x, &y, &vec![1.0; n], SvrLoss::EpsilonInsensitive, 0.0, &params, &Control::new())
+            .unwrap();
         assert!((fit.coef[0] - 3.0).abs() < 1e-2 && (fit.coef[1] + 1.0).abs() < 1e-2, "{fit:?}");
         assert!((fit.intercept[0] - 2.0).abs() < 1e-2, "{fit:?}");
         let bad = LinearSvmParams { c: 0.0, ..params };

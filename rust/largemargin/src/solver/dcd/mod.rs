@@ -17,8 +17,8 @@
 //! finally checked on every variable.
 
 pub mod crammer_singer;
-pub mod svr;
 pub mod svc;
+pub mod svr;
 
 #[cfg(test)]
 mod tests;

@@ -170,11 +170,7 @@ pub fn svc_primal(x: &Matrix, y: &[f64], c: &[f64], loss: SvcLoss, bias: f64, w:
 /// the primal's minimum, equal at the optimum.
 pub fn svc_dual(c: &[f64], loss: SvcLoss, alpha: &[f64], w: &[f64]) -> f64 {
     let norm: f64 = w.iter().map(|v| v * v).sum();
-    let diag: f64 = alpha
-        .iter()
-        .zip(c)
-        .filter(|(_, &c)| c > 0.0)
-        .map(|(a, &c)| loss.diagonal_and_bound(c).0 * a * a)
-        .sum();
+    let diag: f64 =
+        alpha.iter().zip(c).filter(|(_, &c)| c > 0.0).map(|(a, &c)| loss.diagonal_and_bound(c).0 * a * a).sum();
     alpha.iter().sum::<f64>() - 0.5 * norm - 0.5 * diag
 }

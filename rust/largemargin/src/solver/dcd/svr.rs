@@ -187,8 +187,7 @@ fn finish(iterations: usize, converged: bool, vars: &[Variable], beta: &mut [f64
 #[allow(clippy::too_many_arguments)]
 pub fn svr_primal(x: &Matrix, y: &[f64], c: &[f64], loss: SvrLoss, epsilon: f64, bias: f64, w: &[f64]) -> f64 {
     let norm: f64 = w.iter().map(|v| v * v).sum();
-    let losses: f64 =
-        (0..x.rows()).map(|i| c[i] * loss.at(y[i] - row_dot(w, Query::row(x, i), bias), epsilon)).sum();
+    let losses: f64 = (0..x.rows()).map(|i| c[i] * loss.at(y[i] - row_dot(w, Query::row(x, i), bias), epsilon)).sum();
     0.5 * norm + losses
 }
 

@@ -49,8 +49,7 @@ fn svc_reaches_a_zero_duality_gap_with_both_losses_dense_and_sparse() {
         let mut results = Vec::new();
         for x in [dense, csr.view()] {
             let (mut w, mut alpha) = (vec![0.0; d + 1], vec![0.0; n]);
-            let out =
-                solve_svc(&x, &y, &c, loss, 1.0, &norms, &tight(), &mut w, &mut alpha, &Control::new()).unwrap();
+            let out = solve_svc(&x, &y, &c, loss, 1.0, &norms, &tight(), &mut w, &mut alpha, &Control::new()).unwrap();
             assert!(out.converged, "{loss:?}: {out:?}");
             let (primal, dual) = (svc_primal(&x, &y, &c, loss, 1.0, &w), svc_dual(&c, loss, &alpha, &w));
             assert!(primal - dual >= -1e-9 && primal - dual < 1e-4 * primal, "{loss:?}: {primal} vs {dual}");
