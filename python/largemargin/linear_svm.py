@@ -92,9 +92,10 @@ class _LinearSVMBase(BaseEstimator):
 
     def _store(self, fit):
         """n_iter_ (the most of any problem's passes, as scikit-learn) and scikit-learn's
-        warning when a problem met max_iter before the tolerance."""
+        warning when a problem met max_iter before the tolerance (or, as scikit-learn judges it,
+        used all max_iter iterations)."""
         self.n_iter_ = int(np.max(fit["n_iter"]))
-        if not all(fit["converged"]):
+        if not all(fit["converged"]) or self.n_iter_ >= self.max_iter:
             warn_not_converged("Liblinear failed to converge, increase the number of iterations.")
 
     def __sklearn_tags__(self):
