@@ -97,6 +97,13 @@ def problem(family):
         return lm.LinearSGD(loss=SquaredHinge(), t0=1e4, epochs=100_000), *sparse_text(200_000, 50_000, 30)
     if family == "sgd":
         return lm.LinearSGD(epochs=100_000), *sparse_text(200_000, 50_000, 30)
+    if family == "linear_svc":
+        # random labels: the hinge loss's dual takes far more than the 10^6 passes allowed
+        return lm.LinearSVC(loss="hinge", C=100.0, tol=1e-12, max_iter=10**6), *sparse_text(200_000, 50_000, 30)
+    if family == "crammer_singer":
+        X, _ = sparse_text(200_000, 50_000, 30)
+        y = np.random.default_rng(1).integers(0, 5, X.shape[0])
+        return lm.LinearSVC(multi_class="crammer_singer", C=100.0, tol=1e-12, max_iter=10**6), X, y
     if family == "margin_perceptron":
         return lm.MarginPerceptron(epochs=100_000), *sparse_text(200_000, 50_000, 30)
     if family == "mlp":
@@ -119,7 +126,7 @@ def problem(family):
 
 
 FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "svc_predict", "python_kernel", "sgd", "python_loss",
-            "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture", "search"]
+            "linear_svc", "crammer_singer", "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture", "search"]
 
 def measure(family, delay=1.5, timeout=120):
     """Runs the family's fit in a child process, sends SIGINT `delay` seconds after READY, and

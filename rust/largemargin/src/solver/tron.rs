@@ -8,11 +8,13 @@
 //! A whose loss is not flat. Each iteration solves the Newton system by conjugate gradients
 //! within the trust region and accepts the step if the objective falls enough.
 //!
-//! Every pass over the data (the margins Xw, the products X'u and the Hessian's X_A'(C X_A v)) is
-//! split into fixed blocks of rows run in parallel on the rayon pool; a block's part of X'u is
-//! summed into its own vector and the blocks' vectors are added in block order, so the result
-//! does not depend on the number of threads: one binary problem runs on every core, the model
-//! the same for every `n_jobs`.
+//! Every pass over the data (the objective with its gradient w + X'u, the Hessian's product
+//! v + X_A'(C X_A v)) reads each row once and is split into a fixed number of blocks of rows run
+//! in parallel on the rayon pool; a block sums its part of X'u into its own vector and the blocks'
+//! vectors are added in block order, so the result does not depend on the number of threads: one
+//! binary problem runs on every core, the model the same for every `n_jobs`. (The gradient at a
+//! trial point comes with its objective, in the same pass: trial points are nearly always
+//! accepted.)
 
 use rayon::prelude::*;
 
@@ -34,123 +36,135 @@ pub enum PrimalLoss {
     },
 }
 
-/// Rows per block of a parallel pass without accumulators: enough to amortise a hand-off.
-const BLOCK_ROWS: usize = 4096;
-/// The blocks of a pass computing X'u: each sums into its own weight vector, so they are few
-/// (their vectors are zeroed and added every pass), but more than the cores, for balance. A
-/// fixed count, not one per thread: the sum is the same on any number of threads.
-const SUM_BLOCKS: usize = 16;
+/// The blocks of a pass: each sums its rows' part of X'u into its own weight vector, so they are
+/// few (their vectors are zeroed and added every pass), but more than the cores, for balance,
+/// and at least `MIN_BLOCK_ROWS` rows each. A fixed count, not one per thread: the sums are the
+/// same on any number of threads.
+const BLOCKS: usize = 16;
+const MIN_BLOCK_ROWS: usize = 512;
 
-/// The problem's data and the state of the current iterate's pass.
+/// A block of consecutive rows and what a pass leaves in it.
+struct Block {
+    start: usize,
+    end: usize,
+    /// Its rows' part of X'u (or of the Hessian's product).
+    acc: Vec<f64>,
+    /// Its rows' part of the loss.
+    loss: f64,
+    /// Per row: 2 C_i where the row's loss is curved at the current iterate, else 0.
+    curvature: Vec<f64>,
+}
+
+/// The problem's data and the state of the current iterate.
 struct Primal<'a> {
     x: &'a Matrix<'a>,
     y: &'a [f64],
     c: &'a [f64],
     loss: PrimalLoss,
     bias: f64,
-    /// Row ranges of the blocks, and each block's own accumulator for X'u.
-    blocks: Vec<(usize, usize)>,
-    partial: Vec<Vec<f64>>,
-    /// Per example: 2 C_i where its loss is curved at the current iterate, else 0.
-    curvature: Vec<f64>,
+    blocks: Vec<Block>,
 }
 
 impl<'a> Primal<'a> {
     fn new(x: &'a Matrix<'a>, y: &'a [f64], c: &'a [f64], loss: PrimalLoss, bias: f64) -> Self {
         let n = x.rows();
-        let count = SUM_BLOCKS.min(n.div_ceil(1024)).max(1);
-        let blocks: Vec<(usize, usize)> = (0..count).map(|b| (b * n / count, (b + 1) * n / count)).collect();
-        let partial = vec![Vec::new(); blocks.len()];
-        Primal { x, y, c, loss, bias, blocks, partial, curvature: vec![0.0; n] }
+        let count = BLOCKS.min(n / MIN_BLOCK_ROWS).max(1);
+        let blocks = (0..count)
+            .map(|b| {
+                let (start, end) = (b * n / count, (b + 1) * n / count);
+                Block { start, end, acc: Vec::new(), loss: 0.0, curvature: vec![0.0; end - start] }
+            })
+            .collect();
+        Primal { x, y, c, loss, bias, blocks }
     }
 
-    /// `out[i] = <w, x_i>` for every row, in parallel.
-    fn margins(&self, w: &[f64], out: &mut [f64], control: &Control) -> Result<()> {
-        out.par_chunks_mut(BLOCK_ROWS).enumerate().try_for_each(|(b, chunk)| {
-            control.poll()?;
-            for (k, o) in chunk.iter_mut().enumerate() {
-                *o = row_dot(w, Query::row(self.x, b * BLOCK_ROWS + k), self.bias);
+    /// The loss's derivative in f at example i's decision value f, halved and without C: the
+    /// residual r with loss = r^2 (0 where the loss is flat).
+    #[inline(always)]
+    fn residual(&self, i: usize, f: f64) -> f64 {
+        match self.loss {
+            PrimalLoss::SquaredHinge => {
+                let m = 1.0 - self.y[i] * f;
+                if m > 0.0 {
+                    -self.y[i] * m
+                } else {
+                    0.0
+                }
             }
-            Ok(())
-        })
+            PrimalLoss::SquaredEpsilonInsensitive { epsilon } => {
+                let r = f - self.y[i];
+                if r > epsilon {
+                    r - epsilon
+                } else if r < -epsilon {
+                    r + epsilon
+                } else {
+                    0.0
+                }
+            }
+        }
     }
 
-    /// `out = v + X' u` over the rows where `u` is nonzero, the blocks summed in order.
-    fn add_transposed(&mut self, v: &[f64], u: &[f64], out: &mut [f64], control: &Control) -> Result<()> {
-        let (x, bias, d) = (self.x, self.bias, v.len());
-        self.partial.par_iter_mut().zip(&self.blocks).try_for_each(|(acc, &(start, end))| {
+    /// One pass at w: the objective, the gradient `g = w + X'u` (u_i = 2 C_i r_i) and each row's
+    /// curvature for the Hessian. Each row is read once: its decision value, then its part of X'u.
+    fn evaluate(&mut self, w: &[f64], g: &mut [f64], control: &Control) -> Result<f64> {
+        let mut blocks = std::mem::take(&mut self.blocks);
+        let this = &*self;
+        let (x, bias, d) = (this.x, this.bias, w.len());
+        blocks.par_iter_mut().try_for_each(|block| {
             control.poll()?;
-            acc.clear();
-            acc.resize(d, 0.0);
-            for i in start..end {
-                if u[i] != 0.0 {
-                    row_add(acc, u[i], Query::row(x, i), bias);
+            block.acc.clear();
+            block.acc.resize(d, 0.0);
+            block.loss = 0.0;
+            for i in block.start..block.end {
+                let c = this.c[i];
+                let row = Query::row(x, i);
+                let r = if c > 0.0 { this.residual(i, row_dot(w, row, bias)) } else { 0.0 };
+                block.curvature[i - block.start] = if r != 0.0 { 2.0 * c } else { 0.0 };
+                if r != 0.0 {
+                    block.loss += c * r * r;
+                    row_add(&mut block.acc, 2.0 * c * r, row, bias);
                 }
             }
             Ok::<_, Error>(())
         })?;
+        self.blocks = blocks;
+        let loss: f64 = self.blocks.iter().map(|b| b.loss).sum();
+        self.sum_into(w, g);
+        Ok(0.5 * dot(w, w) + loss)
+    }
+
+    /// `out = v + X_A' (C_A X_A v)`: the generalised Hessian times v, each row read once.
+    fn hessian_times(&mut self, v: &[f64], out: &mut [f64], control: &Control) -> Result<()> {
+        let (x, bias, d) = (self.x, self.bias, v.len());
+        self.blocks.par_iter_mut().try_for_each(|block| {
+            control.poll()?;
+            block.acc.clear();
+            block.acc.resize(d, 0.0);
+            for i in block.start..block.end {
+                let curvature = block.curvature[i - block.start];
+                if curvature != 0.0 {
+                    let row = Query::row(x, i);
+                    row_add(&mut block.acc, curvature * row_dot(v, row, bias), row, bias);
+                }
+            }
+            Ok::<_, Error>(())
+        })?;
+        self.sum_into(v, out);
+        Ok(())
+    }
+
+    /// `out = v + the blocks' accumulators`, added in block order (feature slices in parallel).
+    fn sum_into(&self, v: &[f64], out: &mut [f64]) {
+        const SLICE: usize = 4096;
         out.copy_from_slice(v);
-        // (feature slices summed in parallel; each entry adds the blocks in their order)
-        let partial = &self.partial;
-        out.par_chunks_mut(4096).enumerate().for_each(|(k, slice)| {
-            for acc in partial {
-                for (o, a) in slice.iter_mut().zip(&acc[k * 4096..]) {
+        let blocks = &self.blocks;
+        out.par_chunks_mut(SLICE).enumerate().for_each(|(k, slice)| {
+            for block in blocks {
+                for (o, a) in slice.iter_mut().zip(&block.acc[k * SLICE..]) {
                     *o += a;
                 }
             }
         });
-        Ok(())
-    }
-
-    /// The objective at w from its margins z; sets each example's curvature for the Hessian and
-    /// writes the loss's derivative per example into `u` (for the gradient w + X'u).
-    fn evaluate(&mut self, w: &[f64], z: &[f64], u: &mut [f64]) -> f64 {
-        let mut total = 0.0;
-        for i in 0..z.len() {
-            let c = self.c[i];
-            let residual = match self.loss {
-                // the loss is (1 - y z)^2 below margin 1: derivative 2 C y (y z - 1)... in z
-                PrimalLoss::SquaredHinge => {
-                    let m = 1.0 - self.y[i] * z[i];
-                    if m > 0.0 {
-                        -self.y[i] * m
-                    } else {
-                        0.0
-                    }
-                }
-                PrimalLoss::SquaredEpsilonInsensitive { epsilon } => {
-                    let r = z[i] - self.y[i];
-                    if r > epsilon {
-                        r - epsilon
-                    } else if r < -epsilon {
-                        r + epsilon
-                    } else {
-                        0.0
-                    }
-                }
-            };
-            let curved = residual != 0.0 && c > 0.0;
-            total += c * residual * residual;
-            u[i] = 2.0 * c * residual;
-            self.curvature[i] = if curved { 2.0 * c } else { 0.0 };
-        }
-        0.5 * dot(w, w) + total
-    }
-
-    /// `out = v + X_A' (C_A X_A v)`: the generalised Hessian times v.
-    fn hessian_times(&mut self, v: &[f64], xv: &mut [f64], out: &mut [f64], control: &Control) -> Result<()> {
-        let curvature = &self.curvature;
-        let (x, bias) = (self.x, self.bias);
-        xv.par_chunks_mut(BLOCK_ROWS).enumerate().try_for_each(|(b, chunk)| {
-            control.poll()?;
-            for (k, o) in chunk.iter_mut().enumerate() {
-                let i = b * BLOCK_ROWS + k;
-                *o = if curvature[i] != 0.0 { curvature[i] * row_dot(v, Query::row(x, i), bias) } else { 0.0 };
-            }
-            Ok::<_, Error>(())
-        })?;
-        let xv = &*xv;
-        self.add_transposed(v, xv, out, control)
     }
 }
 
@@ -182,16 +196,13 @@ pub fn solve_primal(
             "tol must be positive and max_iter at least 1 (got {tol}, {max_iter})"
         )));
     }
-    let (n, d) = (x.rows(), x.cols() + 1);
+    let d = x.cols() + 1;
     assert_eq!(w.len(), d);
     w.fill(0.0);
     let mut problem = Primal::new(x, y, c, loss, bias);
-    let (mut z, mut u, mut xv) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    let (mut g, mut s, mut r, mut dir, mut hd, mut w_new) =
-        (vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d]);
-    problem.margins(w, &mut z, control)?;
-    let mut f = problem.evaluate(w, &z, &mut u);
-    problem.add_transposed(w, &u, &mut g, control)?;
+    let (mut g, mut g_new, mut s, mut r, mut dir, mut hd, mut w_new) =
+        (vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+    let mut f = problem.evaluate(w, &mut g, control)?;
     let g0 = dot(&g, &g).sqrt();
     let mut delta = g0;
     let mut iterations = 0;
@@ -211,7 +222,7 @@ pub fn solve_primal(
             if rtr.sqrt() <= cg_tol {
                 break;
             }
-            problem.hessian_times(&dir, &mut xv, &mut hd, control)?;
+            problem.hessian_times(&dir, &mut hd, control)?;
             let alpha = rtr / dot(&dir, &hd);
             axpy(alpha, &dir, &mut s);
             if dot(&s, &s).sqrt() > delta {
@@ -235,8 +246,8 @@ pub fn solve_primal(
         axpy(1.0, &s, &mut w_new);
         let gs = dot(&g, &s);
         let predicted = -0.5 * (gs - dot(&s, &r));
-        problem.margins(&w_new, &mut z, control)?;
-        let f_new = problem.evaluate(&w_new, &z, &mut u);
+        // (the gradient at w_new comes with its objective, in the same pass: kept if accepted)
+        let f_new = problem.evaluate(&w_new, &mut g_new, control)?;
         let actual = f - f_new;
         let snorm = dot(&s, &s).sqrt();
         if iterations == 0 {
@@ -258,12 +269,11 @@ pub fn solve_primal(
             control.add_iterations(1);
             w.copy_from_slice(&w_new);
             f = f_new;
-            problem.add_transposed(w, &u, &mut g, control)?;
+            std::mem::swap(&mut g, &mut g_new);
             gnorm = dot(&g, &g).sqrt();
         } else {
             // rejected: the curvature of the kept iterate is needed again
-            problem.margins(w, &mut z, control)?;
-            f = problem.evaluate(w, &z, &mut u);
+            f = problem.evaluate(w, &mut g, control)?;
         }
         if actual.abs() <= 1e-12 * f.abs() && predicted.abs() <= 1e-12 * f.abs() {
             // no progress left to make in floating point

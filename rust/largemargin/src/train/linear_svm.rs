@@ -1,4 +1,4 @@
-//! Exact linear SVMs (`solver::dcd`): the classifier's binary problems (one for two classes,
+//! Exact linear SVMs (`solver::dcd`, `solver::tron`): the classifier's binary problems (one for two classes,
 //! one-vs-rest above) solved in parallel on the rayon pool, or one Crammer-Singer problem; the
 //! regressor's one problem. Each example's upper bound is C times its class weight and its
 //! sample weight, as LIBLINEAR (with scikit-learn's sample weights) sets it: in a one-vs-rest
@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use crate::data::Matrix;
+use crate::data::{CsrMatrix, Matrix, Real};
 use crate::error::{Error, Result};
 use crate::runtime::control::Control;
 use crate::solver::dcd::{solve_crammer_singer, solve_svc, solve_svr, DcdOutcome, DcdParams, SvcLoss, SvrLoss};
@@ -108,6 +108,37 @@ fn check_common(x: &Matrix, targets: usize, sample_weight: &[f64], params: &Line
     x.check_finite()
 }
 
+/// Dense rows that are mostly zeros (pixels, one-hot blocks) as an f64 CSR copy: every pass of
+/// both solvers costs a row's stored entries, and LIBLINEAR reads only the nonzeros. None when
+/// the rows are sparse already or at least half full (the copy would cost as much as it saves).
+fn sparse_copy(x: &Matrix) -> Option<CsrMatrix> {
+    fn build<T: Real>(data: &[T], rows: usize, cols: usize) -> Option<CsrMatrix> {
+        let nonzeros = data.iter().filter(|v| v.to_f64() != 0.0).count();
+        if 2 * nonzeros >= data.len() || cols > i32::MAX as usize {
+            return None;
+        }
+        let (mut indptr, mut indices, mut values) =
+            (Vec::with_capacity(rows + 1), Vec::with_capacity(nonzeros), Vec::with_capacity(nonzeros));
+        indptr.push(0i64);
+        for row in data.chunks_exact(cols.max(1)).take(rows) {
+            for (j, v) in row.iter().enumerate() {
+                if v.to_f64() != 0.0 {
+                    indices.push(j as i32);
+                    values.push(v.to_f64());
+                }
+            }
+            indptr.push(indices.len() as i64);
+        }
+        indptr.resize(rows + 1, indices.len() as i64);
+        CsrMatrix::from_parts(indptr, indices, values, cols).ok()
+    }
+    match x {
+        Matrix::Dense64(m) => build(m.data(), m.rows(), m.cols()),
+        Matrix::Dense32(m) => build(m.data(), m.rows(), m.cols()),
+        _ => None,
+    }
+}
+
 /// Splits a model of `rows` problems, each `cols + 1` weights (the bias feature's last), into
 /// coefficients and intercepts.
 fn split_bias(
@@ -141,6 +172,8 @@ pub fn train_linear_svc(
     if params.solver == LinearSolver::Primal && loss == SvcLoss::Hinge && multi_class == MultiClass::Ovr {
         return Err(Error::InvalidParameter("the hinge loss has no primal solver: solve its dual".into()));
     }
+    let copy = sparse_copy(x);
+    let x = &copy.as_ref().map_or(*x, |m| m.view());
     let (n, d, bias) = (x.rows(), x.cols(), params.bias());
     // (the dual solvers' diagonal; the primal one needs none)
     let sq_norms = if params.solver == LinearSolver::Dual || multi_class == MultiClass::CrammerSinger {
@@ -202,6 +235,8 @@ pub fn train_linear_svr(
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
         return Err(Error::InvalidData(format!("target {i} is {}: targets must be finite", y[i])));
     }
+    let copy = sparse_copy(x);
+    let x = &copy.as_ref().map_or(*x, |m| m.view());
     let (n, d) = (x.rows(), x.cols());
     control.plan(1);
     let c: Vec<f64> = sample_weight.iter().map(|s| params.c * s).collect();
@@ -315,6 +350,27 @@ mod tests {
             &Control::new(),
         );
         assert!(bad.unwrap_err().to_string().contains("class weight 1"));
+    }
+
+    #[test]
+    fn mostly_zero_dense_rows_fit_as_their_sparse_form() {
+        let (n, d) = (300, 8);
+        let mut rng = Rng::new(5);
+        let xs: Vec<f64> =
+            (0..n * d).map(|_| if rng.below(4) == 0 { rng.below(1000) as f64 / 500.0 - 1.0 } else { 0.0 }).collect();
+        let y: Vec<usize> = xs.chunks(d).map(|r| (r[0] + r[1] - r[2] > 0.0) as usize).collect();
+        let dense = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+        assert!(sparse_copy(&dense).is_some());
+        let csr = CsrMatrix::gather(&dense, &(0..n).collect::<Vec<_>>());
+        for solver in [LinearSolver::Dual, LinearSolver::Primal] {
+            let params = LinearSvmParams { c: 1.0, dcd: DcdParams::default(), intercept_scaling: Some(1.0), solver };
+            let fit = |x: &Matrix| {
+                let sw = vec![1.0; n];
+                let (loss, ovr) = (SvcLoss::SquaredHinge, MultiClass::Ovr);
+                train_linear_svc(x, &y, 2, &[1.0, 1.0], &sw, loss, ovr, &params, &Control::new()).unwrap()
+            };
+            assert_eq!(fit(&dense), fit(&csr.view()), "{solver:?}");
+        }
     }
 
     #[test]
