@@ -171,7 +171,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _Linear
         The most outer passes (Newton iterations in the primal) any problem ran.
     n_features_in_ : int
         Features seen in `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen in `fit`, when X had string column names.
 
     See Also
@@ -321,7 +321,7 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
         The outer passes (Newton iterations in the primal) run.
     n_features_in_ : int
         Features seen in `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen in `fit`, when X had string column names.
 
     See Also
