@@ -78,14 +78,14 @@ _SeqMethod = Literal["larank", "larank_adaptive", "pa", "perceptron", "averaged_
 _Inference = Literal["greedy", "exact"]  # OPTIONS["sequence_inference"]
 _SgdAlgorithm = Literal["sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd", "margin_perceptron"]  # OPTIONS["sgd_algorithm"]
 _Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  # OPTIONS["loss"]
-_GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
-_Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
-_Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
-_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
 _LinearSvcLoss = Literal["hinge", "squared_hinge"]  # OPTIONS["linear_svc_loss"]
 _LinearSvrLoss = Literal["epsilon_insensitive", "squared_epsilon_insensitive"]  # OPTIONS["linear_svr_loss"]
 _MultiClass = Literal["ovr", "crammer_singer"]  # OPTIONS["multi_class"]
 _LinearSolver = Literal["dual", "primal"]  # OPTIONS["linear_solver"]
+_GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
+_Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
+_Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
+_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
