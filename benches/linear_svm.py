@@ -88,6 +88,15 @@ def _rss():
     return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
 
 
+def _cpu():
+    """The process's CPU seconds, every thread's: about twice the wall time of a fit that had two
+    cores to itself."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _reset_peak():
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -142,9 +151,9 @@ def worker(spec):
     model = getattr(mod, kind)(**params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        started = time.perf_counter()
+        cpu_before, started = _cpu(), time.perf_counter()
         model.fit(Xtr, ytr)
-        fit_time = time.perf_counter() - started
+        fit_time, cpu_time = time.perf_counter() - started, _cpu() - cpu_before
     _, peak = _rss()
     pred = model.predict(Xte)
     if kind == "LinearSVC":
@@ -154,7 +163,7 @@ def worker(spec):
         error = float(np.mean(np.abs(pred - yte)))
         objective = svr_objective(model, Xtr, ytr)
     return dict(spec, dataset=dataset, estimator=kind, n_train=int(Xtr.shape[0]), n_features=int(Xtr.shape[1]),
-                sparse=bool(hasattr(Xtr, "tocsr")), fit_time=fit_time, error=error, objective=objective,
+                sparse=bool(hasattr(Xtr, "tocsr")), fit_time=fit_time, cpu_time=cpu_time, error=error, objective=objective,
                 n_iter=int(model.n_iter_), converged=not any(issubclass(w.category, ConvergenceWarning) for w in caught),
                 peak_above_data_mb=(peak - rss_data) / MB if peak_reset else None, data_mb=rss_data / MB)
 
@@ -169,25 +178,33 @@ def run_worker(spec):
 
 def table(results, command):
     lines = [f"Command: `{command}`", "",
-             "| set | estimator | n x d | library, dual | fit s | fit time ratio | objective | obj rel diff | "
+             "| set | estimator | n x d | library, dual | fit s | CPU s | fit time ratio | objective | obj rel diff | "
              "test error | error diff | n_iter | peak MB above data |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         for run in r["runs"]:
             # each run against scikit-learn's with the same `dual` (the same algorithm)
             ref = next(x for x in r["runs"] if x["lib"] == "sklearn" and x["dual"] == run["dual"])
             if run.get("failed") or ref.get("failed"):
-                lines.append(f"| {r['config']} | | | {run['lib']} dual={run['dual']} | failed | | | | | | | |")
+                lines.append(f"| {r['config']} | | | {run['lib']} dual={run['dual']} | failed | | | | | | | | |")
                 continue
             who = f"{run['lib']} dual={run['dual']}" + (f" n_jobs={run['n_jobs']}" if run["lib"] != "sklearn" else "")
             rel = (run["objective"] - ref["objective"]) / abs(ref["objective"])
             err = "pt" if run["estimator"] == "LinearSVC" else "MAE"
+            cpu = f"{run['cpu_time']:.3f}" if "cpu_time" in run else "-"
             lines.append(
                 f"| {r['config']} | {run['estimator']} | {run['n_train']:,} x {run['n_features']:,} | {who} | "
-                f"{run['fit_time']:.3f} | {run['fit_time'] / ref['fit_time']:.3f} | {run['objective']:.6g} | {rel:+.2e} | "
+                f"{run['fit_time']:.3f} | {cpu} | {run['fit_time'] / ref['fit_time']:.3f} | {run['objective']:.6g} | {rel:+.2e} | "
                 f"{run['error']:.3f} | {run['error'] - ref['error']:+.3f} {err} | {run['n_iter']}{'' if run['converged'] else ' (max_iter)'} | "
                 f"{run['peak_above_data_mb']:.0f} |")
     return "\n".join(lines)
+
+
+def conditions(meta):
+    """The run's machine and load: a 2-thread fit gets its second core only on an idle machine."""
+    loads = ", ".join(f"{meta[k][0]:.1f}" for k in ("load_before", "load_after") if k in meta)
+    return (f"{meta['date']}, {meta['cpus']} CPUs, scikit-learn {meta['sklearn']}, largemargin "
+            f"{meta['largemargin']}; 1-minute load average before and after the run: {loads}.")
 
 
 def main(argv=None):
@@ -201,6 +218,7 @@ def main(argv=None):
         print(json.dumps(worker(json.loads(args.worker))))
         return 0
     results = []
+    load_before = os.getloadavg()
     for name in [n for n in args.datasets.split(",") if n]:
         specs = []
         for dual in (True, "auto"):
@@ -212,15 +230,15 @@ def main(argv=None):
             runs.append(run_worker(spec))
         results.append(dict(config=name, runs=runs))
     command = "python benches/linear_svm.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    md = table(results, command.strip())
-    print(md)
     import sklearn
 
     import largemargin
 
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
                 cpus=os.cpu_count(), sklearn=sklearn.__version__, largemargin=largemargin.__version__,
-                load_before=os.getloadavg())
+                load_before=load_before, load_after=os.getloadavg())
+    md = table(results, command.strip()) + "\n\n" + conditions(meta)
+    print(md)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(dict(meta=meta, results=results), f, indent=1)
