@@ -204,7 +204,8 @@ def conditions(meta):
     """The run's machine and load: a 2-thread fit gets its second core only on an idle machine."""
     loads = ", ".join(f"{meta[k][0]:.1f}" for k in ("load_before", "load_after") if k in meta)
     return (f"{meta['date']}, {meta['cpus']} CPUs, scikit-learn {meta['sklearn']}, largemargin "
-            f"{meta['largemargin']}; 1-minute load average before and after the run: {loads}.")
+            f"{meta['largemargin']}; 1-minute load average before and after the run: {loads}. An n_jobs=2 "
+            "fit whose CPU seconds are about its wall seconds had one core: others' work held the second.")
 
 
 def main(argv=None):
