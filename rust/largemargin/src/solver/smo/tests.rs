@@ -33,7 +33,8 @@ fn teams_of_any_size_solve_to_the_same_bits() {
             let split = if team.size() > 1 { Split::Team(team) } else { Split::Serial };
             // a small cache: rows are computed again and again, and swapped while cached
             let mut q = ExampleQ::new(&engine, (0..n).collect(), 4 * n * 400).split(split);
-            solve_on(team, &mut q, &y, &lo, &hi, &vec![0.0; n], None, &SmoParams::default(), &Control::new()).unwrap()
+            let problem = DualProblem { p: &y, lo: &lo, hi: &hi, equality: Equality::Total };
+            solve(team, &mut q, &problem, Start::Zero, &SmoParams::default(), &Control::new()).unwrap()
         });
         (sol, engine.evals())
     };
@@ -54,11 +55,11 @@ fn scans_refuse_short_slices() {
     let g = vec![1.0; 64];
     let status = vec![UP | DOWN; 64];
     let (qd, qi) = (vec![1.0; 64], vec![0.5f32; 64]);
-    assert!(std::panic::catch_unwind(|| scan_up(&g, &status[..5])).is_err());
-    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status[..5], &qd, &qi, 2.0, 1.0)).is_err());
-    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd[..9], &qi, 2.0, 1.0)).is_err());
-    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, &qd, &qi[..1], 2.0, 1.0)).is_err());
-    assert_eq!(scan_up(&g[..7], &status), Some((1.0, 6)));
+    assert!(std::panic::catch_unwind(|| scan_up(&g, &status[..5], UP)).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status[..5], DOWN, &qd, &qi, 2.0, 1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, DOWN, &qd[..9], &qi, 2.0, 1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| scan_down_second_order(&g, &status, DOWN, &qd, &qi[..1], 2.0, 1.0)).is_err());
+    assert_eq!(scan_up(&g[..7], &status, UP), Some((1.0, 6)));
 }
 
 #[test]
@@ -71,13 +72,14 @@ fn vector_scans_choose_exactly_as_sequential_scans() {
             let status: Vec<u8> = (0..n).map(|_| rng.below(4) as u8).collect();
             let qd = vec![1.0; n];
             let qi: Vec<f32> = (0..n).map(|_| rng.below(3) as f32 * 0.5).collect();
-            let up = scan_up(&g, &status);
-            assert_eq!(up, scan_up_from(&g, &status, 0, f64::NEG_INFINITY, usize::MAX));
+            let up = scan_up(&g, &status, UP);
+            assert_eq!(up, scan_up_from(&g, &status, UP, 0, f64::NEG_INFINITY, usize::MAX));
             if let Some((gmax, i)) = up {
-                let fast = scan_down_second_order(&g, &status, &qd, &qi, gmax, qd[i]);
+                let fast = scan_down_second_order(&g, &status, DOWN, &qd, &qi, gmax, qd[i]);
                 let plain = scan_down_second_order_from(
                     &g,
                     &status,
+                    DOWN,
                     &qd,
                     &qi,
                     gmax,
