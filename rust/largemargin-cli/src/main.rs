@@ -407,11 +407,12 @@ fn predict_probability_text(
              e^(-|z|/sigma)/(2sigma),sigma={}",
             short(model.prob_a[0])
         );
-        return Ok((pred.clone(), prediction_lines(&pred), Some(note)));
+        let text = prediction_lines(&pred);
+        return Ok((pred, text, Some(note)));
     }
     if !model.has_probability() {
         return Err(format!(
-            "-b 1: the model has no probability estimates (a {} model trained without -b 1)",
+            "-b 1: the model has no probability estimates (svm_type {}, trained without -b 1)",
             model.svm_type
         ));
     }

@@ -250,7 +250,7 @@ fn predicts_every_libsvm_type_with_and_without_probabilities() {
 
     let no_marks = one_class.lines().filter(|l| !l.starts_with("prob_density")).collect::<Vec<_>>().join("\n");
     let (ok, _, _, stderr) = predict_with(&dir, &["-b", "1"], &no_marks, test);
-    assert!(!ok && stderr.contains("no probability estimates (a one_class model trained without -b 1)"), "{stderr}");
+    assert!(!ok && stderr.contains("no probability estimates (svm_type one_class, trained without -b 1)"), "{stderr}");
 
     let nu_svc = "svm_type nu_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 3 -3\nprobA -2\n\
                   probB 0\nnr_sv 1 1\nSV\n1 1:1\n-1 1:-1\n";
@@ -271,7 +271,7 @@ fn predicts_every_libsvm_type_with_and_without_probabilities() {
     assert!(stdout.contains("sigma=0.25\nMean squared error = 0 (regression)\n"), "{stdout}");
     let plain = nu_svr.replace("probA 0.25\n", "");
     let (ok, _, _, stderr) = predict_with(&dir, &["-b", "1"], &plain, "2.5 1:1\n");
-    assert!(!ok && stderr.contains("a nu_svr model trained without -b 1"), "{stderr}");
+    assert!(!ok && stderr.contains("svm_type nu_svr, trained without -b 1"), "{stderr}");
     let (ok, _, _, stderr) = predict_with(&dir, &["-b", "2"], &plain, "2.5 1:1\n");
     assert!(!ok && stderr.contains("-b: '2' is not 0 or 1"), "{stderr}");
 }

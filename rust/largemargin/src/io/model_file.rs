@@ -189,6 +189,12 @@ fn set<T>(slot: &mut Option<Field<T>>, key: &str, value: T, line: usize) -> Resu
     Ok(())
 }
 
+/// "a nu_svc model", "an epsilon_svr model": the model type as messages name it.
+fn a_model(t: SvmType) -> String {
+    let article = if t == SvmType::EpsilonSvr { "an" } else { "a" };
+    format!("{article} {t} model")
+}
+
 /// A field that the model's svm_type requires, or the error saying the header lacks it.
 fn required_by<'a, T>(
     slot: &'a Option<Field<T>>, key: &str, line: usize, svm_type: &Field<SvmType>,
@@ -196,8 +202,9 @@ fn required_by<'a, T>(
     slot.as_ref().ok_or_else(|| Error::Parse {
         line,
         message: format!(
-            "the header has no {key} line, which a {} model (svm_type on line {}) has before SV",
-            svm_type.value, svm_type.line
+            "the header has no {key} line, which {} (svm_type on line {}) has before SV",
+            a_model(svm_type.value),
+            svm_type.line
         ),
     })
 }
@@ -307,7 +314,7 @@ impl Header {
         // a line the type has no use for means the header is not what its svm_type says
         let refuse = |line: usize, key: &str| Error::Parse {
             line,
-            message: format!("a {svm_type} model has no {key} line (svm_type on line {})", type_field.line),
+            message: format!("{} has no {key} line (svm_type on line {})", a_model(svm_type), type_field.line),
         };
         let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
         let gamma = || required(&self.gamma, "gamma", at).map(|f| f.value);
@@ -342,7 +349,8 @@ impl Header {
                 return Err(parse_err(
                     nr_class.line,
                     format!(
-                        "nr_class is {k}; a {svm_type} model has nr_class 2 (svm_type on line {})",
+                        "nr_class is {k}; {} has nr_class 2 (svm_type on line {})",
+                        a_model(svm_type),
                         type_field.line
                     ),
                 ));
@@ -351,8 +359,9 @@ impl Header {
                 return Err(parse_err(
                     rho.line,
                     format!(
-                        "rho has {} values; a {svm_type} model (svm_type on line {}) has one",
+                        "rho has {} values; {} (svm_type on line {}) has one",
                         rho.value.len(),
+                        a_model(svm_type),
                         type_field.line
                     ),
                 ));

@@ -209,3 +209,10 @@ fn density_marks_and_one_class_counts_are_checked_before_use() {
     m.prob_a.pop();
     assert!(m.write(Vec::new(), IndexBase::One).unwrap_err().to_string().contains("10 probability density marks"));
 }
+
+#[test]
+fn type_errors_name_the_type_as_a_sentence_does() {
+    let svr = "svm_type epsilon_svr\nkernel_type linear\nnr_class 3\ntotal_sv 1\nrho 0 0 0\nSV\n1 1:1\n";
+    let (l, m) = line_of(read(svr, IndexBase::One).unwrap_err());
+    assert_eq!((l, m.as_str()), (3, "nr_class is 3; an epsilon_svr model has nr_class 2 (svm_type on line 1)"));
+}
