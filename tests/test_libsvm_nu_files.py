@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pytest
 from libsvm import svmutil as libsvm
+from test_libsvm_interop import libsvm_file, native_cli, write_file
 
 from largemargin import _native
-from test_libsvm_interop import libsvm_file, native_cli, write_file
 
 
 def blobs(rng, n, centres, scale=0.8):
@@ -110,11 +110,9 @@ def test_libsvm_models_predicted_by_the_native_tool(tmp_path, data, case):
     expected_keys = {"nu_svc": {"probA", "probB"}, "nu_svr": {"probA"}, "one_class": {"prob_density_marks"}}
     assert (expected_keys[svm_type] <= head.keys()) == probability
     y_lib, x_lib = libsvm.svm_read_problem(str(te))
-    labels_ref, dec_ref = reference(ref, x_lib)
-    _, (acc_ref, mse_ref, _), _ = libsvm.svm_predict(y_lib, x_lib, ref, "-q") if svm_type != "nu_svc" else \
-        (None, (100 * np.mean(labels_ref == yte), None, None), None)
-    if svm_type != "nu_svr":
-        assert 0 < np.sum(labels_ref == yte) < len(yte) or svm_type == "one_class"
+    labels_ref, _ = reference(ref, x_lib)
+    # svm-predict's scores of LIBSVM's predictions
+    acc_ref, mse_ref = 100 * np.mean(labels_ref == yte), np.mean((labels_ref - yte) ** 2)
 
     out = tmp_path / "pred.txt"
     r = native_cli("predict", te, path, out)
