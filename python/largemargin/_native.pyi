@@ -79,7 +79,7 @@ _Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  
 _GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
 _Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
 _Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
-_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
+_SvmType = Literal["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]  # OPTIONS["svm_type"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
