@@ -1,12 +1,15 @@
-"""A pytest plugin that puts largemargin's SVC and SVR in the place of scikit-learn's before
-scikit-learn's own SVM tests are imported: `sklearn.svm.SVC` and `sklearn.svm.SVR` (and so
-`svm.SVC`, `from sklearn.svm import SVC` in those tests) are ours for the whole run."""
+"""A pytest plugin that puts largemargin's kernel SVMs in the place of scikit-learn's before
+scikit-learn's own SVM tests are imported: `sklearn.svm.SVC`, `SVR`, `NuSVC`, `NuSVR` and
+`OneClassSVM` (and so `svm.SVC`, `from sklearn.svm import SVC` in those tests) are ours for the
+whole run."""
 
 import sklearn.svm
 
 import largemargin
 
+SWAPPED = ("SVC", "SVR", "NuSVC", "NuSVR", "OneClassSVM")
+
 
 def pytest_configure(config):
-    sklearn.svm.SVC = largemargin.SVC
-    sklearn.svm.SVR = largemargin.SVR
+    for name in SWAPPED:
+        setattr(sklearn.svm, name, getattr(largemargin, name))

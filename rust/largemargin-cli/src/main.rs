@@ -23,8 +23,9 @@ use largemargin::data::{CsrMatrix, Matrix};
 use largemargin::io::atomic_file::write_atomically;
 use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
 use largemargin::kernel::KernelKind;
+use largemargin::model::probability::one_class_density_marks;
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::train::svm::{train_svc, train_svr, SvmParams};
+use largemargin::train::svm::{train_nu_svc, train_nu_svr, train_one_class, train_svc, train_svr, SvmParams};
 use largemargin::Control;
 
 const USAGE: &str = "usage:
@@ -277,19 +278,62 @@ fn class_indices(data_path: &str, targets: &[f64]) -> Result<(Vec<i64>, Vec<usiz
     Ok((classes, y))
 }
 
-/// Training of -s 1 (nu_svc), 2 (one_class) and 4 (nu_svr), with `a.nu`: NOT WIRED YET. The
-/// nu formulations' training lands in `train::svm` separately; this is the one place the CLI
-/// calls it, and the only function to replace then.
+/// Training of -s 1 (nu_svc), 2 (one_class) and 4 (nu_svr), with `a.nu`: the models read as
+/// those of C-SVC and epsilon-SVR are, under their own type. A one-class model trained with -b 1
+/// keeps LIBSVM's density marks of its training decision values (none, as LIBSVM, when either
+/// side of the boundary has fewer than 5 examples).
 fn train_nu_formulation(
-    a: &TrainArgs, _data_path: &str, _x: &Matrix, _targets: &[f64], _params: &SvmParams, _control: &Control,
+    a: &TrainArgs, data_path: &str, x: &Matrix, targets: &[f64], params: &SvmParams, control: &Control,
 ) -> Result<Trained, String> {
-    Err(format!("training {} from the CLI is not wired yet", a.svm_type))
+    let kernel = params.kernel.clone();
+    let weights = vec![1.0; targets.len()];
+    let error = |e: largemargin::Error| e.to_string();
+    match a.svm_type {
+        SvmType::NuSvc => {
+            let (classes, y) = class_indices(data_path, targets)?;
+            let fit = train_nu_svc(x, &y, classes.len(), &weights, a.nu, params, control).map_err(error)?;
+            Ok(Trained {
+                model: LibsvmModel { svm_type: SvmType::NuSvc, ..LibsvmModel::from_svc(&fit, x, kernel, classes) },
+                iterations: fit.n_iter.iter().sum(),
+                objective: fit.objective.iter().sum(),
+                kernel_evals: fit.kernel_evals,
+            })
+        }
+        SvmType::NuSvr => {
+            let sample_c = vec![a.c; targets.len()];
+            let fit = train_nu_svr(x, targets, &sample_c, a.nu, params, control).map_err(error)?;
+            Ok(Trained {
+                model: LibsvmModel { svm_type: SvmType::NuSvr, ..LibsvmModel::from_svr(&fit, x, kernel) },
+                iterations: fit.n_iter,
+                objective: fit.objective,
+                kernel_evals: fit.kernel_evals,
+            })
+        }
+        _ => {
+            let fit = train_one_class(x, &weights, a.nu, params, control).map_err(error)?;
+            let mut model = LibsvmModel { svm_type: SvmType::OneClass, ..LibsvmModel::from_svr(&fit, x, kernel) };
+            if a.probability {
+                let decisions = model.decision(x).map_err(error)?;
+                match one_class_density_marks(&decisions) {
+                    Some(marks) => model.prob_a = marks,
+                    None => eprintln!(
+                        "warning: fewer than 5 training examples on one side of the boundary: the model keeps no \
+                         density marks (as LIBSVM)"
+                    ),
+                }
+            }
+            Ok(Trained { model, iterations: fit.n_iter, objective: fit.objective, kernel_evals: fit.kernel_evals })
+        }
+    }
 }
 
 fn train(args: &[String]) -> Result<(), String> {
     let (a, data_path, model_path) = parse_train(args)?;
-    if a.svm_type == SvmType::EpsilonSvr && a.probability {
-        return Err("-b 1 with -s 3: probability estimates are for classifiers (C-SVC) here".into());
+    if a.svm_type.is_regression() && a.probability {
+        return Err(format!(
+            "-b 1 with -s {}: probability estimates are for classifiers and one-class models here",
+            a.svm_type.libsvm_number()
+        ));
     }
     let parser = parse_data(&data_path)?;
     let base = a.base.for_files([parser.uses_index_zero()]);

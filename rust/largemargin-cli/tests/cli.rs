@@ -193,25 +193,52 @@ fn types_and_kernels_by_number_or_by_name_are_the_same_model() {
 }
 
 #[test]
-fn nu_types_parse_but_do_not_train_yet() {
-    // the nu formulations' training is wired into the CLI separately (train_nu_formulation)
+fn nu_types_train_and_predict() {
     let dir = std::env::temp_dir().join(format!("lm-cli-nu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("d.txt");
-    std::fs::write(&data, "1 1:1\n-1 1:-1\n").unwrap();
-    let model = dir.join("m");
+    // two classes of 20 points on a line, apart; the regression target is the feature
+    let rows: String = (0..40)
+        .map(|i| {
+            let v = if i < 20 { -1.0 - i as f64 / 20.0 } else { 1.0 + (i - 20) as f64 / 20.0 };
+            format!("{} 1:{v}\n", if i < 20 { -1 } else { 1 })
+        })
+        .collect();
+    std::fs::write(&data, rows).unwrap();
+    let (model, out_file) = (dir.join("m"), dir.join("p"));
     for (opts, name) in [
         (&["-s", "1"][..], "nu_svc"),
-        (&["-s", "nu_svc", "-n", "0.25"], "nu_svc"),
-        (&["-s", "2", "-n", "1"], "one_class"),
-        (&["-s", "4"], "nu_svr"),
-        (&["-s", "nu_svr", "-b", "1"], "nu_svr"),
+        (&["-s", "nu_svc", "-n", "0.25", "-b", "1"], "nu_svc"),
+        (&["-s", "2", "-n", "0.3", "-b", "1"], "one_class"),
+        (&["-s", "4", "-n", "0.5"], "nu_svr"),
     ] {
         let out = bin().arg("train").args(opts).arg(&data).arg(&model).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{opts:?}: {err}");
-        assert!(err.contains(&format!("training {name} from the CLI is not wired yet")), "{opts:?}: {err}");
-        assert!(!model.exists());
+        assert!(out.status.success(), "{opts:?}: {err}");
+        let text = std::fs::read_to_string(&model).unwrap();
+        assert!(text.starts_with(&format!("svm_type {name}\n")), "{opts:?}: {text}");
+        let out = bin().arg("predict").arg(&data).arg(&model).arg(&out_file).output().unwrap();
+        assert!(out.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let predicted = std::fs::read_to_string(&out_file).unwrap();
+        assert_eq!(predicted.lines().count(), 40, "{opts:?}");
+        if name == "nu_svc" {
+            // the classes are apart: every training point on its side
+            let right = predicted.lines().enumerate().filter(|(i, l)| l.starts_with(if *i < 20 { "-1" } else { "1" }));
+            assert_eq!(right.count(), 40, "{opts:?}: {predicted}");
+        }
+    }
+    // LIBSVM's refusals: an infeasible nu, a nu outside (0, 1], probabilities of a regression
+    std::fs::write(&data, "1 1:1\n1 1:2\n1 1:3\n-1 1:-1\n").unwrap();
+    for (opts, message) in [
+        (&["-s", "1", "-n", "0.9"][..], "specified nu is infeasible"),
+        (&["-s", "2", "-n", "1.5"], "-n"),
+        (&["-s", "4", "-b", "1"], "-b 1 with -s 4"),
+    ] {
+        let _ = std::fs::remove_file(&model);
+        let out = bin().arg("train").args(opts).arg(&data).arg(&model).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(message), "{opts:?}: {err}");
+        assert!(!model.exists(), "{opts:?}");
     }
 }
 

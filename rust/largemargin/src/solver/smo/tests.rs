@@ -92,3 +92,64 @@ fn vector_scans_choose_exactly_as_sequential_scans() {
         }
     }
 }
+
+/// With per-sign sums (nu-SVC's problem), the solution keeps each sign's sum, meets the KKT
+/// conditions within each sign, and its bias and r are the two signs' levels.
+#[test]
+fn per_sign_sums_are_kept_and_each_sign_is_optimal() {
+    use crate::data::{DenseView, Matrix};
+    use crate::kernel::{KernelEngine, KernelSpec};
+    use crate::runtime::rng::Rng;
+    use crate::runtime::team::SOLO;
+    use crate::solver::qmatrix::ExampleQ;
+
+    let (n, d) = (300, 3);
+    let mut rng = Rng::new(7);
+    let xs: Vec<f64> = (0..n * d).map(|_| rng.below(10_000) as f64 / 5000.0 - 1.0).collect();
+    let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+    let positive: Vec<bool> = (0..n).map(|i| xs[d * i] + 0.3 * xs[d * i + 1] > 0.0).collect();
+    let (lo, hi): (Vec<f64>, Vec<f64>) = positive.iter().map(|&p| if p { (0.0, 1.0) } else { (-1.0, 0.0) }).unzip();
+    // nu = 0.4 of each sign's count, greedily from the first: a feasible start
+    let count = |s: bool| positive.iter().filter(|&&p| p == s).count() as f64;
+    let mut left = [0.4 * count(true), 0.4 * count(false)];
+    let alpha0: Vec<f64> = positive
+        .iter()
+        .map(|&p| {
+            let l = &mut left[usize::from(!p)];
+            let a = l.min(1.0);
+            *l -= a;
+            if p {
+                a
+            } else {
+                -a
+            }
+        })
+        .collect();
+    let zero = vec![0.0; n];
+    let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 1.0 }).unwrap();
+    let mut q = ExampleQ::new(&engine, (0..n).collect(), 1 << 20);
+    let problem = DualProblem { p: &zero, lo: &lo, hi: &hi, equality: Equality::PerSign(&positive) };
+    let start = Start::At { alpha: &alpha0, gradient: None, gbar: None };
+    let tol = 1e-6;
+    let params = SmoParams { tol, ..Default::default() };
+    let sol = solve(&SOLO, &mut q, &problem, start, &params, &Control::new()).unwrap();
+    assert!(sol.converged);
+    let sum = |s: bool| (0..n).filter(|&t| positive[t] == s).map(|t| sol.alpha[t]).sum::<f64>();
+    assert!((sum(true) - 0.4 * count(true)).abs() < 1e-9);
+    assert!((sum(false) + 0.4 * count(false)).abs() < 1e-9);
+    let mut levels = Vec::new();
+    for s in [true, false] {
+        let vars: Vec<usize> = (0..n).filter(|&t| positive[t] == s).collect();
+        let up = vars.iter().filter(|&&t| sol.alpha[t] < hi[t]).map(|&t| sol.gradient[t]).fold(f64::MIN, f64::max);
+        let down = vars.iter().filter(|&&t| sol.alpha[t] > lo[t]).map(|&t| sol.gradient[t]).fold(f64::MAX, f64::min);
+        assert!(up - down < tol, "sign {s}: violation {}", up - down);
+        let free: Vec<f64> =
+            vars.iter().filter(|&&t| sol.alpha[t] > lo[t] && sol.alpha[t] < hi[t]).map(|&t| sol.gradient[t]).collect();
+        assert!(!free.is_empty());
+        levels.push(free.iter().sum::<f64>() / free.len() as f64);
+    }
+    assert!((sol.bias - 0.5 * (levels[0] + levels[1])).abs() < 1e-9);
+    assert!((sol.r - 0.5 * (levels[0] - levels[1])).abs() < 1e-9);
+    // the positive examples' margin level is below the negative ones': r < 0 (nu-SVC's margin is -r)
+    assert!(sol.r < 0.0);
+}
