@@ -126,16 +126,9 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
             n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         self._finish_fit(fit, Xk, started)
-        self.n_iter_ = int(self.n_iter_[0])
-        self._n_support = np.array([0, 0], dtype=np.int32)
-        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
-        self.intercept_ = self._intercept_
+        self._one_output_attributes()
         self.offset_ = -self._intercept_
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
         return self
-
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)
 
     def decision_function(self, X):
         """Signed distance to the region's boundary: positive inside, negative outside.

@@ -473,18 +473,11 @@ class SVR(RegressorMixin, _BaseSVM):
             verbose=bool(self.verbose), **self._formulation_args(),
         )
         self._finish_fit(fit, Xk, started)
-        self.n_iter_ = int(self.n_iter_[0])  # one problem: an int, as scikit-learn's SVR gives
-        self._n_support = np.array([0, 0], dtype=np.int32)
-        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
-        self.intercept_ = self._intercept_
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
+        self._one_output_attributes()
         return self
 
     def _formulation_args(self):
         return dict(epsilon=float(self.epsilon), **self._solver_args())
-
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)
 
     def predict(self, X):
         """Predicted values.

@@ -247,6 +247,18 @@ class _BaseSVM(BaseEstimator):
             raise ValueError("The dual coefficients or intercepts are not finite: the data may hold values too large "
                              "for the kernel; scale it (e.g. StandardScaler)")
 
+    def _one_output_attributes(self):
+        """scikit-learn's attributes of a fit with one output (a regression, a one-class SVM)."""
+        self.n_iter_ = int(self.n_iter_[0])  # one problem: an int, as scikit-learn gives
+        self._n_support = np.array([0, 0], dtype=np.int32)
+        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
+        self.intercept_ = self._intercept_
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
+
+    def _n_support_groups(self):
+        # one output: no groups (classifiers group their support vectors by class)
+        return np.zeros(0, dtype=np.int64)
+
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""
         check_is_fitted(self)

@@ -221,17 +221,11 @@ fn solve_binary(
             params.solve(team, &mut q, &problem, Start::Zero, control)?
         }
         Formulation::Nu(nu) => {
-            // Each class holds nu/2 of the total weight, placed greedily from its first example
-            // on, as LIBSVM starts; no linear term.
+            // Each class holds nu/2 of the total weight; no linear term.
             let half = 0.5 * nu * examples.iter().map(|&e| bound[e]).sum::<f64>();
-            let (mut left_pos, mut left_neg) = (half, half);
-            let mut alpha = vec![0.0; examples.len()];
-            for (t, &e) in examples.iter().enumerate() {
-                let left = if t < np { &mut left_pos } else { &mut left_neg };
-                let a = bound[e].min(*left);
-                *left -= a;
-                alpha[t] = a * y[t];
-            }
+            let positive_part = fill_to(pos.iter().map(|&e| bound[e]), half);
+            let negative_part = fill_to(neg.iter().map(|&e| bound[e]), half);
+            let alpha: Vec<f64> = positive_part.into_iter().chain(negative_part.into_iter().map(|a| -a)).collect();
             let positive: Vec<bool> = (0..examples.len()).map(|t| t < np).collect();
             let zero = vec![0.0; examples.len()];
             let problem = DualProblem { p: &zero, lo: &lo, hi: &hi, equality: Equality::PerSign(&positive) };
@@ -479,15 +473,9 @@ fn train_regression(
     let (positive, alpha0) = match tube {
         Tube::Epsilon(_) => (Vec::new(), Vec::new()),
         Tube::Nu(nu) => {
-            // alpha+_i = -alpha-_i, greedily from the first example on, until each half holds
-            // C nu sum(w) / 2 (LIBSVM's start): feasible for both sums
-            let mut left = 0.5 * nu * sample_c.iter().sum::<f64>();
-            let mut alpha = vec![0.0; 2 * l];
-            for i in 0..l {
-                let a = sample_c[i].min(left);
-                left -= a;
-                (alpha[i], alpha[i + l]) = (a, -a);
-            }
+            // alpha+_i = -alpha-_i, each half holding C nu sum(w) / 2: feasible for both sums
+            let half = fill_to(sample_c.iter().copied(), 0.5 * nu * sample_c.iter().sum::<f64>());
+            let alpha = half.iter().copied().chain(half.iter().map(|a| -a)).collect();
             ((0..2 * l).map(|v| v < l).collect(), alpha)
         }
     };
@@ -496,15 +484,7 @@ fn train_regression(
         Tube::Nu(_) => (Equality::PerSign(&positive), Start::At { alpha: &alpha0, gradient: None, gbar: None }),
     };
     let problem = DualProblem { p: &p, lo: &lo, hi: &hi, equality };
-    let sol = with_team(threads_for(2 * l), |team| {
-        let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(Split::over(team));
-        params.solve(team, &mut q, &problem, start, control)
-    });
-    if let Some(e) = engine.failure() {
-        return Err(e);
-    }
-    let sol = sol?;
-    control.problem_done();
+    let sol = solve_whole(&engine, l, Variables::TwoPerExample, cache, &problem, start, params, control)?;
     Ok(SvrFit::from_pairs(&sol, l, engine.evals()))
 }
 
@@ -528,27 +508,11 @@ pub fn train_one_class(
     }
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     let cache = params.cache_bytes.saturating_sub(engine.extra_bytes());
-    let mut left = nu * total;
-    let mut alpha = vec![0.0; l];
-    for (a, &w) in alpha.iter_mut().zip(sample_weight) {
-        if !(left > 0.0) {
-            break;
-        }
-        *a = w.min(left);
-        left -= *a;
-    }
+    let alpha = fill_to(sample_weight.iter().copied(), nu * total);
     let (zero, lo) = (vec![0.0; l], vec![0.0; l]);
     let problem = DualProblem { p: &zero, lo: &lo, hi: sample_weight, equality: Equality::Total };
     let start = Start::At { alpha: &alpha, gradient: None, gbar: None };
-    let sol = with_team(threads_for(l), |team| {
-        let mut q = ExampleQ::new(&engine, (0..l).collect(), cache).split(Split::over(team));
-        params.solve(team, &mut q, &problem, start, control)
-    });
-    if let Some(e) = engine.failure() {
-        return Err(e);
-    }
-    let sol = sol?;
-    control.problem_done();
+    let sol = solve_whole(&engine, l, Variables::OnePerExample, cache, &problem, start, params, control)?;
     let (support, coef) = (0..l).filter(|&e| sol.alpha[e] != 0.0).map(|e| (e, sol.alpha[e])).unzip();
     Ok(SvrFit {
         support,
@@ -559,6 +523,52 @@ pub fn train_one_class(
         converged: sol.converged,
         kernel_evals: engine.evals(),
     })
+}
+
+/// LIBSVM's feasible start of the nu problems: the coefficients at their bounds from the first
+/// on, until they sum to `total` (the last one partly), the rest zero.
+fn fill_to(bounds: impl Iterator<Item = f64>, total: f64) -> Vec<f64> {
+    let mut left = total;
+    bounds
+        .map(|bound| {
+            let a = bound.min(left);
+            left -= a;
+            a
+        })
+        .collect()
+}
+
+/// How a problem over the engine's `l` examples has its variables.
+#[derive(Clone, Copy)]
+enum Variables {
+    /// One per example (`ExampleQ`): the one-class SVM.
+    OnePerExample,
+    /// alpha+ and alpha- per example (`PairedQ`): regression.
+    TwoPerExample,
+}
+
+/// Solves one problem over all `l` examples with every core (its passes and kernel rows split
+/// over a team), and checks the kernel engine.
+fn solve_whole(
+    engine: &KernelEngine, l: usize, variables: Variables, cache: usize, problem: &DualProblem, start: Start,
+    params: &SvmParams, control: &Control,
+) -> Result<SmoSolution> {
+    let examples = || (0..l).collect::<Vec<usize>>();
+    let sol = with_team(threads_for(problem.p.len()), |team| match variables {
+        Variables::OnePerExample => {
+            let mut q = ExampleQ::new(engine, examples(), cache).split(Split::over(team));
+            params.solve(team, &mut q, problem, start, control)
+        }
+        Variables::TwoPerExample => {
+            let mut q = PairedQ::new(engine, examples(), cache).split(Split::over(team));
+            params.solve(team, &mut q, problem, start, control)
+        }
+    });
+    if let Some(e) = engine.failure() {
+        return Err(e);
+    }
+    control.problem_done();
+    sol
 }
 
 impl SvrFit {
