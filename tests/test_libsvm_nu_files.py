@@ -2,7 +2,8 @@
 LIBSVM's own Python binding (`libsvm-official`): the models LIBSVM trains and saves are predicted
 by our native tool as LIBSVM predicts them (labels, values, and -b 1 probabilities: Platt's
 sigmoids for nu-SVC, the density marks of one-class), and a file our core reads and writes again
-loads in LIBSVM and predicts the same. Training these types ourselves is tested with the trainers."""
+loads in LIBSVM and predicts the same; and the models NuSVC, NuSVR and OneClassSVM train and
+save, LIBSVM predicts as they do, while load_libsvm_model predicts LIBSVM's own as LIBSVM."""
 
 import re
 
@@ -11,6 +12,7 @@ import pytest
 from libsvm import svmutil as libsvm
 from test_libsvm_interop import libsvm_file, native_cli, write_file
 
+import largemargin as lm
 from largemargin import _native
 
 
@@ -207,3 +209,52 @@ def test_a_file_whose_header_and_body_disagree_is_refused_whole(tmp_path, data):
         r = native_cli("predict", te, bad, out)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr
         assert not out.exists()
+
+
+ESTIMATORS = {
+    # task: (our estimator, LIBSVM's options for the same problem)
+    "two": (lambda: lm.NuSVC(nu=0.3, gamma=0.3, tol=1e-6), "-s 1 -n 0.3 -t 2 -g 0.3 -e 1e-6"),
+    "three": (lambda: lm.NuSVC(nu=0.2, gamma=0.3, tol=1e-6), "-s 1 -n 0.2 -t 2 -g 0.3 -e 1e-6"),
+    "regression": (lambda: lm.NuSVR(nu=0.4, C=2, gamma=0.3, tol=1e-6), "-s 4 -n 0.4 -c 2 -t 2 -g 0.3 -e 1e-6"),
+    "novelty": (lambda: lm.OneClassSVM(nu=0.1, gamma=0.3, tol=1e-6), "-s 2 -n 0.1 -t 2 -g 0.3 -e 1e-6"),
+}
+
+
+@pytest.mark.parametrize("task", sorted(ESTIMATORS))
+def test_our_models_in_libsvm_and_libsvms_in_ours(tmp_path, data, task):
+    """What we train and save, LIBSVM loads and predicts as we do (and as the model it trains
+    itself on the same data); what LIBSVM trains, `load_libsvm_model` predicts as LIBSVM."""
+    make, opts = ESTIMATORS[task]
+    Xtr, ytr, Xte, yte = data[task]
+    ours = make().fit(Xtr) if task == "novelty" else make().fit(Xtr, ytr)
+    saved = tmp_path / "ours.model"
+    lm.save_libsvm_model(ours, saved)
+    te = tmp_path / "test.txt"
+    write_file(te, Xte, yte, 1)
+    _, x_lib = libsvm.svm_read_problem(str(te))
+    labels, dec = reference(libsvm.svm_load_model(str(saved)), x_lib)
+    if task in ("regression", "novelty"):
+        # one output, whose sign LIBSVM and scikit-learn agree on
+        ours_dec = ours.predict(Xte) if task == "regression" else ours.decision_function(Xte)
+        np.testing.assert_allclose(labels if task == "regression" else dec.ravel(), ours_dec,
+                                   atol=1e-9 * np.abs(ours_dec).max())
+    if task != "regression":
+        np.testing.assert_array_equal(labels, ours.predict(Xte))
+    tr = tmp_path / "train.txt"
+    write_file(tr, Xtr, ytr, 1)
+    theirs = tmp_path / "libsvm.model"
+    ref = libsvm_file(theirs, *libsvm.svm_read_problem(str(tr)), f"{opts} -q")
+    labels_ref, dec_ref = reference(ref, x_lib)
+    # the same problem, solved by each: the same model to the tolerance
+    if task in ("regression", "novelty"):
+        np.testing.assert_allclose(dec, dec_ref, atol=1e-4 * np.abs(dec_ref).max())
+    else:
+        assert np.mean(labels == labels_ref) > 0.98
+    loaded = lm.load_libsvm_model(theirs)
+    assert type(loaded) is type(ours)
+    if task == "regression":
+        np.testing.assert_allclose(loaded.predict(Xte), labels_ref, rtol=1e-10, atol=1e-10)
+    else:
+        np.testing.assert_array_equal(loaded.predict(Xte), labels_ref)
+    if task == "novelty":
+        np.testing.assert_allclose(loaded.decision_function(Xte), dec_ref.ravel(), atol=1e-10 * np.abs(dec_ref).max())
