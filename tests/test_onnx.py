@@ -37,6 +37,8 @@ CLASSIFIERS = [
     ("svc sigmoid", lambda: lm.SVC(kernel="sigmoid", gamma=0.01).fit(X, Y), X),
     ("svc sparse fit", lambda: lm.SVC(kernel="linear").fit(sp.csr_matrix(X), Y), X),
     ("svc string labels", lambda: lm.SVC().fit(XI, np.array(["a", "b", "c"])[YI]), XI),
+    ("nu-svc binary", lambda: lm.NuSVC(nu=0.3).fit(X, Y), X),
+    ("nu-svc 3 classes", lambda: lm.NuSVC(nu=0.2).fit(XI, YI), XI),
     ("lasvm binary", lambda: lm.LaSVM(random_state=0).fit(X, Y), X),
     ("huller", lambda: lm.Huller(random_state=0).fit(X, Y), X),
     ("kernel perceptron", lambda: lm.KernelPerceptron(random_state=0).fit(X, Y), X),
@@ -76,10 +78,26 @@ def test_linear_svr_to_float32_rounding(fit_intercept):
     np.testing.assert_allclose(out, model.predict(XR), rtol=1e-4, atol=1e-3)
 
 
+def test_nu_regression_to_float32_rounding():
+    model = lm.NuSVR(C=10.0, nu=0.3).fit(XR, YR)
+    out = np.asarray(onnx_outputs(model, XR)[0]).ravel()
+    np.testing.assert_allclose(out, model.predict(XR), rtol=1e-4, atol=1e-3)
+
+
 def test_linear_svc_decision_values():
     model = lm.LinearSVC(random_state=0, max_iter=5000).fit(XI, YI)
     scores = np.asarray(onnx_outputs(model, XI)[1])
     np.testing.assert_allclose(scores, model.decision_function(XI), rtol=1e-4, atol=1e-4)
+
+
+def test_one_class_labels_and_scores():
+    model = lm.OneClassSVM(nu=0.1, gamma=0.1).fit(X)
+    labels, scores = onnx_outputs(model, X)[:2]
+    decision = model.decision_function(X)
+    np.testing.assert_allclose(np.asarray(scores).ravel(), decision, rtol=1e-4, atol=1e-4)
+    # labels agree wherever float32 rounding cannot move the sign
+    clear = np.abs(decision) > 1e-4
+    np.testing.assert_array_equal(np.asarray(labels).ravel()[clear], model.predict(X)[clear])
 
 
 def test_models_without_an_onnx_form_say_so():

@@ -1,6 +1,6 @@
 """largemargin: large-scale support vector machines with a Rust core.
 
-Estimators follow scikit-learn's conventions: ``SVC`` and ``SVR`` (SMO) with ``SVCSearchCV``/``SVRSearchCV`` (their cross-validated grid search), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
+Estimators follow scikit-learn's conventions: ``SVC``, ``NuSVC``, ``SVR``, ``NuSVR`` and ``OneClassSVM`` (SMO) with ``SVCSearchCV``/``SVRSearchCV`` (their cross-validated grid search), ``LaSVM``, ``Huller`` and ``KernelPerceptron`` (online),
 ``LaRankClassifier`` (online multiclass), ``AmbiguousLaRankClassifier`` (from candidate label sets), ``SequenceLabeler`` (sequence labeling), ``LinearSVC``/``LinearSVR`` (exact linear SVMs by dual coordinate descent), ``LinearSGD`` (SGD-QN, SVMSGD2) and ``MarginPerceptron`` (linear, by
 stochastic gradient), ``MixtureSVC``/``MixtureSVR`` (hard mixtures of experts), ``SimpleMLPClassifier``, ``NilssonMLPClassifier`` and ``TanhMLPClassifier`` (MLPs).
 """
@@ -18,6 +18,8 @@ from .model_io import load_libsvm_model, save_libsvm_model
 from .online import Huller, KernelPerceptron
 from .search import SVCSearchCV, SVRSearchCV
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
+from .nu_svm import NuSVC, NuSVR
+from .one_class import OneClassSVM
 from .svm import SVC, SVR
 
-__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "LinearSVC", "LinearSVR", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "SVC", "SVCSearchCV", "SVR", "SVRSearchCV", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]
+__all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "LinearSVC", "LinearSVR", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "NuSVC", "NuSVR", "OneClassSVM", "SVC", "SVCSearchCV", "SVR", "SVRSearchCV", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

@@ -85,7 +85,7 @@ _LinearSolver = Literal["dual", "primal"]  # OPTIONS["linear_solver"]
 _GaterTask = Literal["classification", "regression"]  # OPTIONS["gater_task"]
 _Criterion = Literal["mse", "cross_entropy", "tanh_mse"]  # OPTIONS["mlp_criterion"]
 _Optimizer = Literal["sgd", "block_newton"]  # OPTIONS["mlp_optimizer"]
-_SvmType = Literal["c_svc", "epsilon_svr"]  # OPTIONS["svm_type"]
+_SvmType = Literal["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]  # OPTIONS["svm_type"]
 
 # ---------------------------------------------------------------------------------------------
 # Argument types shared by many functions
@@ -171,6 +171,7 @@ def fit_svc(
     tol: float, shrinking: bool, cache_size: float, max_iter: int, probability: bool, seed: int,
     selection: _SmoSelection, n_jobs: int | None, verbose: bool,
     solver: _DualSolver = ..., isda_bias: _IsdaBias = ..., isda_k: float = 1.0, over_relaxation: float = 1.0,
+    nu: float | None = None,  # nu-SVC: sample_c then holds the weights
 ) -> FitSvcResult: ...
 def fit_svr(
     x: _NativeMatrix, y: _F64, *, sample_c: _F64, epsilon: float,
@@ -178,6 +179,13 @@ def fit_svr(
     tol: float, shrinking: bool, cache_size: float, max_iter: int,
     selection: _SmoSelection, n_jobs: int | None, verbose: bool,
     solver: _DualSolver = ..., isda_bias: _IsdaBias = ..., isda_k: float = 1.0, over_relaxation: float = 1.0,
+    nu: float | None = None,  # nu-SVR: epsilon then unread
+) -> FitSvrResult: ...
+def fit_one_class(
+    x: _NativeMatrix, *, sample_weight: _F64, nu: float,
+    kernel: _Kernel, gamma: float, coef0: float, degree: int,
+    tol: float, shrinking: bool, cache_size: float, max_iter: int,
+    selection: _SmoSelection, n_jobs: int | None, verbose: bool,
 ) -> FitSvrResult: ...
 def cross_validate_svm(
     x: _NativeMatrix, *, classes: _I64 | None = None, n_classes: int = 0, targets: _F64 | None = None,

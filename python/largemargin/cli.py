@@ -21,6 +21,8 @@ from .lasvm import LaSVM
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
 from .plugins import get_registry
+from .nu_svm import NuSVC, NuSVR
+from .one_class import OneClassSVM
 from .svm import SVC, SVR
 
 
@@ -51,8 +53,14 @@ def _train(args):
             # from the training file alone: the test file only widens the matrices with zeros
             own = widths[0]
             gamma = scale_gamma(own, variance(Xtr[:, :own])) if gamma == "scale" else 1.0 / own
-    if args.svr and args.probability:
-        raise ValueError("-b: probability estimates are for classifiers, not epsilon-SVR")
+    args.svr = args.svm_type in (3, 4)
+    if args.probability and args.svm_type not in (0, 1):
+        raise ValueError(f"-b: probability estimates are for classifiers here, not -s {args.svm_type} (the native "
+                         "largemargin-cli also trains one-class density marks)")
+    if not 0 < args.nu <= 1:
+        raise ValueError(f"-n/--nu must be in (0, 1], got {args.nu}")
+    if args.svm_type == 2 and args.folds is not None:
+        raise ValueError("-v: a one-class SVM has no labels to cross-validate against")
     if args.folds is not None and args.folds < 2:
         raise ValueError(f"-v must be at least 2, got {args.folds}")
     if args.folds is not None and args.model:
@@ -64,21 +72,30 @@ def _train(args):
     if args.solver in _LINEAR_SOLVERS:
         return _train_linear(args, name, Xtr, ytr, Xte, yte)
     if args.solver == "lasvm":
-        if args.svr or args.probability:
-            raise ValueError("--solver lasvm trains classifiers without probabilities: drop --svr and -b")
+        if args.svm_type != 0 or args.probability:
+            raise ValueError("--solver lasvm trains C-SVC classifiers without probabilities: drop -s/--svr and -b")
         if args.model:
             raise ValueError("LaSVM models are not written in LIBSVM's format (that holds SMO's SVC and SVR): "
                              "pickle them from Python")
         model = LaSVM(epochs=args.epochs or 1, selection=args.selection, random_state=0, **common)
-    elif args.svr:
+    elif args.svm_type == 3:
         model = SVR(epsilon=args.epsilon, shrinking=args.shrinking, **common)
+    elif args.svm_type == 4:
+        model = NuSVR(nu=args.nu, shrinking=args.shrinking, **common)
+    elif args.svm_type == 1:
+        common.pop("C")
+        model = NuSVC(nu=args.nu, probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
+    elif args.svm_type == 2:
+        common.pop("C")
+        model = OneClassSVM(nu=args.nu, shrinking=args.shrinking, **common)
     else:
         model = SVC(probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
     if args.folds is not None:
         return _cross_validation(args, model, Xtr, ytr)
     if not args.quiet:
+        setting = f"nu={args.nu}" if args.svm_type in (1, 2) else f"C={C}" + (f", nu={args.nu}" if args.svm_type == 4 else "")
         print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
-              f"C={C}, gamma={gamma}, tol={args.tol}")
+              f"{setting}, gamma={gamma}, tol={args.tol}")
     try:
         model.fit(Xtr, ytr)
     except ValueError as e:
@@ -112,8 +129,8 @@ _LINEAR_SOLVERS = tuple(a for a in SGD_ALGORITHMS if a != "sgd")
 
 def _train_linear(args, name, Xtr, ytr, Xte, yte):
     """A linear SVM by stochastic gradient (squared hinge, the papers' loss)."""
-    if args.svr or args.probability or args.model:
-        raise ValueError(f"--solver {args.solver} trains linear classifiers: drop --svr, -b and MODEL "
+    if args.svm_type != 0 or args.probability or args.model:
+        raise ValueError(f"--solver {args.solver} trains linear classifiers: drop -s/--svr, -b and MODEL "
                          "(pickle the model from Python)")
     alpha = 1e-4 if args.alpha is None else args.alpha
     model = LinearSGD(algorithm=args.solver, alpha=alpha, epochs=args.epochs, random_state=0,
@@ -313,10 +330,16 @@ def _flag(text):
     return text == "1"
 
 
+_SVM_TYPES = ("c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr")  # svm-train's -s 0..4
+
+
 def _svm_type(text):
-    if text not in ("0", "3"):
-        raise argparse.ArgumentTypeError(f"{text!r}: 0 (C-SVC) and 3 (epsilon-SVR) are supported")
-    return text == "3"
+    if text in _SVM_TYPES:
+        return _SVM_TYPES.index(text)
+    if text not in ("0", "1", "2", "3", "4"):
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 C-SVC, 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR "
+                                         f"(or {', '.join(_SVM_TYPES)})")
+    return int(text)
 
 
 def _kernel_type(text):
@@ -357,9 +380,9 @@ def build_parser():
     t.add_argument("--test", help="test file to report the error on (read with the training file's index base)")
     _index_base_options(t, "either file uses")
     svr = t.add_mutually_exclusive_group()
-    svr.add_argument("-s", dest="svr", type=_svm_type, metavar="TYPE", default=False,
-                     help="0 C-SVC (default), 3 epsilon-SVR, as svm-train")
-    svr.add_argument("--svr", action="store_true", help="epsilon-SVR (the same as -s 3)")
+    svr.add_argument("-s", dest="svm_type", type=_svm_type, metavar="TYPE", default=0,
+                     help="0 C-SVC (default), 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR, as svm-train")
+    svr.add_argument("--svr", dest="svm_type", action="store_const", const=3, help="epsilon-SVR (the same as -s 3)")
     t.add_argument("--solver", default="smo", choices=["smo", "lasvm", *_LINEAR_SOLVERS],
                    help="smo (batch, LIBSVM's algorithm), lasvm (online: one pass and a finishing step), or a "
                         "linear SVM by stochastic gradient: asgd (averaged SGD, LinearSGD's default), sgdqn "
@@ -371,6 +394,7 @@ def build_parser():
     t.add_argument("-c", "--C", type=float, default=None, help="C (default 100 on Adult, else 1)")
     t.add_argument("-g", "--gamma", type=_gamma, default=None, help="gamma, or 'scale'/'auto' (default 0.005 on Adult, else scale)")
     t.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon-SVR: the tube's half-width (0.1)")
+    t.add_argument("-n", "--nu", type=float, default=0.5, help="nu of nu-SVC, one-class SVM and nu-SVR (0.5)")
     _kernel_options(t)
     t.add_argument("-m", "--cache-size", type=float, default=200, help="kernel cache in MB (200)")
     t.add_argument("--shrinking", type=_flag, default=True, metavar="0|1", help="shrinking heuristics (1)")

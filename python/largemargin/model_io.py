@@ -1,4 +1,4 @@
-"""Saving and loading fitted SVC / SVR models in LIBSVM's model-file format, readable by LIBSVM's
+"""Saving and loading fitted kernel SVMs (`SVC`, `NuSVC`, `SVR`, `NuSVR`, `OneClassSVM`) in LIBSVM's model-file format, readable by LIBSVM's
 own tools (svm-predict, the libsvm-official package) and by `largemargin-cli`.
 
 LIBSVM matches the feature indices of a model file literally with those of the data files it
@@ -15,11 +15,18 @@ from sklearn.utils.validation import check_is_fitted
 from . import _native
 from ._arrays import to_native
 from ._multiclass import reorder_classes
+from .nu_svm import NuSVC, NuSVR
+from .one_class import OneClassSVM
 from .svm import SVC, SVR
+
+# LIBSVM's svm_type of each class, and back
+_TYPES = {SVC: "c_svc", NuSVC: "nu_svc", OneClassSVM: "one_class", SVR: "epsilon_svr", NuSVR: "nu_svr"}
+_CLASSES = {name: cls for cls, name in _TYPES.items()}
 
 
 def save_libsvm_model(model, path, zero_based=None):
-    """Write a fitted `SVC` or `SVR` to a file in LIBSVM's model format.
+    """Write a fitted `SVC`, `NuSVC`, `SVR`, `NuSVR` or `OneClassSVM` to a file in LIBSVM's model
+    format (svm_type ``c_svc``, ``nu_svc``, ``epsilon_svr``, ``nu_svr`` or ``one_class``).
 
     The file is readable by LIBSVM's own tools (svm-predict, the libsvm-official package) and by
     ``largemargin-cli``. It is written atomically: on any failure (a full disk, a file-size limit)
@@ -30,7 +37,7 @@ def save_libsvm_model(model, path, zero_based=None):
 
     Parameters
     ----------
-    model : SVC or SVR
+    model : SVC, NuSVC, SVR, NuSVR or OneClassSVM
         The fitted model.
     path : str or path-like
         The file to write.
@@ -69,13 +76,16 @@ def save_libsvm_model(model, path, zero_based=None):
     coef = np.asarray(model._dual_coef_, dtype=np.float64)
     rho = -np.asarray(model._intercept_, dtype=np.float64)
     sv_order = np.arange(coef.shape[1])
+    svm_type = _TYPES.get(type(model))
+    if svm_type is None:
+        raise TypeError(f"expected a largemargin SVC, NuSVC, SVR, NuSVR or OneClassSVM, got {type(model).__name__}")
     if isinstance(model, SVC):
         classes = np.asarray(model.classes_)
         if classes.dtype.kind not in "iuf" or not np.all(np.equal(np.mod(classes.astype(float), 1), 0)):
             raise ValueError(f"LIBSVM model files need integer class labels, got {classes!r}")
         if np.any(np.abs(classes.astype(float)) > np.iinfo(np.int32).max):
             raise ValueError(f"LIBSVM's class labels are 32-bit integers, got {classes!r}")
-        svm_type, labels, n_support = "c_svc", classes.astype(np.int64), np.asarray(model._n_support, np.int64)
+        labels, n_support = classes.astype(np.int64), np.asarray(model._n_support, np.int64)
         prob_a, prob_b = np.asarray(model.probA_, float), np.asarray(model.probB_, float)
         file_order = getattr(model, "_libsvm_file_order", None)
         if file_order is not None:
@@ -83,11 +93,10 @@ def save_libsvm_model(model, path, zero_based=None):
             sv_order, n_support, coef, rho, prob_a, prob_b = reorder_classes(
                 file_order, n_support, coef, rho, prob_a, prob_b)
             labels = labels[np.argsort(file_order, kind="stable")]
-    elif isinstance(model, SVR):
-        svm_type, labels, n_support = "epsilon_svr", np.zeros(0, np.int64), np.zeros(0, np.int64)
-        prob_a, prob_b = getattr(model, "_libsvm_prob_a", np.zeros(0)), np.zeros(0)
     else:
-        raise TypeError(f"expected a largemargin SVC or SVR, got {type(model).__name__}")
+        labels, n_support = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        # the noise scale of a regression, the density marks of a one-class model, read from a file
+        prob_a, prob_b = getattr(model, "_libsvm_prob_a", np.zeros(0)), np.zeros(0)
     if model._native_kernel == "precomputed":
         sv = np.zeros((0, 0))
     else:
@@ -105,7 +114,8 @@ def save_libsvm_model(model, path, zero_based=None):
 
 
 def load_libsvm_model(path, n_features=None, zero_based=False):
-    """Read a LIBSVM model file (ours or LIBSVM's) into a fitted `SVC` or `SVR`.
+    """Read a LIBSVM model file (ours or LIBSVM's) into a fitted `SVC`, `NuSVC`, `SVR`, `NuSVR` or
+    `OneClassSVM`, as its svm_type says.
 
     Without ``n_features`` the model accepts data of any width and matches it with its support
     vectors feature by feature, as LIBSVM does: a feature that either side does not have is zero
@@ -117,8 +127,9 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
     precomputed data files put a serial number in column 0 (``0:serial 1:K(x, x_1) ...``): read
     such a file with ``load_libsvm(path, zero_based=True)`` and pass ``X[:, 1:]``.
 
-    Model files do not store C (nor epsilon for regression): the returned estimator has the
-    default values, which a refit would use unless you set them.
+    Model files do not store C, nu nor epsilon: the returned estimator has the default values,
+    which a refit would use unless you set them. A one-class file's density marks (LIBSVM's
+    one-class probability) are kept and written back, not used for prediction.
 
     Parameters
     ----------
@@ -134,7 +145,7 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
 
     Returns
     -------
-    SVC or SVR
+    SVC, NuSVC, SVR, NuSVR or OneClassSVM
         The fitted model (``probability=True`` for a classifier whose file holds Platt's
         sigmoids).
 
@@ -169,8 +180,9 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
     params = dict(kernel=d["kernel"], gamma=d["gamma"] if d["gamma"] > 0 else "scale", coef0=d["coef0"],
                   degree=int(d["degree"]))
     coef, rho, sv_idx = d["sv_coef"], d["rho"], d["sv_indices"]
-    if d["svm_type"] == "c_svc":
-        model = SVC(probability=len(d["prob_a"]) > 0, **params)
+    cls = _CLASSES[d["svm_type"]]
+    if issubclass(cls, SVC):
+        model = cls(probability=len(d["prob_a"]) > 0, **params)
         labels = d["labels"]
         order, n_support, coef, rho, prob_a, prob_b = reorder_classes(
             labels, d["n_support"], coef, rho, d["prob_a"], d["prob_b"])
@@ -190,9 +202,9 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
         model._dual_coef_ = coef
         model.class_weight_ = np.ones(len(model.classes_))
     else:
-        model = SVR(**params)
+        model = cls(**params)
         if len(d["prob_a"]):
-            model._libsvm_prob_a = d["prob_a"]  # LIBSVM's noise scale, written back on save
+            model._libsvm_prob_a = d["prob_a"]  # LIBSVM's noise scale or density marks, written back on save
         model._n_support = np.array([0, 0], dtype=np.int32)
         model.n_support_ = np.array([coef.shape[1]], dtype=np.int32)
         model._intercept_ = -rho
@@ -223,4 +235,6 @@ def load_libsvm_model(path, n_features=None, zero_based=False):
         model.n_features_in_ = n_features
     model.fit_status_ = 0
     model.n_iter_ = np.zeros(0, dtype=np.int32)
+    if isinstance(model, OneClassSVM):
+        model.offset_ = -model._intercept_
     return model

@@ -3,9 +3,11 @@
 ``to_onnx(model, X)`` hands each model to skl2onnx's converter of its scikit-learn counterpart,
 through a stand-in that holds the same fitted parameters:
 
-- ``SVC`` and ``SVR`` (built-in kernels; ``probability=True`` too), and a binary ``LaSVM``,
-  ``Huller`` or ``KernelPerceptron``, as scikit-learn's ``SVC``/``SVR`` (the ONNX-ML
-  ``SVMClassifier``/``SVMRegressor`` operators);
+- ``SVC``/``NuSVC`` and ``SVR``/``NuSVR`` (built-in kernels; ``probability=True`` too), and a
+  binary ``LaSVM``, ``Huller`` or ``KernelPerceptron``, as scikit-learn's ``SVC``/``SVR`` (the
+  ONNX-ML ``SVMClassifier``/``SVMRegressor`` operators: a nu model is a C model with its own
+  coefficients);
+- ``OneClassSVM`` as scikit-learn's (the ``SVMRegressor`` operator's one-class mode);
 - ``LinearSGD`` and ``MarginPerceptron`` as scikit-learn's ``SGDClassifier`` (a linear model);
 - ``LinearSVC`` and ``LinearSVR`` as scikit-learn's classes of the same names (their attributes are
   scikit-learn's: ``coef_``, ``intercept_``, ``classes_``).
@@ -85,6 +87,15 @@ def _svr_standin(model):
                            model.intercept_, model.support_, [0, 0])
 
 
+def _one_class_standin(model):
+    from sklearn.svm import OneClassSVM as SklearnOneClassSVM
+
+    s = _fitted_standin(SklearnOneClassSVM(), model, _dense(model.support_vectors_), _dense(model.dual_coef_),
+                        model.intercept_, model.support_, [0, 0])
+    s.offset_ = np.asarray(model.offset_, dtype=np.float64)
+    return s
+
+
 def _online_standin(model):
     """A binary online classifier's expansion as scikit-learn's binary SVC: support vectors
     grouped by class; its own sign is already the public one (+ for classes_[1])."""
@@ -135,9 +146,12 @@ def standin(model):
     from sklearn.svm import LinearSVC as SklearnLinearSVC
     from sklearn.svm import LinearSVR as SklearnLinearSVR
 
-    from . import SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, LinearSVC, LinearSVR, MarginPerceptron
+    from . import (SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, LinearSVC, LinearSVR, MarginPerceptron,
+                   OneClassSVM)
 
     check_is_fitted(model)
+    if isinstance(model, OneClassSVM):
+        return _one_class_standin(model)
     if isinstance(model, SVC):
         return _svc_standin(model)
     if isinstance(model, SVR):
@@ -152,8 +166,8 @@ def standin(model):
         return _linear_svm_standin(model, SklearnLinearSVC())
     if isinstance(model, LinearSVR):
         return _linear_svm_standin(model, SklearnLinearSVR())
-    raise NotImplementedError(f"{type(model).__name__} has no ONNX export (SVC, SVR, LaSVM, Huller, KernelPerceptron, "
-                              "LinearSGD, MarginPerceptron, LinearSVC and LinearSVR have)")
+    raise NotImplementedError(f"{type(model).__name__} has no ONNX export (SVC, NuSVC, SVR, NuSVR, OneClassSVM, LaSVM, "
+                              "Huller, KernelPerceptron, LinearSGD, MarginPerceptron, LinearSVC and LinearSVR have)")
 
 
 def to_onnx(model, X, *, target_opset=None, options=None):
@@ -162,8 +176,9 @@ def to_onnx(model, X, *, target_opset=None, options=None):
     Parameters
     ----------
     model : fitted estimator
-        ``SVC``, ``SVR``, ``LaSVM``/``Huller``/``KernelPerceptron`` (binary or one-vs-one) with a
-        built-in kernel, ``LinearSGD``, ``MarginPerceptron``, ``LinearSVC`` or ``LinearSVR``.
+        ``SVC``, ``NuSVC``, ``SVR``, ``NuSVR``, ``OneClassSVM``,
+        ``LaSVM``/``Huller``/``KernelPerceptron`` (binary or one-vs-one) with a built-in kernel,
+        ``LinearSGD``, ``MarginPerceptron``, ``LinearSVC`` or ``LinearSVR``.
     X : array-like of shape (n_samples, n_features)
         A few rows of the input, which fix the graph's input type and width (float32 is the
         ONNX-ML SVM operators' type; other types are cast).
@@ -175,9 +190,9 @@ def to_onnx(model, X, *, target_opset=None, options=None):
     Returns
     -------
     onnx.ModelProto
-        A graph with input ``X``. Its first output is the labels (regressors: the values); a
-        classifier's second is the probabilities, or the decision values when the model has no
-        probabilities. Their names depend on skl2onnx's converter (``label``/``probabilities``,
+        A graph with input ``X``. Its first output is the labels (regressors: the values;
+        ``OneClassSVM``: +1/-1); a classifier's second is the probabilities, or the decision
+        values when the model has no probabilities (``OneClassSVM``: `decision_function`). Their names depend on skl2onnx's converter (``label``/``probabilities``,
         or ``output_label``/``output_probability`` as a list of dicts unless
         ``options={"zipmap": False}``): read them by position, ``session.run(None, ...)``.
 

@@ -215,17 +215,17 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         at_least_two(self.classes_)
         self.class_weight_ = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        sample_c = np.minimum(float(self.C) * self.class_weight_[y_idx] * sample_weight, HARD_MARGIN_C)
-        present = np.unique(y_idx[sample_c > 0])
+        bounds = self._example_bounds(y_idx, sample_weight)
+        present = np.unique(y_idx[bounds > 0])
         if len(present) < 2:
             raise ValueError("Invalid input - all samples with positive weights belong to the same class")
         seed = draw_seed(self.random_state)
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svc(
-            to_native(Xk), y_idx.astype(np.int64), n_classes=len(self.classes_), sample_c=np.ascontiguousarray(sample_c),
+            to_native(Xk), y_idx.astype(np.int64), n_classes=len(self.classes_), sample_c=np.ascontiguousarray(bounds),
             kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol), shrinking=bool(self.shrinking), cache_size=float(self.cache_size),
             max_iter=int(self.max_iter), probability=bool(self.probability), seed=int(seed), selection=self.selection, n_jobs=self.n_jobs, verbose=bool(self.verbose),
-            **self._solver_args(),
+            **self._formulation_args(),
         )
         self._finish_fit(fit, Xk, started)
         self._n_support = fit["n_support"].astype(np.int32)
@@ -237,6 +237,13 @@ class SVC(ClassifierMixin, _BaseSVM):
         self.intercept_ = -self._intercept_ if binary else self._intercept_.copy()
         self.dual_coef_ = self._public_coef(-self._dual_coef_ if binary else self._dual_coef_)
         return self
+
+    def _example_bounds(self, y_idx, sample_weight):
+        """Each example's box: C times its class's and its own weight."""
+        return np.minimum(float(self.C) * self.class_weight_[y_idx] * sample_weight, HARD_MARGIN_C)
+
+    def _formulation_args(self):
+        return self._solver_args()
 
     def _n_support_groups(self):
         n_support = np.asarray(self._n_support, dtype=np.int64)
@@ -461,20 +468,16 @@ class SVR(RegressorMixin, _BaseSVM):
         sample_c = np.ascontiguousarray(np.minimum(float(self.C) * sample_weight, HARD_MARGIN_C))
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svr(
-            to_native(Xk), y, sample_c=sample_c, epsilon=float(self.epsilon), kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
+            to_native(Xk), y, sample_c=sample_c, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
             shrinking=bool(self.shrinking), cache_size=float(self.cache_size), max_iter=int(self.max_iter), selection=self.selection, n_jobs=self.n_jobs,
-            verbose=bool(self.verbose), **self._solver_args(),
+            verbose=bool(self.verbose), **self._formulation_args(),
         )
         self._finish_fit(fit, Xk, started)
-        self.n_iter_ = int(self.n_iter_[0])  # one problem: an int, as scikit-learn's SVR gives
-        self._n_support = np.array([0, 0], dtype=np.int32)
-        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
-        self.intercept_ = self._intercept_
-        self.dual_coef_ = self._public_coef(self._dual_coef_)
+        self._one_output_attributes()
         return self
 
-    def _n_support_groups(self):
-        return np.zeros(0, dtype=np.int64)
+    def _formulation_args(self):
+        return dict(epsilon=float(self.epsilon), **self._solver_args())
 
     def predict(self, X):
         """Predicted values.

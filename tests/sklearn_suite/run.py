@@ -1,5 +1,5 @@
 """Runs scikit-learn's own SVM tests (sklearn/svm/tests/test_svm.py and test_sparse.py of the
-installed scikit-learn, with its conftest.py) against largemargin's SVC and SVR, swapped in for
+installed scikit-learn, with its conftest.py) against largemargin's kernel SVMs, swapped in for
 scikit-learn's by `swap_in_largemargin`. Exits non-zero when a test fails that
 `expected_failures.txt` does not list (with its reason), or when no instance of a listed test fails.
 

@@ -84,7 +84,7 @@ HARD_MARGIN_C = 1e250
 
 
 class _BaseSVM(BaseEstimator):
-    """What SVC and SVR share: parameter checks, kernel resolution, the native call, prediction."""
+    """What the kernel SVMs share: parameter checks, kernel resolution, the native call, prediction."""
 
     _task = None
 
@@ -171,8 +171,8 @@ class _BaseSVM(BaseEstimator):
         gamma = self._gamma if self._gamma > 0 else 1.0
         return kernel, gamma, float(self.coef0), int(self.degree)
 
-    # SVC and SVR leave samples of negative weight out and take C=inf (the hard margin), as
-    # scikit-learn's do; the others refuse both
+    # The LIBSVM formulations leave samples of negative weight out and take C=inf (the hard
+    # margin), as scikit-learn's do; the others refuse both
     _libsvm_inputs = False
 
     def _prepare_fit(self, X, y, sample_weight, reset=True):
@@ -182,19 +182,20 @@ class _BaseSVM(BaseEstimator):
         if self._python_kernel is not None:
             # A Python kernel sees the raw input, which the native solver knows only by index: it
             # is given an n x 0 placeholder and asks the kernel for rows.
-            y = np.asarray(y)
             n = X.shape[0] if hasattr(X, "shape") else len(X)
-            if len(y) != n:
+            if y is not None and len(y := np.asarray(y)) != n:
                 raise ValueError(f"X has {n} samples but y has {len(y)}")
             self._X_fit = X
             Xk = np.empty((n, 0))
             if reset and len(getattr(X, "shape", ())) == 2:
                 self.n_features_in_ = X.shape[1]  # checked at prediction, before the kernel is called
         else:
-            X, y = validate_data(
-                self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
-                accept_large_sparse=True, y_numeric=self._task == "regression", reset=reset,
-            )
+            layout = dict(accept_sparse=["csr", "csc", "coo"], dtype=[np.float64, np.float32], order="C",
+                          accept_large_sparse=True, reset=reset)
+            if self._task == "novelty":  # no target
+                X = validate_data(self, X, **layout)
+            else:
+                X, y = validate_data(self, X, y, y_numeric=self._task == "regression", **layout)
             if is_sparse(X):
                 X = canonical_csr(X)
             Xk = X
@@ -245,6 +246,18 @@ class _BaseSVM(BaseEstimator):
         if not (np.all(np.isfinite(self._dual_coef_)) and np.all(np.isfinite(self._intercept_))):
             raise ValueError("The dual coefficients or intercepts are not finite: the data may hold values too large "
                              "for the kernel; scale it (e.g. StandardScaler)")
+
+    def _one_output_attributes(self):
+        """scikit-learn's attributes of a fit with one output (a regression, a one-class SVM)."""
+        self.n_iter_ = int(self.n_iter_[0])  # one problem: an int, as scikit-learn gives
+        self._n_support = np.array([0, 0], dtype=np.int32)
+        self.n_support_ = np.array([len(self.support_)], dtype=np.int32)
+        self.intercept_ = self._intercept_
+        self.dual_coef_ = self._public_coef(self._dual_coef_)
+
+    def _n_support_groups(self):
+        # one output: no groups (classifiers group their support vectors by class)
+        return np.zeros(0, dtype=np.int64)
 
     def _native_decision(self, X):
         """Decision values with LIBSVM's sign convention, shape (m, outputs)."""

@@ -1,7 +1,7 @@
 //! largemargin-cli: train, predict and evaluate kernel SVMs on LIBSVM-format files, natively.
 //!
 //!   largemargin-cli train \[options\] TRAIN_FILE MODEL_FILE
-//!   largemargin-cli predict \[-q\] TEST_FILE MODEL_FILE OUTPUT_FILE
+//!   largemargin-cli predict \[-b 0|1\] \[-q\] TEST_FILE MODEL_FILE OUTPUT_FILE
 //!   largemargin-cli eval TEST_FILE MODEL_FILE
 //!   largemargin-cli --version
 //!
@@ -19,30 +19,36 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use largemargin::data::CsrMatrix;
+use largemargin::data::{CsrMatrix, Matrix};
 use largemargin::io::atomic_file::write_atomically;
 use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
 use largemargin::kernel::KernelKind;
+use largemargin::model::probability::one_class_density_marks;
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::train::svm::{train_svc, train_svr, SvmParams};
+use largemargin::train::svm::{train_nu_svc, train_nu_svr, train_one_class, train_svc, train_svr, SvmParams};
 use largemargin::Control;
 
 const USAGE: &str = "usage:
   largemargin-cli train [options] TRAIN_FILE MODEL_FILE
-  largemargin-cli predict [-q] TEST_FILE MODEL_FILE OUTPUT_FILE
+  largemargin-cli predict [-b 0|1] [-q] TEST_FILE MODEL_FILE OUTPUT_FILE
   largemargin-cli eval TEST_FILE MODEL_FILE
   largemargin-cli --version | --help
 predict writes the predictions and prints the accuracy (MSE and squared correlation
-for epsilon-SVR) on the test file's labels, as svm-predict does; -q prints nothing.
+for regression) on the test file's labels, as svm-predict does; -q prints nothing.
+-b 1 writes probability estimates as svm-predict does (a 'labels' or 'label normal
+outlier' line, then each label and its probabilities, at full precision); it needs a
+model trained with -b 1. Models of all five LIBSVM types are predicted.
 eval prints the same without writing predictions.
 train options:
-  -s type     0 or c_svc = C-SVC (default), 3 or epsilon_svr = epsilon-SVR
+  -s type     LIBSVM's number or name: 0 c_svc = C-SVC (default), 1 nu_svc = nu-SVC,
+              2 one_class = one-class SVM, 3 epsilon_svr = epsilon-SVR, 4 nu_svr = nu-SVR
   -t kernel   0 linear, 1 poly(nomial), 2 rbf (default), 3 sigmoid: the number or the name
   -d degree   polynomial degree, an integer >= 0 (3)
   -g gamma    kernel gamma, > 0 (default 1/num_features)
   -r coef0    kernel coef0 (0)
   -c C        cost, > 0 (1)
   -p epsilon  SVR tube half-width, >= 0 (0.1)
+  -n nu       nu of nu-SVC, one-class SVM and nu-SVR, in (0, 1] (0.5)
   -m MB       kernel cache size, > 0 (200)
   -e tol      stopping tolerance, > 0 (0.001)
   -h 0|1      shrinking (1)
@@ -93,6 +99,7 @@ struct TrainArgs {
     coef0: f64,
     c: f64,
     epsilon: f64,
+    nu: f64,
     cache_mb: f64,
     tol: f64,
     shrinking: bool,
@@ -138,16 +145,22 @@ fn flag(opt: &str, v: &str) -> Result<bool, String> {
     }
 }
 
-/// -s: LIBSVM's svm_type number (0 C-SVC, 3 epsilon-SVR; 1, 2 and 4 are not supported) or its name.
+/// -s: LIBSVM's svm_type number (0 c_svc, 1 nu_svc, 2 one_class, 3 epsilon_svr, 4 nu_svr) or
+/// its name.
 fn svm_type_option(v: &str) -> Result<SvmType, String> {
     if let Ok(t) = v.parse::<SvmType>() {
         return Ok(t);
     }
-    match integer("-s", v, 0, 4) {
-        Ok(0) => Ok(SvmType::CSvc),
-        Ok(3) => Ok(SvmType::EpsilonSvr),
-        Ok(_) => Err(format!("-s {v}: only 0 (C-SVC) and 3 (epsilon-SVR) are supported")),
-        Err(e) => Err(format!("{e}, nor one of {}", SvmType::NAMES.join(", "))),
+    let last = SvmType::ALL.len() as i64 - 1;
+    let n = integer("-s", v, 0, last).map_err(|e| format!("{e}, nor one of {}", SvmType::NAMES.join(", ")))?;
+    Ok(SvmType::from_libsvm_number(n as usize).expect("within LIBSVM's numbers"))
+}
+
+/// -n: nu, a fraction in (0, 1] as svm-train checks it.
+fn nu_option(v: &str) -> Result<f64, String> {
+    match real("-n", v, Some(true))? {
+        nu if nu <= 1.0 => Ok(nu),
+        _ => Err(format!("option -n: '{v}' is not in (0, 1]")),
     }
 }
 
@@ -177,6 +190,7 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
         coef0: 0.0,
         c: 1.0,
         epsilon: 0.1,
+        nu: 0.5,
         cache_mb: 200.0,
         tol: 1e-3,
         shrinking: true,
@@ -217,6 +231,7 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
             "-r" => a.coef0 = real(opt, v, None)?,
             "-c" => a.c = real(opt, v, Some(true))?,
             "-p" => a.epsilon = real(opt, v, Some(false))?,
+            "-n" => a.nu = nu_option(v)?,
             "-m" => {
                 a.cache_mb = real(opt, v, Some(true))?;
                 if a.cache_mb * 1048576.0 >= usize::MAX as f64 / 2.0 {
@@ -236,11 +251,89 @@ fn parse_train(args: &[String]) -> Result<(TrainArgs, String, String), String> {
     Ok((a, files[0].clone(), files[1].clone()))
 }
 
+/// A model trained by `train`, with what its summary line reports.
+struct Trained {
+    model: LibsvmModel,
+    iterations: u64,
+    objective: f64,
+    kernel_evals: u64,
+}
+
+/// The integer class labels of a classification file, sorted, and each row's class index.
+fn class_indices(data_path: &str, targets: &[f64]) -> Result<(Vec<i64>, Vec<usize>), String> {
+    let mut labels: Vec<i64> = Vec::with_capacity(targets.len());
+    for &l in targets {
+        if l.fract() != 0.0 {
+            return Err(format!("{data_path}: class label {l} is not an integer (LIBSVM's labels are)"));
+        }
+        if l.abs() > i32::MAX as f64 {
+            return Err(format!("{data_path}: class label {l} is outside LIBSVM's 32-bit label range"));
+        }
+        labels.push(l as i64);
+    }
+    let mut classes = labels.clone();
+    classes.sort_unstable();
+    classes.dedup();
+    let y = labels.iter().map(|l| classes.binary_search(l).unwrap_or(0)).collect();
+    Ok((classes, y))
+}
+
+/// Training of -s 1 (nu_svc), 2 (one_class) and 4 (nu_svr), with `a.nu`: the models read as
+/// those of C-SVC and epsilon-SVR are, under their own type. A one-class model trained with -b 1
+/// keeps LIBSVM's density marks of its training decision values (none, as LIBSVM, when either
+/// side of the boundary has fewer than 5 examples).
+fn train_nu_formulation(
+    a: &TrainArgs, data_path: &str, x: &Matrix, targets: &[f64], params: &SvmParams, control: &Control,
+) -> Result<Trained, String> {
+    let kernel = params.kernel.clone();
+    let weights = vec![1.0; targets.len()];
+    let error = |e: largemargin::Error| e.to_string();
+    match a.svm_type {
+        SvmType::NuSvc => {
+            let (classes, y) = class_indices(data_path, targets)?;
+            let fit = train_nu_svc(x, &y, classes.len(), &weights, a.nu, params, control).map_err(error)?;
+            Ok(Trained {
+                model: LibsvmModel { svm_type: SvmType::NuSvc, ..LibsvmModel::from_svc(&fit, x, kernel, classes) },
+                iterations: fit.n_iter.iter().sum(),
+                objective: fit.objective.iter().sum(),
+                kernel_evals: fit.kernel_evals,
+            })
+        }
+        SvmType::NuSvr => {
+            let sample_c = vec![a.c; targets.len()];
+            let fit = train_nu_svr(x, targets, &sample_c, a.nu, params, control).map_err(error)?;
+            Ok(Trained {
+                model: LibsvmModel { svm_type: SvmType::NuSvr, ..LibsvmModel::from_svr(&fit, x, kernel) },
+                iterations: fit.n_iter,
+                objective: fit.objective,
+                kernel_evals: fit.kernel_evals,
+            })
+        }
+        _ => {
+            let fit = train_one_class(x, &weights, a.nu, params, control).map_err(error)?;
+            let mut model = LibsvmModel { svm_type: SvmType::OneClass, ..LibsvmModel::from_svr(&fit, x, kernel) };
+            if a.probability {
+                let decisions = model.decision(x).map_err(error)?;
+                match one_class_density_marks(&decisions) {
+                    Some(marks) => model.prob_a = marks,
+                    None => eprintln!(
+                        "warning: fewer than 5 training examples on one side of the boundary: the model keeps no \
+                         density marks (as LIBSVM)"
+                    ),
+                }
+            }
+            Ok(Trained { model, iterations: fit.n_iter, objective: fit.objective, kernel_evals: fit.kernel_evals })
+        }
+    }
+}
+
 fn train(args: &[String]) -> Result<(), String> {
     let (a, data_path, model_path) = parse_train(args)?;
-    let svr = a.svm_type == SvmType::EpsilonSvr;
-    if svr && a.probability {
-        return Err("-b 1 with -s 3: probability estimates are for classifiers (C-SVC) here".into());
+    if a.svm_type.is_regression() && a.probability {
+        return Err(format!(
+            "-b 1 with -s {}: probability estimates are for classifiers and one-class models here",
+            a.svm_type.libsvm_number()
+        ));
     }
     let parser = parse_data(&data_path)?;
     let base = a.base.for_files([parser.uses_index_zero()]);
@@ -266,46 +359,47 @@ fn train(args: &[String]) -> Result<(), String> {
     let control = Control::new();
     let started = Instant::now();
     let sample_c = vec![a.c; data.labels.len()];
-    let (model, iterations, objective, evals) = if svr {
-        let fit = pool
-            .install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control))
-            .map_err(|e| e.to_string())?;
-        (LibsvmModel::from_svr(&fit, &x, kernel), fit.n_iter, fit.objective, fit.kernel_evals)
-    } else {
-        let mut labels: Vec<i64> = Vec::new();
-        for &l in &data.labels {
-            if l.fract() != 0.0 {
-                return Err(format!("{data_path}: class label {l} is not an integer (LIBSVM's labels are)"));
+    let trained = match a.svm_type {
+        SvmType::EpsilonSvr => {
+            let fit = pool
+                .install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control))
+                .map_err(|e| e.to_string())?;
+            Trained {
+                model: LibsvmModel::from_svr(&fit, &x, kernel),
+                iterations: fit.n_iter,
+                objective: fit.objective,
+                kernel_evals: fit.kernel_evals,
             }
-            if l.abs() > i32::MAX as f64 {
-                return Err(format!("{data_path}: class label {l} is outside LIBSVM's 32-bit label range"));
-            }
-            labels.push(l as i64);
         }
-        let mut classes = labels.clone();
-        classes.sort_unstable();
-        classes.dedup();
-        let y: Vec<usize> = labels.iter().map(|l| classes.binary_search(l).unwrap_or(0)).collect();
-        let fit = pool
-            .install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control))
-            .map_err(|e| e.to_string())?;
-        (
-            LibsvmModel::from_svc(&fit, &x, kernel, classes),
-            fit.n_iter.iter().sum(),
-            fit.objective.iter().sum(),
-            fit.kernel_evals,
-        )
+        SvmType::CSvc => {
+            let (classes, y) = class_indices(&data_path, &data.labels)?;
+            let fit = pool
+                .install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control))
+                .map_err(|e| e.to_string())?;
+            Trained {
+                model: LibsvmModel::from_svc(&fit, &x, kernel, classes),
+                iterations: fit.n_iter.iter().sum(),
+                objective: fit.objective.iter().sum(),
+                kernel_evals: fit.kernel_evals,
+            }
+        }
+        SvmType::NuSvc | SvmType::OneClass | SvmType::NuSvr => {
+            pool.install(|| train_nu_formulation(&a, &data_path, &x, &data.labels, &params, &control))?
+        }
     };
     let elapsed = started.elapsed().as_secs_f64();
     if !a.quiet {
         println!(
-            "trained on {} examples in {elapsed:.2} s: {} support vectors, {iterations} iterations, dual objective {objective:.6}, {evals} kernel evaluations ({} feature indices)",
+            "trained on {} examples in {elapsed:.2} s: {} support vectors, {} iterations, dual objective {:.6}, {} kernel evaluations ({} feature indices)",
             data.labels.len(),
-            model.n_sv(),
+            trained.model.n_sv(),
+            trained.iterations,
+            trained.objective,
+            trained.kernel_evals,
             if base == IndexBase::Zero { "0-based" } else { "1-based" }
         );
     }
-    model.save(Path::new(&model_path), base).map_err(|e| e.to_string())
+    trained.model.save(Path::new(&model_path), base).map_err(|e| e.to_string())
 }
 
 fn load_model(path: &str) -> Result<LibsvmModel, String> {
@@ -328,30 +422,105 @@ fn drop_serial_column(x: &CsrMatrix) -> Result<CsrMatrix, String> {
     Ok(out)
 }
 
-fn predict_file(data_path: &str, model_path: &str) -> Result<(Vec<f64>, Vec<f64>, LibsvmModel), String> {
+/// A model and a test file read for prediction, the test rows in the model's terms.
+fn read_for_prediction(data_path: &str, model_path: &str) -> Result<(LibsvmModel, LibsvmData), String> {
     let model = load_model(model_path)?;
     let mut data = finish(parse_data(data_path)?, data_path, IndexBase::Zero)?;
     if model.kernel.is_precomputed() {
         data.x = drop_serial_column(&data.x)?;
     }
+    Ok((model, data))
+}
+
+fn predict_file(data_path: &str, model_path: &str) -> Result<(Vec<f64>, Vec<f64>, LibsvmModel), String> {
+    let (model, data) = read_for_prediction(data_path, model_path)?;
     let pred = model.predict(&data.x.view()).map_err(|e| format!("{data_path}: {e}"))?;
     Ok((pred, data.labels, model))
 }
 
+/// svm-predict -b 1: the output file's text, and what goes to the terminal before the score.
+fn predict_probability_text(
+    model: &LibsvmModel, data: &LibsvmData, data_path: &str,
+) -> Result<(Vec<f64>, String, Option<String>), String> {
+    let x = data.x.view();
+    if model.svm_type.is_regression() && !model.prob_a.is_empty() {
+        // a regressor's probability model is one noise scale: printed, the values written as usual
+        let pred = model.predict(&x).map_err(|e| format!("{data_path}: {e}"))?;
+        let note = format!(
+            "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution \
+             e^(-|z|/sigma)/(2sigma),sigma={}",
+            short(model.prob_a[0])
+        );
+        let text = prediction_lines(&pred);
+        return Ok((pred, text, Some(note)));
+    }
+    if !model.has_probability() {
+        return Err(format!(
+            "-b 1: the model has no probability estimates (svm_type {}, trained without -b 1)",
+            model.svm_type
+        ));
+    }
+    let (labels, probs, cols) = model.predict_probability(&x).map_err(|e| format!("{data_path}: {e}"))?;
+    let mut text = if model.svm_type == SvmType::OneClass {
+        "label normal outlier\n".to_string()
+    } else {
+        format!("labels {}\n", model.labels.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(" "))
+    };
+    for (label, row) in labels.iter().zip(probs.chunks(cols)) {
+        text.push_str(&label.to_string());
+        for p in row {
+            text.push_str(&format!(" {p}"));
+        }
+        text.push('\n');
+    }
+    Ok((labels, text, None))
+}
+
+fn prediction_lines(pred: &[f64]) -> String {
+    let mut text = String::with_capacity(pred.len() * 4);
+    for p in pred {
+        text.push_str(&format!("{p}\n"));
+    }
+    text
+}
+
 fn predict(args: &[String]) -> Result<(), String> {
-    let quiet = args.first().is_some_and(|a| a == "-q");
-    let files = &args[usize::from(quiet)..];
+    let (mut quiet, mut probability) = (false, false);
+    let mut rest = args;
+    // svm-predict's options, before the files
+    loop {
+        match rest {
+            [q, tail @ ..] if q == "-q" => {
+                quiet = true;
+                rest = tail;
+            }
+            [b, v, tail @ ..] if b == "-b" => {
+                probability = flag("-b", v)?;
+                rest = tail;
+            }
+            _ => break,
+        }
+    }
+    let files = rest;
     if files.len() != 3 || files.iter().any(|f| f.starts_with('-') && f.len() > 1) {
         return Err(USAGE.to_string());
     }
-    let (pred, truth, model) = predict_file(&files[0], &files[1])?;
-    let mut text = String::with_capacity(pred.len() * 4);
-    for p in &pred {
-        text.push_str(&format!("{p}\n"));
-    }
+    let (model, data) = read_for_prediction(&files[0], &files[1])?;
+    let (pred, text, note) = if probability {
+        predict_probability_text(&model, &data, &files[0])?
+    } else {
+        let pred = model.predict(&data.x.view()).map_err(|e| format!("{}: {e}", files[0]))?;
+        let text = prediction_lines(&pred);
+        (pred, text, None)
+    };
     write_atomically(Path::new(&files[2]), |w| Ok(w.write_all(text.as_bytes())?)).map_err(|e| e.to_string())?;
-    if !quiet && !truth.is_empty() {
-        println!("{}", score_lines(&model, &pred, &truth).join("\n"));
+    if !quiet {
+        if let Some(note) = note {
+            println!("{note}");
+        }
+        if !data.labels.is_empty() {
+            println!("{}", score_lines(&model, &pred, &data.labels).join("\n"));
+        }
     }
     Ok(())
 }
@@ -359,7 +528,7 @@ fn predict(args: &[String]) -> Result<(), String> {
 /// What svm-predict prints after predicting a labelled file.
 fn score_lines(model: &LibsvmModel, pred: &[f64], truth: &[f64]) -> Vec<String> {
     let n = truth.len() as f64;
-    if model.svm_type == SvmType::EpsilonSvr {
+    if model.svm_type.is_regression() {
         let mse = pred.iter().zip(truth).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n;
         let (sp, st) = (pred.iter().sum::<f64>(), truth.iter().sum::<f64>());
         let (spp, stt) = (pred.iter().map(|p| p * p).sum::<f64>(), truth.iter().map(|t| t * t).sum::<f64>());

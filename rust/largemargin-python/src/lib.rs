@@ -25,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // kernel SVMs
     m.add_function(wrap_pyfunction!(svm::fit_svc, m)?)?;
     m.add_function(wrap_pyfunction!(svm::fit_svr, m)?)?;
+    m.add_function(wrap_pyfunction!(svm::fit_one_class, m)?)?;
     m.add_function(wrap_pyfunction!(search::cross_validate_svm, m)?)?;
     m.add_function(wrap_pyfunction!(svm::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svm::kernel_matrix, m)?)?;

@@ -1,11 +1,14 @@
-//! Entry points of the kernel SVMs: C-SVC and epsilon-SVR fits (SMO or ISDA), the decision values
-//! of a kernel expansion, kernel matrices and one-vs-one class probabilities.
+//! Entry points of the kernel SVMs: C-SVC and nu-SVC, epsilon-SVR and nu-SVR, and one-class fits
+//! (SMO; C-SVC and epsilon-SVR also ISDA), the decision values of a kernel expansion, kernel
+//! matrices and one-vs-one class probabilities.
 
 use largemargin::model::predict::Expansion;
 use largemargin::model::probability::{couple, sigmoid_predict};
 use largemargin::solver::isda::BiasKind;
 use largemargin::solver::smo::Selection;
-use largemargin::train::svm::{train_svc, train_svr, DualSolver, DualSolverKind, SvmParams};
+use largemargin::train::svm::{
+    train_nu_svc, train_nu_svr, train_one_class, train_svc, train_svr, DualSolver, DualSolverKind, SvmParams,
+};
 use largemargin::{KernelEngine, KernelSpec};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -41,15 +44,16 @@ fn svm_params(
     })
 }
 
-/// One-vs-one C-SVC. Returns a dict of fitted arrays in LIBSVM's layout.
+/// One-vs-one C-SVC, or nu-SVC when `nu` is given (`sample_c` then holds each example's weight).
+/// Returns a dict of fitted arrays in LIBSVM's layout.
 #[pyfunction]
-#[pyo3(signature = (x, y, *, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0))]
+#[pyo3(signature = (x, y, *, n_classes, sample_c, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, probability, seed, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0, nu=None))]
 pub fn fit_svc<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, i64>, n_classes: usize,
     sample_c: PyReadonlyArray1<'py, f64>, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64,
     shrinking: bool, cache_size: f64, max_iter: i64, probability: bool, seed: u64, selection: Wrap<Selection>,
     n_jobs: Option<i64>, verbose: bool, solver: Wrap<DualSolverKind>, isda_bias: Wrap<BiasKind>, isda_k: f64,
-    over_relaxation: f64,
+    over_relaxation: f64, nu: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let solver = dual_solver(solver.0, isda_bias.0, isda_k, over_relaxation);
@@ -59,8 +63,11 @@ pub fn fit_svc<'py>(
     let xv = xm.view()?;
     let yv = index_vec(&y)?;
     let c = sample_c.as_slice()?;
-    let fit =
-        run_fit(py, n_jobs, verbose.then_some("SVC fit"), external, |ctl| train_svc(&xv, &yv, n_classes, c, &p, ctl))?;
+    let label = verbose.then_some(if nu.is_some() { "NuSVC fit" } else { "SVC fit" });
+    let fit = run_fit(py, n_jobs, label, external, |ctl| match nu {
+        Some(nu) => train_nu_svc(&xv, &yv, n_classes, c, nu, &p, ctl),
+        None => train_svc(&xv, &yv, n_classes, c, &p, ctl),
+    })?;
     let d = PyDict::new(py);
     let nsv = fit.support.len();
     d.set_item("support", usize_array(py, &fit.support))?;
@@ -76,14 +83,14 @@ pub fn fit_svc<'py>(
     Ok(d)
 }
 
-/// epsilon-SVR.
+/// epsilon-SVR, or nu-SVR when `nu` is given (`epsilon` then unread).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0))]
+#[pyo3(signature = (x, y, *, sample_c, epsilon, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose, solver=Wrap(DualSolverKind::Smo), isda_bias=Wrap(BiasKind::Secant), isda_k=1.0, over_relaxation=1.0, nu=None))]
 pub fn fit_svr<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, y: PyReadonlyArray1<'py, f64>, sample_c: PyReadonlyArray1<'py, f64>,
     epsilon: f64, kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool,
     cache_size: f64, max_iter: i64, selection: Wrap<Selection>, n_jobs: Option<i64>, verbose: bool,
-    solver: Wrap<DualSolverKind>, isda_bias: Wrap<BiasKind>, isda_k: f64, over_relaxation: f64,
+    solver: Wrap<DualSolverKind>, isda_bias: Wrap<BiasKind>, isda_k: f64, over_relaxation: f64, nu: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
     let solver = dual_solver(solver.0, isda_bias.0, isda_k, over_relaxation);
@@ -91,8 +98,34 @@ pub fn fit_svr<'py>(
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
     let (yv, c) = (y.as_slice()?, sample_c.as_slice()?);
-    let fit =
-        run_fit(py, n_jobs, verbose.then_some("SVR fit"), external, |ctl| train_svr(&xv, yv, c, epsilon, &p, ctl))?;
+    let label = verbose.then_some(if nu.is_some() { "NuSVR fit" } else { "SVR fit" });
+    let fit = run_fit(py, n_jobs, label, external, |ctl| match nu {
+        Some(nu) => train_nu_svr(&xv, yv, c, nu, &p, ctl),
+        None => train_svr(&xv, yv, c, epsilon, &p, ctl),
+    })?;
+    one_output(py, fit)
+}
+
+/// The one-class SVM: `sample_weight` bounds each coefficient, nu the fraction outside.
+#[pyfunction]
+#[pyo3(signature = (x, *, sample_weight, nu, kernel, gamma, coef0, degree, tol, shrinking, cache_size, max_iter, selection, n_jobs, verbose))]
+pub fn fit_one_class<'py>(
+    py: Python<'py>, x: &Bound<'py, PyAny>, sample_weight: PyReadonlyArray1<'py, f64>, nu: f64,
+    kernel: &Bound<'py, PyAny>, gamma: f64, coef0: f64, degree: i64, tol: f64, shrinking: bool, cache_size: f64,
+    max_iter: i64, selection: Wrap<Selection>, n_jobs: Option<i64>, verbose: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (spec, external) = kernel_from_py(kernel, gamma, coef0, degree)?;
+    let p = svm_params(spec, tol, shrinking, cache_size, max_iter, selection.0, DualSolver::Smo)?;
+    let xm = PyMatrix::extract(x)?;
+    let xv = xm.view()?;
+    let w = sample_weight.as_slice()?;
+    let label = verbose.then_some("OneClassSVM fit");
+    let fit = run_fit(py, n_jobs, label, external, |ctl| train_one_class(&xv, w, nu, &p, ctl))?;
+    one_output(py, fit)
+}
+
+/// The dict of a fit with one output (a regression or a one-class SVM).
+fn one_output(py: Python<'_>, fit: largemargin::train::svm::SvrFit) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     let nsv = fit.support.len();
     d.set_item("support", usize_array(py, &fit.support))?;

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::io::atomic_file::write_atomically;
 use crate::io::data_file::{excerpt, IndexBase, MAX_INDEX};
 use crate::kernel::{KernelKind, KernelSpec};
+use crate::model::probability::DENSITY_MARKS;
 use crate::model::{LibsvmModel, SvmType};
 
 /// Shortest text that reads back to the same f64.
@@ -54,16 +55,19 @@ impl LibsvmModel {
         writeln!(w, "nr_class {}", self.n_classes())?;
         writeln!(w, "total_sv {}", self.n_sv())?;
         writeln!(w, "rho {}", join(self.rho.iter().map(|&v| num(v))))?;
-        if self.svm_type == SvmType::CSvc {
+        let classifier = self.svm_type.is_classifier();
+        if classifier {
             writeln!(w, "label {}", join(self.labels.iter().map(|v| v.to_string())))?;
         }
+        // LIBSVM's order: probA, probB, then a one-class model's marks (held in prob_a)
+        let prob_a_key = if self.svm_type == SvmType::OneClass { "prob_density_marks" } else { "probA" };
         if !self.prob_a.is_empty() {
-            writeln!(w, "probA {}", join(self.prob_a.iter().map(|&v| num(v))))?;
+            writeln!(w, "{prob_a_key} {}", join(self.prob_a.iter().map(|&v| num(v))))?;
         }
         if !self.prob_b.is_empty() {
             writeln!(w, "probB {}", join(self.prob_b.iter().map(|&v| num(v))))?;
         }
-        if self.svm_type == SvmType::CSvc {
+        if classifier {
             writeln!(w, "nr_sv {}", join(self.n_support.iter().map(|v| v.to_string())))?;
         }
         writeln!(w, "SV")?;
@@ -163,6 +167,7 @@ struct Header {
     label: Option<Field<Vec<i64>>>,
     prob_a: Option<Field<Vec<f64>>>,
     prob_b: Option<Field<Vec<f64>>>,
+    prob_density_marks: Option<Field<Vec<f64>>>,
     nr_sv: Option<Field<Vec<u64>>>,
     /// The line of `SV`.
     sv_line: usize,
@@ -182,6 +187,26 @@ fn set<T>(slot: &mut Option<Field<T>>, key: &str, value: T, line: usize) -> Resu
     }
     *slot = Some(Field { value, line });
     Ok(())
+}
+
+/// "a nu_svc model", "an epsilon_svr model": the model type as messages name it.
+fn a_model(t: SvmType) -> String {
+    let article = if t == SvmType::EpsilonSvr { "an" } else { "a" };
+    format!("{article} {t} model")
+}
+
+/// A field that the model's svm_type requires, or the error saying the header lacks it.
+fn required_by<'a, T>(
+    slot: &'a Option<Field<T>>, key: &str, line: usize, svm_type: &Field<SvmType>,
+) -> Result<&'a Field<T>> {
+    slot.as_ref().ok_or_else(|| Error::Parse {
+        line,
+        message: format!(
+            "the header has no {key} line, which {} (svm_type on line {}) has before SV",
+            a_model(svm_type.value),
+            svm_type.line
+        ),
+    })
 }
 
 /// A required field, or the error saying it is missing.
@@ -237,13 +262,7 @@ impl Header {
             };
             match key {
                 "svm_type" => {
-                    let t = match one()? {
-                        t @ ("nu_svc" | "nu_svr" | "one_class") => {
-                            let supported = SvmType::NAMES.join(" and ");
-                            return Err(lines.error(format!("svm_type {t} is not supported ({supported} are)")));
-                        }
-                        t => t.parse::<SvmType>().map_err(|e| lines.error(e.to_string()))?,
-                    };
+                    let t = one()?.parse::<SvmType>().map_err(|e| lines.error(e.to_string()))?;
                     set(&mut h.svm_type, key, t, no)?
                 }
                 "kernel_type" => set(&mut h.kernel_type, key, one()?.to_string(), no)?,
@@ -270,12 +289,13 @@ impl Header {
                         v.parse().map_err(|_| lines.error(format!("{key} '{}' is not a count", excerpt(v))))?;
                     set(if key == "nr_class" { &mut h.nr_class } else { &mut h.total_sv }, key, n, no)?
                 }
-                "rho" | "probA" | "probB" => {
+                "rho" | "probA" | "probB" | "prob_density_marks" => {
                     let v = parse_each(key, list()?, "a number", no)?;
                     let slot = match key {
                         "rho" => &mut h.rho,
                         "probA" => &mut h.prob_a,
-                        _ => &mut h.prob_b,
+                        "probB" => &mut h.prob_b,
+                        _ => &mut h.prob_density_marks,
                     };
                     set(slot, key, v, no)?
                 }
@@ -289,7 +309,13 @@ impl Header {
     /// The model the header describes, without its support vectors.
     fn into_model(self) -> Result<Pending> {
         let at = self.sv_line;
-        let svm_type = required(&self.svm_type, "svm_type", at)?.value;
+        let type_field = required(&self.svm_type, "svm_type", at)?;
+        let svm_type = type_field.value;
+        // a line the type has no use for means the header is not what its svm_type says
+        let refuse = |line: usize, key: &str| Error::Parse {
+            line,
+            message: format!("{} has no {key} line (svm_type on line {})", a_model(svm_type), type_field.line),
+        };
         let kernel_field = required(&self.kernel_type, "kernel_type", at)?;
         let gamma = || required(&self.gamma, "gamma", at).map(|f| f.value);
         let coef0 = || required(&self.coef0, "coef0", at).map(|f| f.value);
@@ -315,14 +341,31 @@ impl Header {
         let rho = required(&self.rho, "rho", at)?;
         let k = nr_class.value;
         let parse_err = |line: usize, message: String| Error::Parse { line, message };
-        match svm_type {
-            SvmType::CSvc if k < 2 => {
-                return Err(parse_err(nr_class.line, format!("nr_class is {k}; a classifier needs at least 2 classes")))
+        if svm_type.is_classifier() && k < 2 {
+            return Err(parse_err(nr_class.line, format!("nr_class is {k}; a classifier needs at least 2 classes")));
+        }
+        if !svm_type.is_classifier() {
+            if k != 2 {
+                return Err(parse_err(
+                    nr_class.line,
+                    format!(
+                        "nr_class is {k}; {} has nr_class 2 (svm_type on line {})",
+                        a_model(svm_type),
+                        type_field.line
+                    ),
+                ));
             }
-            SvmType::EpsilonSvr if k != 2 => {
-                return Err(parse_err(nr_class.line, format!("nr_class is {k}; a regression model has nr_class 2")))
+            if rho.value.len() != 1 {
+                return Err(parse_err(
+                    rho.line,
+                    format!(
+                        "rho has {} values; {} (svm_type on line {}) has one",
+                        rho.value.len(),
+                        a_model(svm_type),
+                        type_field.line
+                    ),
+                ));
             }
-            _ => {}
         }
         // (k fits the label line's length once that is checked; before, compute without overflow)
         let pairs = (k as u128) * (k as u128 - 1) / 2;
@@ -335,9 +378,12 @@ impl Header {
         finite_all("rho", rho)?;
         let (mut labels, mut n_support) = (Vec::new(), Vec::new());
         let (mut prob_a, mut prob_b) = (Vec::new(), Vec::new());
+        if let Some(f) = self.prob_density_marks.as_ref().filter(|_| svm_type != SvmType::OneClass) {
+            return Err(refuse(f.line, "prob_density_marks"));
+        }
         match svm_type {
-            SvmType::CSvc => {
-                let label = required(&self.label, "label", at)?;
+            SvmType::CSvc | SvmType::NuSvc => {
+                let label = required_by(&self.label, "label", at, type_field)?;
                 if label.value.len() as u64 != k {
                     return Err(parse_err(
                         label.line,
@@ -359,7 +405,7 @@ impl Header {
                 if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
                     return Err(parse_err(label.line, format!("class label {} appears twice", w[0])));
                 }
-                let nr_sv = required(&self.nr_sv, "nr_sv", at)?;
+                let nr_sv = required_by(&self.nr_sv, "nr_sv", at, type_field)?;
                 if nr_sv.value.len() as u64 != k {
                     return Err(parse_err(
                         nr_sv.line,
@@ -396,18 +442,35 @@ impl Header {
                 // each count is at most total_sv, which the support-vector lines will have to show
                 n_support = nr_sv.value.iter().map(|&c| c as usize).collect();
             }
-            SvmType::EpsilonSvr => {
+            SvmType::EpsilonSvr | SvmType::NuSvr | SvmType::OneClass => {
                 for (key, f) in
                     [("label", self.label.as_ref().map(|f| f.line)), ("nr_sv", self.nr_sv.as_ref().map(|f| f.line))]
                 {
                     if let Some(line) = f {
-                        return Err(parse_err(line, format!("a regression model has no {key} line")));
+                        return Err(refuse(line, key));
                     }
                 }
                 if let Some(b) = &self.prob_b {
-                    return Err(parse_err(b.line, "a regression model has no probB line".into()));
+                    return Err(refuse(b.line, "probB"));
                 }
-                if let Some(a) = &self.prob_a {
+                if svm_type == SvmType::OneClass {
+                    if let Some(a) = &self.prob_a {
+                        return Err(refuse(a.line, "probA"));
+                    }
+                    if let Some(marks) = &self.prob_density_marks {
+                        if marks.value.len() != DENSITY_MARKS {
+                            return Err(parse_err(
+                                marks.line,
+                                format!(
+                                    "prob_density_marks has {} values; LIBSVM's one-class model has {DENSITY_MARKS}",
+                                    marks.value.len()
+                                ),
+                            ));
+                        }
+                        finite_all("prob_density_marks", marks)?;
+                        prob_a = marks.value.clone();
+                    }
+                } else if let Some(a) = &self.prob_a {
                     if a.value.len() != 1 {
                         return Err(parse_err(
                             a.line,
@@ -558,93 +621,4 @@ fn read_support_vectors<R: BufRead>(lines: &mut Lines<R>, pending: Pending, offs
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GOOD: &str = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 3\ntotal_sv 3\nrho 0.1 -0.2 0.3\n\
-                        label 9 -2 5\nnr_sv 1 1 1\nSV\n1 0.5 0:1 3:2\n-1 0.5 1:1\n-0.5 -1 2:1.5\n";
-
-    fn read(text: &str, base: IndexBase) -> Result<LibsvmModel> {
-        LibsvmModel::read(text.as_bytes(), base)
-    }
-
-    fn line_of(e: Error) -> (usize, String) {
-        match e {
-            Error::Parse { line, message } => (line, message),
-            other => panic!("not a parse error: {other}"),
-        }
-    }
-
-    #[test]
-    fn reads_zero_based_libsvm_models_and_keeps_the_class_order() {
-        let m = read(GOOD, IndexBase::Zero).unwrap();
-        assert_eq!(m.labels, vec![9, -2, 5]);
-        assert_eq!(m.sv.indices(), vec![0, 3, 1, 2]);
-        assert_eq!(m.sv_coef, vec![1.0, -1.0, -0.5, 0.5, 0.5, -1.0]);
-        let (line, message) = line_of(read(GOOD, IndexBase::One).unwrap_err());
-        assert_eq!(line, 10);
-        assert!(message.contains("read it as zero-based"), "{message}");
-        assert!(read(GOOD, IndexBase::Auto).is_err());
-        let mut text = Vec::new();
-        m.write(&mut text, IndexBase::Zero).unwrap();
-        assert_eq!(read(std::str::from_utf8(&text).unwrap(), IndexBase::Zero).unwrap(), m);
-    }
-
-    #[test]
-    fn header_counts_are_compared_with_the_content_never_allocated() {
-        for (from, to, line, says) in [
-            ("nr_class 3", "nr_class 1000000000000000000", 6, "rho has 3 values"),
-            ("total_sv 3", "total_sv 18446744073709551615", 8, "nr_sv adds up to 3"),
-            ("nr_sv 1 1 1", "nr_sv 18446744073709551615 18446744073709551615 2", 8, "nr_sv adds up to"),
-            ("nr_class 3", "nr_class 18446744073709551616", 4, "is not a count"),
-            ("label 9 -2 5", "label 9 -2", 7, "label lists 2 classes"),
-            ("3:2", "2147483648:2", 10, "out of range"),
-            ("gamma 0.5", "gamma inf", 3, "must be a positive number"),
-            ("rho 0.1 -0.2 0.3", "rho 0.1 -0.2 1e999", 6, "rho holds inf"),
-        ] {
-            let (l, m) = line_of(read(&GOOD.replacen(from, to, 1), IndexBase::Zero).unwrap_err());
-            assert_eq!(l, line, "{to}: {m}");
-            assert!(m.contains(says), "{to}: {m}");
-        }
-        let (l, m) = line_of(
-            read(
-                &GOOD.replacen("total_sv 3", "total_sv 4", 1).replacen("nr_sv 1 1 1", "nr_sv 2 1 1", 1),
-                IndexBase::Zero,
-            )
-            .unwrap_err(),
-        );
-        assert_eq!((l, m.contains("ends after 3 of the 4")), (12, true), "{m}");
-    }
-
-    #[test]
-    fn unknown_types_name_what_is_read() {
-        for (from, to, line, says) in [
-            ("svm_type c_svc", "svm_type nu_svc", 1, "svm_type nu_svc is not supported (c_svc and epsilon_svr are)"),
-            ("svm_type c_svc", "svm_type c-svc", 1, "unknown svm_type 'c-svc': expected 'c_svc' or 'epsilon_svr'"),
-            ("kernel_type rbf", "kernel_type poly", 2, "expected one of 'linear', 'polynomial', 'rbf', 'sigmoid'"),
-        ] {
-            let (l, m) = line_of(read(&GOOD.replacen(from, to, 1), IndexBase::Zero).unwrap_err());
-            assert_eq!(l, line, "{to}: {m}");
-            assert!(m.contains(says), "{to}: {m}");
-        }
-        let text =
-            GOOD.replacen("kernel_type rbf\ngamma 0.5", "kernel_type polynomial\ndegree 2\ngamma 0.5\ncoef0 1", 1);
-        let m = read(&text, IndexBase::Zero).unwrap();
-        assert_eq!(m.kernel, KernelSpec::Poly { degree: 2, gamma: 0.5, coef0: 1.0 });
-        let mut written = Vec::new();
-        m.write(&mut written, IndexBase::Zero).unwrap();
-        assert!(String::from_utf8(written).unwrap().starts_with("svm_type c_svc\nkernel_type polynomial\n"));
-    }
-
-    #[test]
-    fn precomputed_models_name_training_serials() {
-        let text =
-            "svm_type epsilon_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:3\n-1 0:1\n";
-        let m = read(text, IndexBase::One).unwrap();
-        assert_eq!(m.sv_indices, vec![2, 0]);
-        for bad in ["1 0:0", "1 0:2.5", "1 1:3", "1 0:3 1:2", "1"] {
-            let t = text.replacen("1 0:3", bad, 1);
-            assert_eq!(line_of(read(&t, IndexBase::One).unwrap_err()).0, 7, "{bad}");
-        }
-    }
-}
+mod tests;

@@ -1,6 +1,7 @@
 //! Probability estimates for SVMs: Platt's sigmoid fitted on cross-validated decision values
-//! (with the Newton method and target smoothing of Lin, Lin and Weng), and pairwise coupling of
-//! one-vs-one probabilities into class probabilities (Wu, Lin and Weng, method 2).
+//! (with the Newton method and target smoothing of Lin, Lin and Weng), pairwise coupling of
+//! one-vs-one probabilities into class probabilities (Wu, Lin and Weng, method 2), and the
+//! one-class SVM's density bins (Que and Lin, as LIBSVM 3.3 and later store them).
 
 /// Fits P(y = +1 | f) = 1 / (1 + exp(A f + B)). `positive[i]` tells the class of `dec[i]`.
 pub fn fit_sigmoid(dec: &[f64], positive: &[bool]) -> (f64, f64) {
@@ -119,6 +120,52 @@ pub fn couple(r: &[f64], k: usize) -> Vec<f64> {
     p
 }
 
+/// How many density marks a one-class model's probability estimate has (LIBSVM's fixed ten).
+pub const DENSITY_MARKS: usize = 10;
+
+/// The density marks of a one-class SVM with probability estimates, from its decision values on
+/// its own training rows (sum alpha K - rho, finite, in any order): what LIBSVM writes as
+/// `prob_density_marks` and `LibsvmModel::prob_a` holds for one-class.
+///
+/// The sorted values are split at zero; each side is cut into five bins holding as many rows
+/// each (the outlier side by the values below zero, the normal side by those at or above it),
+/// and each mark is the midpoint of two neighbouring bin edges, zero being the middle edge.
+/// None when either side has fewer than five values: LIBSVM then keeps no probability model
+/// (and warns), and so should the caller.
+pub fn one_class_density_marks(decision_values: &[f64]) -> Option<Vec<f64>> {
+    let mut sorted = decision_values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let half = DENSITY_MARKS / 2;
+    let below = sorted.partition_point(|&v| v < 0.0);
+    let above = sorted.len() - below;
+    if below < half || above < half {
+        return None;
+    }
+    // the 11 bin edges: the lower end of each outlier bin, zero, the upper end of each normal bin
+    let mut edges = Vec::with_capacity(DENSITY_MARKS + 1);
+    edges.extend((0..half).map(|i| sorted[i * below / half]));
+    edges.push(0.0);
+    edges.extend((1..=half).map(|i| sorted[below - 1 + i * above / half]));
+    Some(edges.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect())
+}
+
+/// The probability that a row with decision value `dec` is normal (not an outlier), from a
+/// one-class model's `DENSITY_MARKS` marks, as LIBSVM's one-class probability reads them: 0.001
+/// below the first mark, 0.999 above the last, else i / 10 for the first mark i (from the
+/// second) above `dec`.
+pub fn one_class_probability(marks: &[f64], dec: f64) -> f64 {
+    debug_assert_eq!(marks.len(), DENSITY_MARKS);
+    if dec < marks[0] {
+        return 0.001;
+    }
+    if dec > marks[DENSITY_MARKS - 1] {
+        return 0.999;
+    }
+    // a value equal to the last mark reaches no bin and reads 0, as in LIBSVM: kept so that
+    // our probabilities are LIBSVM's on every row
+    (1..DENSITY_MARKS).find(|&i| dec < marks[i]).map_or(0.0, |i| i as f64 / DENSITY_MARKS as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +197,34 @@ mod tests {
         for i in 0..3 {
             assert!((q[i] - p[i]).abs() < 1e-3, "{q:?}");
         }
+    }
+
+    #[test]
+    fn density_marks_bin_each_side_of_zero() {
+        // 10 values below zero (-10..-1) and 20 at or above it (0..19)
+        let dec: Vec<f64> = (-10..20).rev().map(f64::from).collect();
+        let marks = one_class_density_marks(&dec).unwrap();
+        // edges: -10, -8, -6, -4, -2 | 0 | 3, 7, 11, 15, 19
+        assert_eq!(marks, vec![-9.0, -7.0, -5.0, -3.0, -1.0, 1.5, 5.0, 9.0, 13.0, 17.0]);
+        assert_eq!(one_class_probability(&marks, -9.5), 0.001);
+        assert_eq!(one_class_probability(&marks, 17.5), 0.999);
+        assert_eq!(one_class_probability(&marks, -9.0), 0.1);
+        assert_eq!(one_class_probability(&marks, 0.0), 0.5);
+        assert_eq!(one_class_probability(&marks, 1.5), 0.6);
+        assert_eq!(one_class_probability(&marks, 16.9), 0.9);
+        assert_eq!(one_class_probability(&marks, 17.0), 0.0); // LIBSVM's edge case
+    }
+
+    #[test]
+    fn too_few_values_on_a_side_give_no_marks() {
+        let four_below: Vec<f64> = (-4..20).map(f64::from).collect();
+        assert_eq!(one_class_density_marks(&four_below), None);
+        let four_above: Vec<f64> = (-20..4).map(f64::from).collect();
+        assert_eq!(one_class_density_marks(&four_above), None);
+        let all_below = [-1.0; 30];
+        assert_eq!(one_class_density_marks(&all_below), None);
+        assert_eq!(one_class_density_marks(&[]), None);
+        let five_each: Vec<f64> = (-5..5).map(f64::from).collect();
+        assert_eq!(one_class_density_marks(&five_each).unwrap().len(), DENSITY_MARKS);
     }
 }

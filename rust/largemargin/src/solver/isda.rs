@@ -372,6 +372,7 @@ pub fn solve(
     Ok(SmoSolution {
         alpha: s.in_caller_order(&s.alpha),
         bias,
+        r: 0.0,
         objective,
         iterations: s.iterations,
         converged,

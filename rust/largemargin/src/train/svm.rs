@@ -1,5 +1,8 @@
-//! Training C-SVC (one-vs-one over class pairs, solved in parallel) and epsilon-SVR with the SMO
-//! solver (or ISDA), plus the cross-validated Platt calibration of each pair.
+//! Training LIBSVM's five formulations with the SMO solver (C-SVC and epsilon-SVR also with ISDA):
+//! C-SVC and nu-SVC one-vs-one over class pairs (solved in parallel), epsilon-SVR and nu-SVR,
+//! and the one-class SVM, plus the cross-validated Platt calibration of each pair. Each builds
+//! its signed dual (linear term, bounds, equality constraints, start) and reads its model back;
+//! the solver is the same.
 
 use rayon::prelude::*;
 
@@ -13,7 +16,7 @@ use crate::runtime::rng::Rng;
 use crate::runtime::team::{threads_for, with_team, Team, SOLO};
 use crate::solver::isda::{self, Bias, IsdaParams};
 use crate::solver::qmatrix::{ExampleQ, PairedQ, QMatrix};
-use crate::solver::smo::{self, Selection, SmoParams, SmoSolution};
+use crate::solver::smo::{self, DualProblem, Equality, Selection, SmoParams, SmoSolution, Start};
 
 /// The solver of each dual problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,13 +95,20 @@ impl SvmParams {
     fn smo(&self) -> SmoParams {
         SmoParams { tol: self.tol, shrinking: self.shrinking, max_iter: self.max_iter, selection: self.selection }
     }
-    /// Solves the signed dual from zero with the chosen solver (SMO's passes split over `team`).
+    /// Solves the signed dual `problem` from `start` with the chosen solver (SMO's passes split
+    /// over `team`); ISDA solves only the single-sum problems from zero.
     fn solve(
-        &self, team: &Team, q: &mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], control: &Control,
+        &self, team: &Team, q: &mut dyn QMatrix, problem: &DualProblem, start: Start, control: &Control,
     ) -> Result<SmoSolution> {
         match self.solver {
-            DualSolver::Smo => smo::solve_on(team, q, p, lo, hi, &vec![0.0; p.len()], None, &self.smo(), control),
+            DualSolver::Smo => smo::solve(team, q, problem, start, &self.smo(), control),
             DualSolver::Isda { bias, over_relaxation } => {
+                if !matches!((problem.equality, start), (Equality::Total, Start::Zero)) {
+                    return Err(Error::InvalidParameter(
+                        "solver 'isda' trains C-SVC and epsilon-SVR only; the nu and one-class formulations need 'smo'"
+                            .into(),
+                    ));
+                }
                 let params = IsdaParams {
                     tol: self.tol,
                     over_relaxation,
@@ -106,7 +116,7 @@ impl SvmParams {
                     max_iter: self.max_iter,
                     shrinking: self.shrinking,
                 };
-                isda::solve(q, p, lo, hi, &params, control)
+                isda::solve(q, problem.p, problem.lo, problem.hi, &params, control)
             }
         }
     }
@@ -148,12 +158,12 @@ pub struct SvcFit {
     pub kernel_evals: u64,
 }
 
-/// A fitted epsilon-SVR: `f(x) = sum_k coef[k] K(x, x_support[k]) + intercept`.
+/// A fitted epsilon-SVR, nu-SVR or one-class SVM: `f(x) = sum_k coef[k] K(x, x_support[k]) + intercept`.
 #[derive(Clone, Debug, Default)]
 pub struct SvrFit {
     /// Training indices of the support vectors, ascending.
     pub support: Vec<usize>,
-    /// alpha+ + alpha- of each support vector.
+    /// alpha+ + alpha- of each support vector (regression), alpha (one-class).
     pub coef: Vec<f64>,
     /// The bias b of f.
     pub intercept: f64,
@@ -185,25 +195,60 @@ fn check_inputs(x: &Matrix, n: usize, sample_c: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// The binary problem "pos against neg" on the examples given, with per-example C.
+/// How a pair of classes (or a regression) is posed: with a C (LIBSVM's C-SVC, epsilon-SVR), or
+/// with a nu, which fixes each sign's share of the coefficients instead (nu-SVC, nu-SVR).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Formulation {
+    C,
+    Nu(f64),
+}
+
+/// The binary problem "pos against neg" on the examples given. `bound[e]` is example e's box:
+/// its C for C-SVC, its weight for nu-SVC (whose box is the weight alone).
 fn solve_binary(
-    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
-    cache_bytes: usize, control: &Control,
+    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], bound: &[f64], formulation: Formulation,
+    params: &SvmParams, cache_bytes: usize, control: &Control,
 ) -> Result<(Vec<usize>, SmoSolution)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let np = pos.len();
     let y: Vec<f64> = (0..examples.len()).map(|t| if t < np { 1.0 } else { -1.0 }).collect();
-    let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).min(0.0)).collect();
-    let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (sample_c[e] * s).max(0.0)).collect();
+    let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (bound[e] * s).min(0.0)).collect();
+    let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (bound[e] * s).max(0.0)).collect();
     let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes).split(Split::over(team));
-    let sol = params.solve(team, &mut q, &y, &lo, &hi, control)?;
+    let sol = match formulation {
+        Formulation::C => {
+            let problem = DualProblem { p: &y, lo: &lo, hi: &hi, equality: Equality::Total };
+            params.solve(team, &mut q, &problem, Start::Zero, control)?
+        }
+        Formulation::Nu(nu) => {
+            // Each class holds nu/2 of the total weight; no linear term.
+            let half = 0.5 * nu * examples.iter().map(|&e| bound[e]).sum::<f64>();
+            let positive_part = fill_to(pos.iter().map(|&e| bound[e]), half);
+            let negative_part = fill_to(neg.iter().map(|&e| bound[e]), half);
+            let alpha: Vec<f64> = positive_part.into_iter().chain(negative_part.into_iter().map(|a| -a)).collect();
+            let positive: Vec<bool> = (0..examples.len()).map(|t| t < np).collect();
+            let zero = vec![0.0; examples.len()];
+            let problem = DualProblem { p: &zero, lo: &lo, hi: &hi, equality: Equality::PerSign(&positive) };
+            let start = Start::At { alpha: &alpha, gradient: None, gbar: None };
+            let mut sol = params.solve(team, &mut q, &problem, start, control)?;
+            // The margin the solution found is -r: dividing by it gives the C-SVC solution with
+            // C = 1 / margin (Chang and Lin 2001), which is the model LIBSVM keeps.
+            let margin = -sol.r;
+            for a in &mut sol.alpha {
+                *a /= margin;
+            }
+            sol.bias /= margin;
+            sol.objective /= margin * margin;
+            sol
+        }
+    };
     Ok((examples, sol))
 }
 
 /// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
 fn pair_sigmoid(
-    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], sample_c: &[f64], params: &SvmParams,
-    cache_bytes: usize, control: &Control, seed: u64,
+    team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], bound: &[f64], formulation: Formulation,
+    params: &SvmParams, cache_bytes: usize, control: &Control, seed: u64,
 ) -> Result<(f64, f64)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let m = examples.len();
@@ -231,7 +276,7 @@ fn pair_sigmoid(
             }
             continue;
         }
-        let (ex, sol) = solve_binary(team, engine, &tp, &tn, sample_c, params, cache_bytes, control)?;
+        let (ex, sol) = solve_binary(team, engine, &tp, &tn, bound, formulation, params, cache_bytes, control)?;
         let (sv, coef): (Vec<usize>, Vec<f64>) =
             ex.iter().zip(&sol.alpha).filter(|(_, &a)| a != 0.0).map(|(&e, &a)| (e, a)).unzip();
         let mut k = vec![0.0f64; sv.len()];
@@ -253,6 +298,34 @@ fn share_of_cache(total: usize, problems: usize) -> usize {
 pub fn train_svc(
     x: &Matrix, y: &[usize], n_classes: usize, sample_c: &[f64], params: &SvmParams, control: &Control,
 ) -> Result<SvcFit> {
+    train_classifier(x, y, n_classes, sample_c, Formulation::C, params, control)
+}
+
+/// nu-SVC, one-vs-one: each pair's problem has nu in (0, 1] in place of C, the lower bound on
+/// the fraction of support vectors and upper bound on that of margin errors (Schoelkopf et al.
+/// 2000), as LIBSVM poses it. `sample_weight` bounds each example's coefficient (LIBSVM's C_i =
+/// W_i; class weights do not enter nu-SVC). A pair whose classes weigh n1 and n2 needs
+/// nu (n1 + n2) / 2 <= min(n1, n2): otherwise "specified nu is infeasible".
+pub fn train_nu_svc(
+    x: &Matrix, y: &[usize], n_classes: usize, sample_weight: &[f64], nu: f64, params: &SvmParams, control: &Control,
+) -> Result<SvcFit> {
+    check_nu(nu)?;
+    train_classifier(x, y, n_classes, sample_weight, Formulation::Nu(nu), params, control)
+}
+
+fn check_nu(nu: f64) -> Result<()> {
+    if nu > 0.0 && nu <= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!("nu must be in (0, 1], got {nu}")))
+    }
+}
+
+fn train_classifier(
+    x: &Matrix, y: &[usize], n_classes: usize, bound: &[f64], formulation: Formulation, params: &SvmParams,
+    control: &Control,
+) -> Result<SvcFit> {
+    let sample_c = bound;
     params.validate()?;
     check_inputs(x, y.len(), sample_c)?;
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
@@ -265,6 +338,21 @@ pub fn train_svc(
     if n_classes < 2 || members.iter().any(|m| m.is_empty()) {
         return Err(Error::InvalidData("classification needs at least two classes with examples".into()));
     }
+    if let Formulation::Nu(nu) = formulation {
+        let weight: Vec<f64> = members.iter().map(|m| m.iter().map(|&e| bound[e]).sum()).collect();
+        for a in 0..n_classes {
+            for b in a + 1..n_classes {
+                if nu * (weight[a] + weight[b]) / 2.0 > weight[a].min(weight[b]) {
+                    return Err(Error::InvalidParameter(format!(
+                        "specified nu is infeasible for the classes {a} and {b} (class indices): nu (n1 + n2) / 2 = \
+                         {} exceeds min(n1, n2) = {}, where n1 and n2 are their total weights",
+                        nu * (weight[a] + weight[b]) / 2.0,
+                        weight[a].min(weight[b])
+                    )));
+                }
+            }
+        }
+    }
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     // a pair's (support, solution) and its Platt sigmoid (A, B)
     type PairFit = ((Vec<usize>, SmoSolution), (f64, f64));
@@ -274,10 +362,11 @@ pub fn train_svc(
     let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
     control.plan(pairs.len() as u64);
     let solve_pair = |team: &Team, p: usize, (a, b): (usize, usize)| -> Result<PairFit> {
-        let fit = solve_binary(team, &engine, &members[a], &members[b], sample_c, params, cache, control)?;
+        let (pos, neg) = (&members[a], &members[b]);
+        let fit = solve_binary(team, &engine, pos, neg, sample_c, formulation, params, cache, control)?;
         let sig = if params.probability {
             let seed = params.seed.wrapping_add(p as u64);
-            pair_sigmoid(team, &engine, &members[a], &members[b], sample_c, params, cache, control, seed)?
+            pair_sigmoid(team, &engine, pos, neg, sample_c, formulation, params, cache, control, seed)?
         } else {
             (0.0, 0.0)
         };
@@ -341,46 +430,167 @@ pub fn train_svc(
 pub fn train_svr(
     x: &Matrix, y: &[f64], sample_c: &[f64], epsilon: f64, params: &SvmParams, control: &Control,
 ) -> Result<SvrFit> {
-    params.validate()?;
-    control.plan(1);
-    check_inputs(x, y.len(), sample_c)?;
     if !(epsilon >= 0.0 && epsilon.is_finite()) {
         return Err(Error::InvalidParameter("epsilon must be non-negative".into()));
     }
+    train_regression(x, y, sample_c, Tube::Epsilon(epsilon), params, control)
+}
+
+/// nu-SVR (Schoelkopf et al. 2000): the tube's half-width is found, nu in (0, 1] bounding the
+/// fraction of examples outside it from above and that of support vectors from below. The
+/// 2L-variable problem of epsilon-SVR with linear term y_i for both halves and the sums of alpha+
+/// and of alpha- each fixed at C nu sum(w) / 2 in magnitude (`sample_c` = C w), as LIBSVM poses it.
+pub fn train_nu_svr(
+    x: &Matrix, y: &[f64], sample_c: &[f64], nu: f64, params: &SvmParams, control: &Control,
+) -> Result<SvrFit> {
+    check_nu(nu)?;
+    train_regression(x, y, sample_c, Tube::Nu(nu), params, control)
+}
+
+/// The width of a regression's tube: given, or found with a nu.
+#[derive(Clone, Copy, Debug)]
+enum Tube {
+    Epsilon(f64),
+    Nu(f64),
+}
+
+fn train_regression(
+    x: &Matrix, y: &[f64], sample_c: &[f64], tube: Tube, params: &SvmParams, control: &Control,
+) -> Result<SvrFit> {
+    params.validate()?;
+    control.plan(1);
+    check_inputs(x, y.len(), sample_c)?;
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
         return Err(Error::InvalidData(format!("target of example {i} is NaN or infinite")));
     }
     let l = y.len();
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     let cache = params.cache_bytes.saturating_sub(engine.extra_bytes());
+    let epsilon = if let Tube::Epsilon(e) = tube { e } else { 0.0 };
     let p: Vec<f64> = y.iter().map(|v| v - epsilon).chain(y.iter().map(|v| v + epsilon)).collect();
     let lo: Vec<f64> = (0..2 * l).map(|v| if v < l { 0.0 } else { -sample_c[v - l] }).collect();
     let hi: Vec<f64> = (0..2 * l).map(|v| if v < l { sample_c[v] } else { 0.0 }).collect();
-    let sol = with_team(threads_for(2 * l), |team| {
-        let mut q = PairedQ::new(&engine, (0..l).collect(), cache).split(Split::over(team));
-        params.solve(team, &mut q, &p, &lo, &hi, control)
-    });
-    if let Some(e) = engine.failure() {
-        return Err(e);
+    let (positive, alpha0) = match tube {
+        Tube::Epsilon(_) => (Vec::new(), Vec::new()),
+        Tube::Nu(nu) => {
+            // alpha+_i = -alpha-_i, each half holding C nu sum(w) / 2: feasible for both sums
+            let half = fill_to(sample_c.iter().copied(), 0.5 * nu * sample_c.iter().sum::<f64>());
+            let alpha = half.iter().copied().chain(half.iter().map(|a| -a)).collect();
+            ((0..2 * l).map(|v| v < l).collect(), alpha)
+        }
+    };
+    let (equality, start) = match tube {
+        Tube::Epsilon(_) => (Equality::Total, Start::Zero),
+        Tube::Nu(_) => (Equality::PerSign(&positive), Start::At { alpha: &alpha0, gradient: None, gbar: None }),
+    };
+    let problem = DualProblem { p: &p, lo: &lo, hi: &hi, equality };
+    let sol = solve_whole(&engine, l, Variables::TwoPerExample, cache, &problem, start, params, control)?;
+    Ok(SvrFit::from_pairs(&sol, l, engine.evals()))
+}
+
+/// The one-class SVM (Schoelkopf et al. 2001): the smallest region holding all but a fraction
+/// nu in (0, 1] of the weighted examples, f(x) = sum coef K(x, x_k) - rho, positive inside. The
+/// dual min 1/2 a'Ka with 0 <= a_i <= w_i and sum a = nu sum(w), started as LIBSVM starts it
+/// (the first examples at their bound). Needs at least two examples.
+pub fn train_one_class(
+    x: &Matrix, sample_weight: &[f64], nu: f64, params: &SvmParams, control: &Control,
+) -> Result<SvrFit> {
+    params.validate()?;
+    check_nu(nu)?;
+    control.plan(1);
+    check_inputs(x, x.rows(), sample_weight)?;
+    let l = x.rows();
+    let total: f64 = sample_weight.iter().sum();
+    if l < 2 || !(total > 0.0) {
+        return Err(Error::InvalidData(format!(
+            "a one-class SVM needs at least two examples of positive weight; got {l} rows of total weight {total}"
+        )));
     }
-    let sol = sol?;
-    control.problem_done();
-    let mut out = SvrFit {
+    let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
+    let cache = params.cache_bytes.saturating_sub(engine.extra_bytes());
+    let alpha = fill_to(sample_weight.iter().copied(), nu * total);
+    let (zero, lo) = (vec![0.0; l], vec![0.0; l]);
+    let problem = DualProblem { p: &zero, lo: &lo, hi: sample_weight, equality: Equality::Total };
+    let start = Start::At { alpha: &alpha, gradient: None, gbar: None };
+    let sol = solve_whole(&engine, l, Variables::OnePerExample, cache, &problem, start, params, control)?;
+    let (support, coef) = (0..l).filter(|&e| sol.alpha[e] != 0.0).map(|e| (e, sol.alpha[e])).unzip();
+    Ok(SvrFit {
+        support,
+        coef,
         intercept: sol.bias,
         objective: sol.objective,
         n_iter: sol.iterations,
         converged: sol.converged,
-        ..Default::default()
-    };
-    for e in 0..l {
-        let c = sol.alpha[e] + sol.alpha[e + l];
-        if c != 0.0 {
-            out.support.push(e);
-            out.coef.push(c);
+        kernel_evals: engine.evals(),
+    })
+}
+
+/// LIBSVM's feasible start of the nu problems: the coefficients at their bounds from the first
+/// on, until they sum to `total` (the last one partly), the rest zero.
+fn fill_to(bounds: impl Iterator<Item = f64>, total: f64) -> Vec<f64> {
+    let mut left = total;
+    bounds
+        .map(|bound| {
+            let a = bound.min(left);
+            left -= a;
+            a
+        })
+        .collect()
+}
+
+/// How a problem over the engine's `l` examples has its variables.
+#[derive(Clone, Copy)]
+enum Variables {
+    /// One per example (`ExampleQ`): the one-class SVM.
+    OnePerExample,
+    /// alpha+ and alpha- per example (`PairedQ`): regression.
+    TwoPerExample,
+}
+
+/// Solves one problem over all `l` examples with every core (its passes and kernel rows split
+/// over a team), and checks the kernel engine.
+fn solve_whole(
+    engine: &KernelEngine, l: usize, variables: Variables, cache: usize, problem: &DualProblem, start: Start,
+    params: &SvmParams, control: &Control,
+) -> Result<SmoSolution> {
+    let examples = || (0..l).collect::<Vec<usize>>();
+    let sol = with_team(threads_for(problem.p.len()), |team| match variables {
+        Variables::OnePerExample => {
+            let mut q = ExampleQ::new(engine, examples(), cache).split(Split::over(team));
+            params.solve(team, &mut q, problem, start, control)
         }
+        Variables::TwoPerExample => {
+            let mut q = PairedQ::new(engine, examples(), cache).split(Split::over(team));
+            params.solve(team, &mut q, problem, start, control)
+        }
+    });
+    if let Some(e) = engine.failure() {
+        return Err(e);
     }
-    out.kernel_evals = engine.evals();
-    Ok(out)
+    control.problem_done();
+    sol
+}
+
+impl SvrFit {
+    /// The regression read off the 2L-variable solution: coef_i = alpha+_i + alpha-_i.
+    fn from_pairs(sol: &SmoSolution, l: usize, kernel_evals: u64) -> Self {
+        let mut out = SvrFit {
+            intercept: sol.bias,
+            objective: sol.objective,
+            n_iter: sol.iterations,
+            converged: sol.converged,
+            kernel_evals,
+            ..Default::default()
+        };
+        for e in 0..l {
+            let c = sol.alpha[e] + sol.alpha[e + l];
+            if c != 0.0 {
+                out.support.push(e);
+                out.coef.push(c);
+            }
+        }
+        out
+    }
 }
 
 impl LibsvmModel {

@@ -15,7 +15,7 @@ use crate::runtime::rng::Rng;
 use crate::runtime::team::{Team, SOLO};
 use crate::solver::online::expansion::{check_labels, ExpansionSet};
 use crate::solver::qmatrix::Prefix;
-use crate::solver::smo::{self, Selection, SmoParams};
+use crate::solver::smo::{self, DualProblem, Equality, Selection, SmoParams, Start};
 
 /// Fewest SMO iterations of a finishing round (a round is at least |S|/4 iterations).
 const FINISHING_ROUND: u64 = 1000;
@@ -582,17 +582,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             let max_iter = if shrinking { None } else { Some(FINISHING_ROUND.max(n as u64 / 4)) };
             let params = SmoParams { tol: self.params.tol, shrinking, max_iter, selection };
             let mut prefix = Prefix::new(self.set.matrix(), n);
-            let sol = smo::solve_on(
-                self.team,
-                &mut prefix,
-                &self.y[..n],
-                &lo,
-                &hi,
-                &self.alpha[..n],
-                Some(&self.grad[..n]),
-                &params,
-                control,
-            )?;
+            let problem = DualProblem { p: &self.y[..n], lo: &lo, hi: &hi, equality: Equality::Total };
+            let start = Start::At { alpha: &self.alpha[..n], gradient: Some(&self.grad[..n]), gbar: None };
+            let sol = smo::solve(self.team, &mut prefix, &problem, start, &params, control)?;
             let origin = prefix.origin;
             // The solver reordered positions 0..n: make every per-position array follow.
             self.set.follow(&origin);

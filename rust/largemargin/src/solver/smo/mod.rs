@@ -1,14 +1,19 @@
 //! SMO decomposition on the signed dual (LIBSVM / SVMTorch style):
 //!
-//!   maximise D(a) = sum_t p_t a_t - 1/2 a'Qa   subject to  sum_t a_t = 0,  lo_t <= a_t <= hi_t
+//!   maximise D(a) = sum_t p_t a_t - 1/2 a'Qa   subject to  lo_t <= a_t <= hi_t
 //!
-//! with gradient g = p - Qa. Each iteration moves one pair along e_i - e_j: i increases (a_i < hi_i),
-//! j decreases (a_j > lo_j). C-SVC is p = y, [lo, hi] = [min(0, C y), max(0, C y)]; epsilon-SVR is
-//! the 2L-variable problem with independent alpha+ and alpha- (`train::svm` builds both).
+//! and one or two equality constraints (`Equality`): sum_t a_t constant (C-SVC, epsilon-SVR,
+//! one-class), or the sum of each sign's variables constant (nu-SVC, nu-SVR: LIBSVM's
+//! `Solver_NU`). The gradient is g = p - Qa. Each iteration moves one pair along e_i - e_j: i
+//! increases (a_i < hi_i), j decreases (a_j > lo_j), both of one sign when the signs have their
+//! own sums. C-SVC is p = y, [lo, hi] = [min(0, C y), max(0, C y)]; epsilon-SVR is the
+//! 2L-variable problem with independent alpha+ and alpha- (`train::svm` builds them all).
 //!
 //! The solver is organised as LIBSVM's: working-set selection, the pair update, shrinking, and
-//! gradient reconstruction, each in its own function. Positions are reordered so that the active
-//! (unshrunk) variables come first; `index` maps positions back to variables.
+//! gradient reconstruction, each in its own function; what the per-sign constraints change is
+//! the set each scan reads (a status bit per sign) and the levels the bias is read from.
+//! Positions are reordered so that the active (unshrunk) variables come first; `index` maps
+//! positions back to variables.
 
 mod scan;
 
@@ -36,7 +41,7 @@ crate::error::option_names!(Selection, "selection", { SecondOrder => "second_ord
 /// When SMO stops, and how it works towards that.
 #[derive(Clone, Debug)]
 pub struct SmoParams {
-    /// Stop when max_{a_t<hi_t} g_t - min_{a_t>lo_t} g_t < tol.
+    /// Stop when max_{a_t<hi_t} g_t - min_{a_t>lo_t} g_t < tol (within each sign, for per-sign sums).
     pub tol: f64,
     /// Set aside, every min(l, 1000) iterations, the variables that seem bound to stay at a
     /// bound; the whole gradient is reconstructed before stopping.
@@ -53,22 +58,69 @@ impl Default for SmoParams {
     }
 }
 
+/// The equality constraints the dual keeps; a pair update keeps them all.
+#[derive(Clone, Copy, Debug)]
+pub enum Equality<'a> {
+    /// sum_t a_t stays what the start gives (zero for C-SVC and epsilon-SVR, nu l for one-class).
+    Total,
+    /// The sum over the variables with `positive[t]` and the sum over the others each stay what
+    /// the start gives (nu-SVC: the two classes; nu-SVR: alpha+ and alpha-).
+    PerSign(&'a [bool]),
+}
+
+/// The dual problem: linear term `p`, the box [lo_t, hi_t] of each variable, and which sums the
+/// updates keep; the Hessian is the `QMatrix` given beside it.
+#[derive(Clone, Copy, Debug)]
+pub struct DualProblem<'a> {
+    /// The linear term p.
+    pub p: &'a [f64],
+    /// Lower bounds.
+    pub lo: &'a [f64],
+    /// Upper bounds.
+    pub hi: &'a [f64],
+    /// The equality constraints.
+    pub equality: Equality<'a>,
+}
+
+/// Where SMO starts.
+#[derive(Clone, Copy, Debug)]
+pub enum Start<'a> {
+    /// a = 0 (feasible when the constraints' sums are zero), gradient p.
+    Zero,
+    /// A feasible point (within the bounds, the sums as the problem wants them). `gradient`,
+    /// p - Q alpha, when the caller knows it (an online solver's state): no kernel row is then
+    /// computed to start except, with shrinking, the rows of the variables at a nonzero bound,
+    /// unless `gbar` (their part of Q alpha, see `SmoSolution::gbar`) is given too.
+    At {
+        /// The starting coefficients.
+        alpha: &'a [f64],
+        /// Their gradient, if known.
+        gradient: Option<&'a [f64]>,
+        /// Their bound part of Q alpha, if known (read only with `gradient`).
+        gbar: Option<&'a [f64]>,
+    },
+}
+
 /// What SMO returns: the dual point reached, how it got there, and the quantities a warm start
 /// along C needs.
 #[derive(Clone, Debug)]
 pub struct SmoSolution {
     /// Signed coefficients, in the caller's variable order.
     pub alpha: Vec<f64>,
-    /// b of f(x) = sum_t alpha_t K(x, x_t) + b: the mean gradient over the free variables, or
-    /// the middle of the bounds' gradients when none is free.
+    /// b of f(x) = sum_t alpha_t K(x, x_t) + b (LIBSVM's -rho): the level the gradient of the free
+    /// variables settles at (their mean; the middle of the bounds' gradients when none is
+    /// free). With per-sign sums each sign has its level, and b is their mean.
     pub bias: f64,
+    /// With per-sign sums, half the difference of the two levels, positive sign's minus the
+    /// other's (LIBSVM's -r: nu-SVC's margin is -r, nu-SVR's tube half-width r); 0 otherwise.
+    pub r: f64,
     /// Dual objective D(alpha) (maximised).
     pub objective: f64,
     /// Pair updates made.
     pub iterations: u64,
     /// No pair violated `tol` at the end (false: `max_iter` or the safety cap came first).
     pub converged: bool,
-    /// Final maximal violation max_up g - min_low g.
+    /// Final maximal violation max_up g - min_low g (the larger of the two signs').
     pub gap: f64,
     /// Final gradient p - Q alpha, in the caller's variable order.
     pub gradient: Vec<f64>,
@@ -92,44 +144,49 @@ struct Smo<'q> {
     lo: Vec<f64>,
     hi: Vec<f64>,
     qd: Vec<f64>,
-    /// UP if the variable may increase (a < hi), DOWN if it may decrease (a > lo): what the
-    /// selection scans read, one byte instead of three values.
+    /// The bits UP and DOWN, shifted left by the variable's `shift`: what the selection scans
+    /// read, one byte instead of three values, each sign's variables on their own bits.
     status: Vec<u8>,
+    /// 0 for every variable with one sum; 0 (positive) or SIGN_SHIFT with per-sign sums.
+    shift: Vec<u8>,
+    /// Number of sums kept: 1 or 2.
+    signs: usize,
     index: Vec<usize>,
     unshrunk: bool,
-    /// `scan_up` of the active set as the last update left it, computed in the same pass as the
-    /// gradient (one pass over the data instead of two), with the active size it covers.
-    next_up: Option<(usize, Up)>,
+    /// `scan_up` of the active set for each sign as the last update left it, computed in the same
+    /// pass as the gradient (one pass over the data instead of two), with the active size it covers.
+    next_up: Option<(usize, [Up; 2])>,
 }
 
 const UP: u8 = 1;
 /// What `scan_up` finds: the largest gradient of a variable that may increase, and its position.
 type Up = Option<(f64, usize)>;
 const DOWN: u8 = 2;
+/// How far the second sign's status bits are shifted.
+const SIGN_SHIFT: u8 = 2;
 
-/// Solves the signed dual from the feasible start `alpha0` (sum zero, within bounds), with the
-/// gradient update and the selection scans split over `team` (give `q` the same team for its
-/// rows; `SOLO` for none). The solution does not depend on the team's size.
-///
-/// `gradient0`: the gradient p - Q alpha0 when the caller already knows it (an online solver's
-/// state), so that no kernel row is computed to start; with shrinking, the rows of the variables
-/// at a bound still are (the solver keeps their part of the gradient aside).
-pub fn solve_on<'q>(
-    team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
-    gradient0: Option<&[f64]>, params: &SmoParams, control: &Control,
-) -> Result<SmoSolution> {
-    solve_from(team, q, p, lo, hi, alpha0, gradient0, None, params, control)
-}
-
-/// `solve_on` from a start whose gradient and bound part `gbar` (see `SmoSolution::gbar`) the
-/// caller knows both: not a kernel row is computed to start, shrinking or not.
-pub fn solve_from<'q>(
-    team: &'q Team<'q>, q: &'q mut dyn QMatrix, p: &[f64], lo: &[f64], hi: &[f64], alpha0: &[f64],
-    gradient0: Option<&[f64]>, gbar0: Option<&[f64]>, params: &SmoParams, control: &Control,
+/// Solves `problem` from `start`, with the gradient update and the selection scans split over
+/// `team` (give `q` the same team for its rows; `SOLO` for none). The solution does not depend on
+/// the team's size.
+pub fn solve<'q>(
+    team: &'q Team<'q>, q: &'q mut dyn QMatrix, problem: &DualProblem, start: Start, params: &SmoParams,
+    control: &Control,
 ) -> Result<SmoSolution> {
     let l = q.size();
+    let DualProblem { p, lo, hi, equality } = *problem;
     let wrong = |v: Option<&[f64]>| v.is_some_and(|g| g.len() != l);
-    if p.len() != l || lo.len() != l || hi.len() != l || alpha0.len() != l || wrong(gradient0) || wrong(gbar0) {
+    let (alpha0, gradient0, gbar0) = match start {
+        Start::Zero => (None, None, None),
+        Start::At { alpha, gradient, gbar } => (Some(alpha), gradient, gbar),
+    };
+    let shift: Vec<u8> = match equality {
+        Equality::Total => vec![0; l],
+        Equality::PerSign(positive) if positive.len() == l => {
+            positive.iter().map(|&pos| if pos { 0 } else { SIGN_SHIFT }).collect()
+        }
+        Equality::PerSign(_) => return Err(Error::InvalidData("SMO sign vector differs in length".into())),
+    };
+    if p.len() != l || lo.len() != l || hi.len() != l || wrong(alpha0) || wrong(gradient0) || wrong(gbar0) {
         return Err(Error::InvalidData("SMO problem vectors differ in length".into()));
     }
     if !(params.tol > 0.0) {
@@ -141,7 +198,7 @@ pub fn solve_from<'q>(
         team,
         l,
         active: l,
-        alpha: alpha0.to_vec(),
+        alpha: alpha0.map_or_else(|| vec![0.0; l], <[f64]>::to_vec),
         g: p.to_vec(),
         gbar: vec![0.0; l],
         p: p.to_vec(),
@@ -149,6 +206,8 @@ pub fn solve_from<'q>(
         hi: hi.to_vec(),
         qd,
         status: vec![0; l],
+        shift,
+        signs: if matches!(equality, Equality::Total) { 1 } else { 2 },
         index: (0..l).collect(),
         unshrunk: false,
         next_up: None,
@@ -165,7 +224,8 @@ pub fn solve_from<'q>(
                 None => {}
             }
         }
-        None => s.init_gradient(),
+        None if alpha0.is_some() => s.init_gradient(),
+        None => {}
     }
     s.run(params, control)
 }
@@ -210,12 +270,13 @@ impl<'q> Smo<'q> {
     }
 
     fn set_status(&mut self, t: usize) {
-        self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]);
+        self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]) << self.shift[t];
     }
 
     fn swap(&mut self, i: usize, j: usize) {
         self.q.swap(i, j);
         self.status.swap(i, j);
+        self.shift.swap(i, j);
         self.alpha.swap(i, j);
         self.g.swap(i, j);
         self.gbar.swap(i, j);
@@ -227,38 +288,73 @@ impl<'q> Smo<'q> {
         self.next_up = None;
     }
 
-    /// (max g over variables that may increase, min g over those that may decrease), active set.
-    fn extremes(&self) -> (f64, f64) {
-        let (mut up, mut down) = (f64::NEG_INFINITY, f64::INFINITY);
+    /// The sign (0 or 1) of the sum variable t is in.
+    #[inline(always)]
+    fn sign(&self, t: usize) -> usize {
+        (self.shift[t] / SIGN_SHIFT) as usize
+    }
+
+    /// For each sign: (max g over variables that may increase, min g over those that may
+    /// decrease), active set.
+    fn extremes(&self) -> [(f64, f64); 2] {
+        let mut out = [(f64::NEG_INFINITY, f64::INFINITY); 2];
         for t in 0..self.active {
             let (a, g) = (self.alpha[t], self.g[t]);
-            if a < self.hi[t] && g > up {
-                up = g;
+            let (up, down) = &mut out[self.sign(t)];
+            if a < self.hi[t] && g > *up {
+                *up = g;
             }
-            if a > self.lo[t] && g < down {
-                down = g;
+            if a > self.lo[t] && g < *down {
+                *down = g;
             }
         }
-        (up, down)
+        out
+    }
+
+    /// The largest violation max g_up - min g_down over the signs.
+    fn violation(&self, extremes: &[(f64, f64); 2]) -> f64 {
+        extremes[..self.signs].iter().map(|(up, down)| up - down).fold(f64::NEG_INFINITY, f64::max)
     }
 
     /// The pair (i, j) to move (i up, j down), or None when the active problem is tol-optimal.
+    /// With per-sign sums both are of one sign: each sign proposes its pair, and the one whose
+    /// step gains more is taken (ties to the later position, as one scan over both would).
     fn select(&mut self, tol: f64, selection: Selection) -> Option<(usize, usize)> {
         let n = self.active;
-        let up = match self.next_up.take() {
-            Some((active, up)) if active == n => up,
-            _ => team_scan_up(self.team, &self.g[..n], &self.status[..n]),
-        };
-        let (gmax, i) = up?;
-        let (gmin, j) = match selection {
-            Selection::FirstOrder => scan_down_first_order(&self.g[..n], &self.status[..n]),
-            Selection::SecondOrder => {
-                let qdi = self.qd[i];
-                let qi = self.q.row(i, n);
-                team_scan_down_second_order(self.team, &self.g[..n], &self.status[..n], &self.qd[..n], qi, gmax, qdi)
+        let ups = match self.next_up.take() {
+            Some((active, ups)) if active == n => ups,
+            _ => {
+                let mut ups = [None; 2];
+                for (k, up) in ups.iter_mut().enumerate().take(self.signs) {
+                    *up = team_scan_up(self.team, &self.g[..n], &self.status[..n], UP << (SIGN_SHIFT * k as u8));
+                }
+                ups
             }
         };
-        if gmax - gmin < tol || j == usize::MAX {
+        let mut violation = f64::NEG_INFINITY;
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (k, up) in ups.iter().enumerate().take(self.signs) {
+            let Some((gmax, i)) = *up else { continue };
+            let down = DOWN << (SIGN_SHIFT * k as u8);
+            let (gmin, gain, j) = match selection {
+                Selection::FirstOrder => {
+                    let (gmin, j) = scan_down_first_order(&self.g[..n], &self.status[..n], down);
+                    (gmin, gmin - gmax, j)
+                }
+                Selection::SecondOrder => {
+                    let qdi = self.qd[i];
+                    let qi = self.q.row(i, n);
+                    let (g, status, qd) = (&self.g[..n], &self.status[..n], &self.qd[..n]);
+                    team_scan_down_second_order(self.team, g, status, down, qd, qi, gmax, qdi)
+                }
+            };
+            violation = violation.max(gmax - gmin);
+            if j != usize::MAX && best.is_none_or(|(b, _, bj)| gain < b || (gain == b && j > bj)) {
+                best = Some((gain, i, j));
+            }
+        }
+        let (_, i, j) = best?;
+        if violation < tol {
             return None;
         }
         Some((i, j))
@@ -281,18 +377,21 @@ impl<'q> Smo<'q> {
             self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
             // (the rows borrow the matrix: set_status would borrow all of self)
             for t in [i, j] {
-                self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]);
+                self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]) << self.shift[t];
             }
-            // the next selection's first scan rides along with the update
-            let status = &self.status;
+            // the next selection's first scans ride along with the update
+            let (status, signs) = (&self.status, self.signs);
             let parts = self.team.map_chunks(&mut self.g[..n], &|offset, g| {
                 let (qi, qj) = (&qi[offset..offset + g.len()], &qj[offset..offset + g.len()]);
                 for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
                     *gt -= lambda * (ki as f64 - kj as f64);
                 }
-                scan_up(g, &status[offset..offset + g.len()]).map(|(v, t)| (v, t + offset))
+                let status = &status[offset..offset + g.len()];
+                let up = |k: u8| scan_up(g, status, UP << (SIGN_SHIFT * k)).map(|(v, t)| (v, t + offset));
+                [up(0), if signs == 2 { up(1) } else { None }]
             });
-            self.next_up = Some((n, merge_up(parts)));
+            let (first, second): (Vec<Up>, Vec<Up>) = parts.into_iter().map(|[a, b]| (a, b)).unzip();
+            self.next_up = Some((n, [merge_up(first), merge_up(second)]));
         }
         for (t, old) in [(i, old_i), (j, old_j)] {
             let d = self.bound_value(t, self.alpha[t]) - self.bound_value(t, old);
@@ -307,8 +406,10 @@ impl<'q> Smo<'q> {
         }
     }
 
-    fn shrinkable(&self, t: usize, up: f64, down: f64) -> bool {
+    /// Whether variable t seems bound to stay at its bound, given its sign's extremes.
+    fn shrinkable(&self, t: usize, extremes: &[(f64, f64); 2]) -> bool {
         let (a, lo, hi) = (self.alpha[t], self.lo[t], self.hi[t]);
+        let (up, down) = extremes[self.sign(t)];
         if lo == hi {
             true
         } else if a >= hi {
@@ -322,8 +423,8 @@ impl<'q> Smo<'q> {
     }
 
     fn shrink(&mut self, tol: f64, control: &Control) -> Result<()> {
-        let (up, down) = self.extremes();
-        if !self.unshrunk && up - down <= 10.0 * tol {
+        let extremes = self.extremes();
+        if !self.unshrunk && self.violation(&extremes) <= 10.0 * tol {
             // Close to the end: bring everything back once so shrinking mistakes are undone.
             self.unshrunk = true;
             self.reconstruct_gradient(control)?;
@@ -331,10 +432,10 @@ impl<'q> Smo<'q> {
         }
         let mut t = 0;
         while t < self.active {
-            if self.shrinkable(t, up, down) {
+            if self.shrinkable(t, &extremes) {
                 self.active -= 1;
                 while self.active > t {
-                    if !self.shrinkable(self.active, up, down) {
+                    if !self.shrinkable(self.active, &extremes) {
                         self.swap(t, self.active);
                         break;
                     }
@@ -428,8 +529,8 @@ impl<'q> Smo<'q> {
     }
 
     fn finish(self, iterations: u64, converged: bool) -> SmoSolution {
-        let (mut sum, mut nfree) = (0.0, 0usize);
-        let (mut lb, mut ub) = (f64::NEG_INFINITY, f64::INFINITY);
+        // per sign: (sum of free gradients, how many, max g at the lower bound, min g at the upper)
+        let mut level = [(0.0, 0usize, f64::NEG_INFINITY, f64::INFINITY); 2];
         let mut objective = 0.0;
         for t in 0..self.l {
             let (a, g) = (self.alpha[t], self.g[t]);
@@ -437,27 +538,36 @@ impl<'q> Smo<'q> {
             if self.lo[t] == self.hi[t] {
                 continue;
             }
+            let (sum, nfree, lb, ub) = &mut level[self.sign(t)];
             if a >= self.hi[t] {
-                ub = ub.min(g);
+                *ub = ub.min(g);
             } else if a <= self.lo[t] {
-                lb = lb.max(g);
+                *lb = lb.max(g);
             } else {
-                sum += g;
-                nfree += 1;
+                *sum += g;
+                *nfree += 1;
             }
         }
-        let bias = if nfree > 0 {
-            sum / nfree as f64
-        } else if lb.is_finite() && ub.is_finite() {
-            0.5 * (lb + ub)
-        } else if lb.is_finite() {
-            lb
-        } else if ub.is_finite() {
-            ub
-        } else {
-            0.0
+        let level_of = |(sum, nfree, lb, ub): (f64, usize, f64, f64)| {
+            if nfree > 0 {
+                sum / nfree as f64
+            } else if lb.is_finite() && ub.is_finite() {
+                0.5 * (lb + ub)
+            } else if lb.is_finite() {
+                lb
+            } else if ub.is_finite() {
+                ub
+            } else {
+                0.0
+            }
         };
-        let (up, down) = self.extremes();
+        let (bias, r) = if self.signs == 1 {
+            (level_of(level[0]), 0.0)
+        } else {
+            let (positive, negative) = (level_of(level[0]), level_of(level[1]));
+            (0.5 * (positive + negative), 0.5 * (positive - negative))
+        };
+        let gap = self.violation(&self.extremes()).max(0.0);
         let mut alpha = vec![0.0; self.l];
         let mut gradient = vec![0.0; self.l];
         let mut gbar = vec![0.0; self.l];
@@ -466,7 +576,7 @@ impl<'q> Smo<'q> {
             gradient[self.index[t]] = self.g[t];
             gbar[self.index[t]] = self.gbar[t];
         }
-        SmoSolution { alpha, bias, objective, iterations, converged, gap: (up - down).max(0.0), gradient, gbar }
+        SmoSolution { alpha, bias, r, objective, iterations, converged, gap, gradient, gbar }
     }
 }
 

@@ -3,27 +3,30 @@
 //! j, each split over a team with the sequential tie rules, and built four positions at a time
 //! for AVX2 so that they choose exactly what a one-at-a-time scan would.
 
-use super::{Up, DOWN, TAU, UP};
+use super::{Up, TAU};
 use crate::runtime::team::Team;
 
-/// max g over variables that may increase, and the last position holding it. Panics if
-/// `status` is shorter than `g` (the solver keeps one of each per variable).
-pub(super) fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+/// max g over variables whose status has the bit `up` (they may increase, in the set scanned),
+/// and the last position holding it. Panics if `status` is shorter than `g` (the solver keeps one
+/// of each per variable).
+pub(super) fn scan_up(g: &[f64], status: &[u8], up: u8) -> Option<(f64, usize)> {
     assert!(status.len() >= g.len(), "a status per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
         if crate::runtime::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
-            return unsafe { avx2::scan_up(g, status) };
+            return unsafe { avx2::scan_up(g, status, up) };
         }
     }
-    scan_up_from(g, status, 0, f64::NEG_INFINITY, usize::MAX)
+    scan_up_from(g, status, up, 0, f64::NEG_INFINITY, usize::MAX)
 }
 
 /// `scan_up` over positions from..len, continuing from the best (v, i) found before.
-pub(super) fn scan_up_from(g: &[f64], status: &[u8], from: usize, mut v: f64, mut i: usize) -> Option<(f64, usize)> {
+pub(super) fn scan_up_from(
+    g: &[f64], status: &[u8], up: u8, from: usize, mut v: f64, mut i: usize,
+) -> Option<(f64, usize)> {
     for t in from..g.len() {
-        if status[t] & UP != 0 && g[t] >= v {
+        if status[t] & up != 0 && g[t] >= v {
             v = g[t];
             i = t;
         }
@@ -31,11 +34,11 @@ pub(super) fn scan_up_from(g: &[f64], status: &[u8], from: usize, mut v: f64, mu
     (i != usize::MAX).then_some((v, i))
 }
 
-/// min g over variables that may decrease, and the last position holding it.
-pub(super) fn scan_down_first_order(g: &[f64], status: &[u8]) -> (f64, usize) {
+/// min g over variables whose status has the bit `down`, and the last position holding it.
+pub(super) fn scan_down_first_order(g: &[f64], status: &[u8], down: u8) -> (f64, usize) {
     let (mut v, mut j) = (f64::INFINITY, usize::MAX);
     for t in 0..g.len() {
-        if status[t] & DOWN != 0 && g[t] <= v {
+        if status[t] & down != 0 && g[t] <= v {
             v = g[t];
             j = t;
         }
@@ -43,30 +46,31 @@ pub(super) fn scan_down_first_order(g: &[f64], status: &[u8]) -> (f64, usize) {
     (v, j)
 }
 
-/// Over variables that may decrease: min g (for the stopping test), and Fan, Chen and Lin's j, the
-/// last position minimising -(gmax - g_t)^2 / (Q_ii + Q_tt - 2 Q_it) among those with g_t < gmax.
-/// Panics if `status`, `qd` or `qi` is shorter than `g`.
+/// Over variables whose status has the bit `down`: min g (for the stopping test), and Fan, Chen and
+/// Lin's j, the last position minimising -(gmax - g_t)^2 / (Q_ii + Q_tt - 2 Q_it) among those with
+/// g_t < gmax, with that minimum. Panics if `status`, `qd` or `qi` is shorter than `g`.
 pub(super) fn scan_down_second_order(
-    g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
+    g: &[f64], status: &[u8], down: u8, qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
 ) -> (f64, f64, usize) {
     assert!(status.len() >= g.len() && qd.len() >= g.len() && qi.len() >= g.len(), "an entry per gradient entry");
     #[cfg(target_arch = "x86_64")]
     {
         if crate::runtime::vecops::has_avx2() {
             // SAFETY: the feature was just detected.
-            return unsafe { avx2::scan_down_second_order(g, status, qd, qi, gmax, qdi) };
+            return unsafe { avx2::scan_down_second_order(g, status, down, qd, qi, gmax, qdi) };
         }
     }
-    scan_down_second_order_from(g, status, qd, qi, gmax, qdi, 0, (f64::INFINITY, f64::INFINITY, usize::MAX))
+    let start = (f64::INFINITY, f64::INFINITY, usize::MAX);
+    scan_down_second_order_from(g, status, down, qd, qi, gmax, qdi, 0, start)
 }
 
 /// `scan_down_second_order` over from..len, continuing from (gmin, best objective, j).
 pub(super) fn scan_down_second_order_from(
-    g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64, from: usize,
+    g: &[f64], status: &[u8], down: u8, qd: &[f64], qi: &[f32], gmax: f64, qdi: f64, from: usize,
     (mut gmin, mut best, mut j): (f64, f64, usize),
 ) -> (f64, f64, usize) {
     for t in from..g.len() {
-        if status[t] & DOWN == 0 {
+        if status[t] & down == 0 {
             continue;
         }
         if g[t] < gmin {
@@ -88,8 +92,8 @@ pub(super) fn scan_down_second_order_from(
 
 /// `scan_up` split over a team: each member scans a contiguous part, and the parts are merged in
 /// order with the sequential tie rule (the last position wins), so the choice is the same.
-pub(super) fn team_scan_up(team: &Team, g: &[f64], status: &[u8]) -> Up {
-    merge_up(team.map(g.len(), &|r| scan_up(&g[r.clone()], &status[r.clone()]).map(|(v, i)| (v, i + r.start))))
+pub(super) fn team_scan_up(team: &Team, g: &[f64], status: &[u8], up: u8) -> Up {
+    merge_up(team.map(g.len(), &|r| scan_up(&g[r.clone()], &status[r.clone()], up).map(|(v, i)| (v, i + r.start))))
 }
 
 /// The parts' `scan_up` results, in order, merged with the sequential tie rule.
@@ -103,13 +107,13 @@ pub(super) fn merge_up(found: Vec<Up>) -> Up {
     best
 }
 
-/// `scan_down_second_order` split over a team, merged as `team_scan_up` is: (min g, j).
+/// `scan_down_second_order` split over a team, merged as `team_scan_up` is: (min g, best, j).
 pub(super) fn team_scan_down_second_order(
-    team: &Team, g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
-) -> (f64, usize) {
+    team: &Team, g: &[f64], status: &[u8], down: u8, qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
+) -> (f64, f64, usize) {
     let found = team.map(g.len(), &|r| {
         let (gmin, best, j) =
-            scan_down_second_order(&g[r.clone()], &status[r.clone()], &qd[r.clone()], &qi[r.clone()], gmax, qdi);
+            scan_down_second_order(&g[r.clone()], &status[r.clone()], down, &qd[r.clone()], &qi[r.clone()], gmax, qdi);
         (gmin, best, if j == usize::MAX { j } else { j + r.start })
     });
     let (mut gmin, mut best, mut j) = (f64::INFINITY, f64::INFINITY, usize::MAX);
@@ -122,7 +126,7 @@ pub(super) fn team_scan_down_second_order(
             j = pj;
         }
     }
-    (gmin, j)
+    (gmin, best, j)
 }
 
 /// The two selection scans four positions at a time: each lane keeps its own running best, the
@@ -133,7 +137,7 @@ pub(super) fn team_scan_down_second_order(
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{scan_down_second_order_from, scan_up_from, DOWN, TAU, UP};
+    use super::{scan_down_second_order_from, scan_up_from, TAU};
 
     /// All-ones lanes where status[t + k] has `bit`.
     ///
@@ -208,14 +212,14 @@ mod avx2 {
     /// # Safety
     /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn scan_up(g: &[f64], status: &[u8]) -> Option<(f64, usize)> {
+    pub unsafe fn scan_up(g: &[f64], status: &[u8], bit: u8) -> Option<(f64, usize)> {
         let full = g.len().min(status.len()) / 4 * 4;
         // SAFETY: AVX2 is the caller's promise (so for the other `lanes` calls).
         let mut lanes = unsafe { Lanes::new(f64::NEG_INFINITY) };
         let mut t = 0;
         while t < full {
             // SAFETY: t + 4 <= full <= g.len() and status.len(); AVX2 is the caller's promise.
-            let (vg, up) = unsafe { (_mm256_loadu_pd(g.as_ptr().add(t)), has(status, t, UP)) };
+            let (vg, up) = unsafe { (_mm256_loadu_pd(g.as_ptr().add(t)), has(status, t, bit)) };
             let take = _mm256_and_pd(up, _mm256_cmp_pd::<_CMP_GE_OQ>(vg, lanes.best));
             // SAFETY: as for `Lanes::new`.
             unsafe { lanes.keep(vg, take) };
@@ -223,14 +227,14 @@ mod avx2 {
         }
         // SAFETY: as for `Lanes::new`.
         let (v, i) = unsafe { lanes.merge(f64::NEG_INFINITY, |a, b| a > b) };
-        scan_up_from(g, status, full, v, i)
+        scan_up_from(g, status, bit, full, v, i)
     }
 
     /// # Safety
     /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn scan_down_second_order(
-        g: &[f64], status: &[u8], qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
+        g: &[f64], status: &[u8], bit: u8, qd: &[f64], qi: &[f32], gmax: f64, qdi: f64,
     ) -> (f64, f64, usize) {
         let full = g.len().min(status.len()).min(qd.len()).min(qi.len()) / 4 * 4;
         let (vgmax, vqdi, vtau) = (_mm256_set1_pd(gmax), _mm256_set1_pd(qdi), _mm256_set1_pd(TAU));
@@ -244,7 +248,7 @@ mod avx2 {
             let (vg, down, q, vqd) = unsafe {
                 (
                     _mm256_loadu_pd(g.as_ptr().add(t)),
-                    has(status, t, DOWN),
+                    has(status, t, bit),
                     _mm256_cvtps_pd(_mm_loadu_ps(qi.as_ptr().add(t))),
                     _mm256_loadu_pd(qd.as_ptr().add(t)),
                 )
@@ -268,6 +272,6 @@ mod avx2 {
         let low = gmins.iter().copied().fold(f64::INFINITY, f64::min);
         // SAFETY: as for `Lanes::new`.
         let (obj, j) = unsafe { lanes.merge(f64::INFINITY, |a, b| a < b) };
-        scan_down_second_order_from(g, status, qd, qi, gmax, qdi, full, (low, obj, j))
+        scan_down_second_order_from(g, status, bit, qd, qi, gmax, qdi, full, (low, obj, j))
     }
 }

@@ -25,7 +25,7 @@ use crate::kernel::{KernelEngine, KernelSpec, Split};
 use crate::runtime::control::Control;
 use crate::runtime::team::SOLO;
 use crate::solver::qmatrix::{ExampleQ, PairedQ, Prefix, QMatrix, SharedSource};
-use crate::solver::smo::{self, Selection, SmoParams};
+use crate::solver::smo::{self, DualProblem, Equality, Selection, SmoParams};
 
 /// What is learnt: class indices 0..n_classes (one-vs-one C-SVC) or real targets (epsilon-SVR).
 #[derive(Clone, Copy, Debug)]
@@ -503,18 +503,11 @@ impl Plan<'_, '_> {
                 let into = |v: &[f64]| order.iter().map(|&o| v[o]).collect::<Vec<f64>>();
                 let gbar0 = gbar0.as_deref().map(into);
                 let mut view = Prefix::new(q.as_mut(), order.len());
-                let sol = smo::solve_from(
-                    &SOLO,
-                    &mut view,
-                    &into(&p),
-                    &into(&lo),
-                    &into(&hi),
-                    &into(&alpha0),
-                    Some(&into(&gradient0)),
-                    gbar0.as_deref(),
-                    &self.smo(),
-                    control,
-                )?;
+                let (p, lo, hi) = (into(&p), into(&lo), into(&hi));
+                let problem = DualProblem { p: &p, lo: &lo, hi: &hi, equality: Equality::Total };
+                let (alpha0, gradient0) = (into(&alpha0), into(&gradient0));
+                let start = smo::Start::At { alpha: &alpha0, gradient: Some(&gradient0), gbar: gbar0.as_deref() };
+                let sol = smo::solve(&SOLO, &mut view, &problem, start, &self.smo(), control)?;
                 let back = |v: &[f64]| {
                     let mut out = vec![0.0; v.len()];
                     for (&o, &x) in order.iter().zip(v) {
