@@ -15,11 +15,11 @@ from .linear_svm import LinearSVC, LinearSVR
 from .mixture import MixtureSVC, MixtureSVR
 from .mlp import NilssonMLPClassifier, SimpleMLPClassifier, TanhMLPClassifier
 from .model_io import load_libsvm_model, save_libsvm_model
+from .nu_svm import NuSVC, NuSVR
+from .one_class import OneClassSVM
 from .online import Huller, KernelPerceptron
 from .search import SVCSearchCV, SVRSearchCV
 from .sequence import SequenceLabeler, WindowFeatures, chunk_f1, chunk_scores, read_conll, token_accuracy
-from .nu_svm import NuSVC, NuSVR
-from .one_class import OneClassSVM
 from .svm import SVC, SVR
 
 __all__ = ["AmbiguousLaRankClassifier", "Huller", "KernelPerceptron", "LaRankClassifier", "LaSVM", "LinearSGD", "LinearSVC", "LinearSVR", "MarginPerceptron", "MixtureSVC", "MixtureSVR", "NilssonMLPClassifier", "NuSVC", "NuSVR", "OneClassSVM", "SVC", "SVCSearchCV", "SVR", "SVRSearchCV", "SequenceLabeler", "SimpleMLPClassifier", "TanhMLPClassifier", "WindowFeatures", "chunk_f1", "chunk_scores", "load_adult", "load_libsvm", "load_libsvm_files", "load_libsvm_model", "make_ambiguous", "make_forest_like", "read_conll", "save_libsvm_model", "token_accuracy", "__version__"]

@@ -146,8 +146,8 @@ def standin(model):
     from sklearn.svm import LinearSVC as SklearnLinearSVC
     from sklearn.svm import LinearSVR as SklearnLinearSVR
 
-    from . import (SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, LinearSVC, LinearSVR, MarginPerceptron,
-                   OneClassSVM)
+    from . import SVC, SVR, Huller, KernelPerceptron, LaSVM, LinearSGD, MarginPerceptron, OneClassSVM
+    from .linear_svm import LinearSVC, LinearSVR
 
     check_is_fitted(model)
     if isinstance(model, OneClassSVM):
