@@ -105,7 +105,7 @@ class NuSVC(SVC):
                     empty = self.classes_[a if weight[a] == 0 else b].item()
                     raise ValueError(f"{pair}: class {empty!r} has no sample of positive weight")
                 # the largest feasible nu, rounded down so that it is feasible as printed
-                largest = 2 * room / (weight[a] + weight[b])
+                largest = float(2 * room / (weight[a] + weight[b]))
                 shown = np.floor(largest * 1e6) / 1e6
                 raise ValueError(
                     f"{pair}: nu * (n1 + n2) / 2 = {need:.10g} exceeds min(n1, n2) = {room:.10g} (their total "
