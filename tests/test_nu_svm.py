@@ -151,6 +151,15 @@ def test_infeasible_nu_names_the_pair():
     with pytest.raises(ValueError, match=r"specified nu is infeasible for the classes 'a' and 'b'.*at most 0\.5"):
         lm.NuSVC(nu=0.6).fit(X, y)
     lm.NuSVC(nu=0.5).fit(X, y)  # the largest feasible nu is fine
+    # the bound printed is feasible as printed (rounded down)
+    y3 = np.array(["a"] * 10 + ["b"] * 20 + ["a"] * 10)[:30]
+    with pytest.raises(ValueError, match=r"at most 0\.666666666.* \(e\.g\. 0\.666666\)"):
+        lm.NuSVC(nu=0.7).fit(X[:30], y3)
+    lm.NuSVC(nu=0.666666).fit(X[:30], y3)
+    # a class left without weight: LIBSVM's words, and why
+    w = (y == "a").astype(float)
+    with pytest.raises(ValueError, match="specified nu is infeasible .*class 'b' has no sample of positive weight"):
+        lm.NuSVC().fit(X, y, sample_weight=w)
 
 
 def test_one_class_on_one_row_is_refused():
@@ -189,3 +198,19 @@ def test_class_weight_is_kept_but_does_not_change_nu_svc(three_classes):
     weighted = lm.NuSVC(nu=0.3, class_weight={0: 5.0}).fit(X, y)
     np.testing.assert_array_equal(weighted.class_weight_, [5.0, 1.0, 1.0])
     np.testing.assert_array_equal(plain.dual_coef_, weighted.dual_coef_)
+
+
+def test_default_tolerance_follows_libsvms_path(three_classes, regression):
+    """At LIBSVM's own tolerance the per-sign problems are solved to a precision that their
+    rescaling by the margin magnifies; the solver takes LIBSVM's steps in LIBSVM's arithmetic, so
+    the models are LIBSVM's anyway: the same iterations, the same coefficients to rounding."""
+    X, y = three_classes
+    for nu in (0.1, 0.3):
+        ours, theirs = lm.NuSVC(nu=nu).fit(X, y), sk.NuSVC(nu=nu).fit(X, y)
+        np.testing.assert_array_equal(ours.n_iter_, theirs.n_iter_)
+        np.testing.assert_array_equal(ours.support_, theirs.support_)
+        np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-12, atol=1e-12)
+    Xr, yr = regression
+    ours, theirs = lm.NuSVR(nu=0.5, C=10).fit(Xr, yr), sk.NuSVR(nu=0.5, C=10).fit(Xr, yr)
+    assert ours.n_iter_ == theirs.n_iter_
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-12, atol=1e-12)

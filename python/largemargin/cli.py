@@ -54,9 +54,10 @@ def _train(args):
             own = widths[0]
             gamma = scale_gamma(own, variance(Xtr[:, :own])) if gamma == "scale" else 1.0 / own
     args.svr = args.svm_type in (3, 4)
-    if args.probability and args.svm_type not in (0, 1):
-        raise ValueError(f"-b: probability estimates are for classifiers here, not -s {args.svm_type} (the native "
-                         "largemargin-cli also trains one-class density marks)")
+    if args.probability and args.svm_type in (3, 4):
+        raise ValueError(f"-b: probability estimates are for classifiers here, not regression (-s {args.svm_type})")
+    if args.probability and args.svm_type == 2:
+        raise ValueError("-b with -s 2: one-class density marks are trained by the native largemargin-cli")
     if not 0 < args.nu <= 1:
         raise ValueError(f"-n/--nu must be in (0, 1], got {args.nu}")
     if args.svm_type == 2 and args.folds is not None:
@@ -279,7 +280,12 @@ def _score_lines(model, pred, y):
 def _predict(args):
     model, X, y = _model_and_data(args.data, args.model)
     if args.probability:
-        if isinstance(model, SVR) or not getattr(model, "probability", False):
+        if isinstance(model, OneClassSVM):
+            raise ValueError(f"-b 1: one-class probabilities (the density marks of {args.model}) are predicted by the "
+                             "native largemargin-cli")
+        if isinstance(model, SVR):
+            raise ValueError(f"-b 1: {args.model} is a regression; probability estimates are for classifiers")
+        if not getattr(model, "probability", False):
             raise ValueError(f"-b 1: {args.model} has no probability information (train it with -b 1)")
         proba = model.predict_proba(X)
         pred = model.classes_[np.argmax(proba, axis=1)]

@@ -64,6 +64,10 @@ def save_libsvm_model(model, path, zero_based=None):
     >>> lm.load_libsvm_model(path).predict([[-0.8, -1.0], [1.5, 1.0]])
     array([1, 2])
     """
+    svm_type = _TYPES.get(type(model))
+    if svm_type is None:
+        raise TypeError(f"expected a fitted largemargin SVC, NuSVC, SVR, NuSVR or OneClassSVM, got "
+                        f"{type(model).__module__}.{type(model).__name__}")
     check_is_fitted(model)
     if zero_based is None:
         zero_based = getattr(model, "_libsvm_zero_based", False)
@@ -76,9 +80,6 @@ def save_libsvm_model(model, path, zero_based=None):
     coef = np.asarray(model._dual_coef_, dtype=np.float64)
     rho = -np.asarray(model._intercept_, dtype=np.float64)
     sv_order = np.arange(coef.shape[1])
-    svm_type = _TYPES.get(type(model))
-    if svm_type is None:
-        raise TypeError(f"expected a largemargin SVC, NuSVC, SVR, NuSVR or OneClassSVM, got {type(model).__name__}")
     if isinstance(model, SVC):
         classes = np.asarray(model.classes_)
         if classes.dtype.kind not in "iuf" or not np.all(np.equal(np.mod(classes.astype(float), 1), 0)):

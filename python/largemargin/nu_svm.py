@@ -98,12 +98,19 @@ class NuSVC(SVC):
         for a in range(len(weight)):
             for b in range(a + 1, len(weight)):
                 need, room = nu * (weight[a] + weight[b]) / 2, min(weight[a], weight[b])
-                if need > room:  # (a class of no weight leaves no nu feasible, as LIBSVM says)
-                    raise ValueError(
-                        f"specified nu is infeasible for the classes {self.classes_[a].item()!r} and {self.classes_[b].item()!r}: "
-                        f"nu * (n1 + n2) / 2 = {need:.6g} exceeds min(n1, n2) = {room:.6g} (their total sample "
-                        f"weights); nu must be at most {2 * room / (weight[a] + weight[b]):.6g}"
-                    )
+                if need <= room:
+                    continue
+                pair = f"specified nu is infeasible for the classes {self.classes_[a].item()!r} and {self.classes_[b].item()!r}"
+                if room == 0:  # LIBSVM's words, as scikit-learn's NuSVC says them
+                    empty = self.classes_[a if weight[a] == 0 else b].item()
+                    raise ValueError(f"{pair}: class {empty!r} has no sample of positive weight")
+                # the largest feasible nu, rounded down so that it is feasible as printed
+                largest = float(2 * room / (weight[a] + weight[b]))
+                shown = np.floor(largest * 1e6) / 1e6
+                raise ValueError(
+                    f"{pair}: nu * (n1 + n2) / 2 = {need:.10g} exceeds min(n1, n2) = {room:.10g} (their total "
+                    f"sample weights); nu must be at most {largest!r} (e.g. {shown:g})"
+                )
         return sample_weight
 
     def _formulation_args(self):

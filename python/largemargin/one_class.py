@@ -31,7 +31,9 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         As in `SVC`.
     nu : float in (0, 1], default=0.5
         An upper bound on the fraction of training errors (points outside) and a lower bound on
-        the fraction of support vectors.
+        the fraction of support vectors. At 1 every coefficient is at its bound and every
+        training point on or outside the boundary (scikit-learn refuses the non-finite intercept
+        its solver finds there).
 
     Attributes
     ----------
@@ -103,7 +105,9 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample bounds of the coefficients; samples of weight <= 0 are left out.
+            Per-sample bounds of the coefficients; samples of weight <= 0 are left out. At least
+            two samples of positive weight are needed (one point has no region to learn:
+            a ValueError, where scikit-learn returns a model of a zero decision there).
 
         Returns
         -------

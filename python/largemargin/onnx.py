@@ -16,9 +16,10 @@ Models whose prediction has no exact ONNX form raise ``NotImplementedError``: Py
 and precomputed kernels, ``SVC(break_ties=True)`` and online kernel classifiers with more than two
 classes (the ONNX-ML operator breaks equal votes otherwise), LaRank, the mixtures, the MLPs and the
 sequence labeler. skl2onnx and onnx are needed (``pip install skl2onnx``). The ONNX-ML SVM
-operators compute in float32: labels agree with the model's, regression values and multiclass
-probabilities to float32 rounding; binary probabilities differ by up to about 3e-3 (the
-operator's own two-class Platt step).
+operators compute in float32: labels agree with the model's except where a decision is within
+float32 rounding of 0 (a large rho makes that band wider), regression values, one-class scores and
+multiclass probabilities agree to float32 rounding; binary probabilities differ by up to a few
+1e-3 (the operator's own two-class Platt step).
 """
 
 import warnings

@@ -222,7 +222,7 @@ fn solve_binary(
         }
         Formulation::Nu(nu) => {
             // Each class holds nu/2 of the total weight; no linear term.
-            let half = 0.5 * nu * examples.iter().map(|&e| bound[e]).sum::<f64>();
+            let half = nu_total(examples.iter().map(|&e| bound[e]), nu) / 2.0;
             let positive_part = fill_to(pos.iter().map(|&e| bound[e]), half);
             let negative_part = fill_to(neg.iter().map(|&e| bound[e]), half);
             let alpha: Vec<f64> = positive_part.into_iter().chain(negative_part.into_iter().map(|a| -a)).collect();
@@ -234,8 +234,10 @@ fn solve_binary(
             // The margin the solution found is -r: dividing by it gives the C-SVC solution with
             // C = 1 / margin (Chang and Lin 2001), which is the model LIBSVM keeps.
             let margin = -sol.r;
+            // (times the reciprocal, as LIBSVM scales: the same bits)
+            let scale = 1.0 / margin;
             for a in &mut sol.alpha {
-                *a /= margin;
+                *a *= scale;
             }
             sol.bias /= margin;
             sol.objective /= margin * margin;
@@ -474,7 +476,7 @@ fn train_regression(
         Tube::Epsilon(_) => (Vec::new(), Vec::new()),
         Tube::Nu(nu) => {
             // alpha+_i = -alpha-_i, each half holding C nu sum(w) / 2: feasible for both sums
-            let half = fill_to(sample_c.iter().copied(), 0.5 * nu * sample_c.iter().sum::<f64>());
+            let half = fill_to(sample_c.iter().copied(), nu_total(sample_c.iter().copied(), nu) / 2.0);
             let alpha = half.iter().copied().chain(half.iter().map(|a| -a)).collect();
             ((0..2 * l).map(|v| v < l).collect(), alpha)
         }
@@ -508,7 +510,7 @@ pub fn train_one_class(
     }
     let engine = KernelEngine::within(*x, params.kernel.clone(), params.cache_bytes)?;
     let cache = params.cache_bytes.saturating_sub(engine.extra_bytes());
-    let alpha = fill_to(sample_weight.iter().copied(), nu * total);
+    let alpha = fill_to(sample_weight.iter().copied(), nu_total(sample_weight.iter().copied(), nu));
     let (zero, lo) = (vec![0.0; l], vec![0.0; l]);
     let problem = DualProblem { p: &zero, lo: &lo, hi: sample_weight, equality: Equality::Total };
     let start = Start::At { alpha: &alpha, gradient: None, gbar: None };
@@ -523,6 +525,12 @@ pub fn train_one_class(
         converged: sol.converged,
         kernel_evals: engine.evals(),
     })
+}
+
+/// nu times the sum of the bounds, summed term by term as LIBSVM sums it: the start, and so the
+/// whole path, is then LIBSVM's to the last bit.
+fn nu_total(bounds: impl Iterator<Item = f64>, nu: f64) -> f64 {
+    bounds.map(|bound| bound * nu).sum()
 }
 
 /// LIBSVM's feasible start of the nu problems: the coefficients at their bounds from the first

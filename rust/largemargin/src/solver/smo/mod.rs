@@ -370,11 +370,26 @@ impl<'q> Smo<'q> {
             if a <= 0.0 {
                 a = TAU;
             }
-            let room_i = self.hi[i] - old_i;
-            let room_j = old_j - self.lo[j];
-            let lambda = ((self.g[i] - self.g[j]) / a).min(room_i).min(room_j);
-            self.alpha[i] = if lambda == room_i { self.hi[i] } else { old_i + lambda };
-            self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
+            // the step: lambda along e_i - e_j (one sum), or each coefficient's change (two)
+            let (lambda, di, dj) = if self.signs == 1 {
+                let room_i = self.hi[i] - old_i;
+                let room_j = old_j - self.lo[j];
+                let lambda = ((self.g[i] - self.g[j]) / a).min(room_i).min(room_j);
+                self.alpha[i] = if lambda == room_i { self.hi[i] } else { old_i + lambda };
+                self.alpha[j] = if lambda == room_j { self.lo[j] } else { old_j - lambda };
+                (lambda, 0.0, 0.0)
+            } else {
+                let (new_i, new_j) = libsvm_step(
+                    self.shift[i] == 0,
+                    (old_i, old_j),
+                    (self.g[i], self.g[j]),
+                    (self.lo[i], self.hi[i]),
+                    (self.lo[j], self.hi[j]),
+                    a,
+                );
+                (self.alpha[i], self.alpha[j]) = (new_i, new_j);
+                (0.0, new_i - old_i, new_j - old_j)
+            };
             // (the rows borrow the matrix: set_status would borrow all of self)
             for t in [i, j] {
                 self.status[t] = status_of(self.alpha[t], self.lo[t], self.hi[t]) << self.shift[t];
@@ -383,8 +398,15 @@ impl<'q> Smo<'q> {
             let (status, signs) = (&self.status, self.signs);
             let parts = self.team.map_chunks(&mut self.g[..n], &|offset, g| {
                 let (qi, qj) = (&qi[offset..offset + g.len()], &qj[offset..offset + g.len()]);
-                for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
-                    *gt -= lambda * (ki as f64 - kj as f64);
+                if signs == 1 {
+                    for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
+                        *gt -= lambda * (ki as f64 - kj as f64);
+                    }
+                } else {
+                    // LIBSVM's form of the same update: its per-sign problems keep its path
+                    for ((gt, &ki), &kj) in g.iter_mut().zip(qi).zip(qj) {
+                        *gt -= ki as f64 * di + kj as f64 * dj;
+                    }
                 }
                 let status = &status[offset..offset + g.len()];
                 let up = |k: u8| scan_up(g, status, UP << (SIGN_SHIFT * k)).map(|(v, t)| (v, t + offset));
@@ -462,11 +484,18 @@ impl<'q> Smo<'q> {
             for t in n..l {
                 control.poll()?;
                 let row = self.q.row(t, n);
-                let mut s_sum = 0.0;
-                for &s in &free {
-                    s_sum += self.alpha[s] * row[s] as f64;
+                if self.signs == 1 {
+                    let mut s_sum = 0.0;
+                    for &s in &free {
+                        s_sum += self.alpha[s] * row[s] as f64;
+                    }
+                    self.g[t] -= s_sum;
+                } else {
+                    // one term at a time, as LIBSVM (see `libsvm_step`)
+                    for &s in &free {
+                        self.g[t] -= self.alpha[s] * row[s] as f64;
+                    }
                 }
-                self.g[t] -= s_sum;
             }
         } else {
             for &s in &free {
@@ -578,6 +607,38 @@ impl<'q> Smo<'q> {
         }
         SmoSolution { alpha, bias, r, objective, iterations, converged, gap, gradient, gbar }
     }
+}
+
+/// The pair step of LIBSVM's solver on two variables of one sign, in its own terms (unsigned
+/// coefficients in [0, C], the gradient of its minimisation) and its own arithmetic, so that the
+/// per-sign problems, which LIBSVM solves to a tolerance that their rescaling by the margin
+/// magnifies, follow LIBSVM's path to the last bit. Returns the new signed coefficients of i
+/// (which increases) and j. The sign flips are exact: the result is LIBSVM's, signed.
+fn libsvm_step(
+    positive: bool, (old_i, old_j): (f64, f64), (g_i, g_j): (f64, f64), (lo_i, hi_i): (f64, f64),
+    (lo_j, hi_j): (f64, f64), curvature: f64,
+) -> (f64, f64) {
+    let s = if positive { 1.0 } else { -1.0 };
+    let (a_i, a_j) = (s * old_i, s * old_j);
+    let (c_i, c_j) = if positive { (hi_i, hi_j) } else { (-lo_i, -lo_j) };
+    let delta = (-s * g_i - -s * g_j) / curvature;
+    let sum = a_i + a_j;
+    let (mut new_i, mut new_j) = (a_i - delta, a_j + delta);
+    if sum > c_i {
+        if new_i > c_i {
+            (new_i, new_j) = (c_i, sum - c_i);
+        }
+    } else if new_j < 0.0 {
+        (new_i, new_j) = (sum, 0.0);
+    }
+    if sum > c_j {
+        if new_j > c_j {
+            (new_i, new_j) = (sum - c_j, c_j);
+        }
+    } else if new_i < 0.0 {
+        (new_i, new_j) = (0.0, sum);
+    }
+    (s * new_i, s * new_j)
 }
 
 /// The status byte of a variable at `a` in [lo, hi].
