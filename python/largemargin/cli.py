@@ -20,9 +20,9 @@ from .datasets import load_adult, load_libsvm, read_files
 from .lasvm import LaSVM
 from .linear import LinearSGD
 from .model_io import load_libsvm_model, save_libsvm_model
-from .plugins import get_registry
 from .nu_svm import NuSVC, NuSVR
 from .one_class import OneClassSVM
+from .plugins import get_registry
 from .svm import SVC, SVR
 
 
