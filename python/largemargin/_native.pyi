@@ -19,6 +19,7 @@ import numpy.typing as npt
 __all__ = [
     "fit_svc",
     "fit_svr",
+    "fit_one_class",
     "cross_validate_svm",
     "fit_lasvm",
     "fit_online_baseline",
