@@ -83,12 +83,10 @@ def _train(args):
         model = SVR(epsilon=args.epsilon, shrinking=args.shrinking, **common)
     elif args.svm_type == 4:
         model = NuSVR(nu=args.nu, shrinking=args.shrinking, **common)
-    elif args.svm_type == 1:
+    elif args.svm_type in (1, 2):  # nu in place of C
         common.pop("C")
-        model = NuSVC(nu=args.nu, probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
-    elif args.svm_type == 2:
-        common.pop("C")
-        model = OneClassSVM(nu=args.nu, shrinking=args.shrinking, **common)
+        model = (NuSVC(nu=args.nu, probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
+                 if args.svm_type == 1 else OneClassSVM(nu=args.nu, shrinking=args.shrinking, **common))
     else:
         model = SVC(probability=args.probability, shrinking=args.shrinking, random_state=0, **common)
     if args.folds is not None:

@@ -25,7 +25,9 @@ use largemargin::io::data_file::{self, IndexBase, LibsvmData, LibsvmParser};
 use largemargin::kernel::KernelKind;
 use largemargin::model::probability::one_class_density_marks;
 use largemargin::model::{LibsvmModel, SvmType};
-use largemargin::train::svm::{train_nu_svc, train_nu_svr, train_one_class, train_svc, train_svr, SvmParams};
+use largemargin::train::svm::{
+    train_nu_svc, train_nu_svr, train_one_class, train_svc, train_svr, SvcFit, SvmParams, SvrFit,
+};
 use largemargin::Control;
 
 const USAGE: &str = "usage:
@@ -278,40 +280,51 @@ fn class_indices(data_path: &str, targets: &[f64]) -> Result<(Vec<i64>, Vec<usiz
     Ok((classes, y))
 }
 
-/// Training of -s 1 (nu_svc), 2 (one_class) and 4 (nu_svr), with `a.nu`: the models read as
-/// those of C-SVC and epsilon-SVR are, under their own type. A one-class model trained with -b 1
-/// keeps LIBSVM's density marks of its training decision values (none, as LIBSVM, when either
-/// side of the boundary has fewer than 5 examples).
-fn train_nu_formulation(
+impl Trained {
+    fn classifier(fit: &SvcFit, model: LibsvmModel) -> Self {
+        let (iterations, objective) = (fit.n_iter.iter().sum(), fit.objective.iter().sum());
+        Trained { model, iterations, objective, kernel_evals: fit.kernel_evals }
+    }
+    fn one_output(fit: &SvrFit, model: LibsvmModel) -> Self {
+        Trained { model, iterations: fit.n_iter, objective: fit.objective, kernel_evals: fit.kernel_evals }
+    }
+}
+
+/// Trains `a.svm_type` (svm-train's -s 0..4) with every example at C (or weight 1 for the nu
+/// classifier and one-class); the nu formulations' models read as those of C-SVC and
+/// epsilon-SVR are, under their own type. A one-class model trained with -b 1 keeps LIBSVM's
+/// density marks of its training decision values (none, as LIBSVM, when either side of the
+/// boundary has fewer than 5 examples).
+fn train_model(
     a: &TrainArgs, data_path: &str, x: &Matrix, targets: &[f64], params: &SvmParams, control: &Control,
 ) -> Result<Trained, String> {
     let kernel = params.kernel.clone();
-    let weights = vec![1.0; targets.len()];
+    let (sample_c, weights) = (vec![a.c; targets.len()], vec![1.0; targets.len()]);
     let error = |e: largemargin::Error| e.to_string();
-    match a.svm_type {
-        SvmType::NuSvc => {
+    let as_type = |svm_type, model: LibsvmModel| LibsvmModel { svm_type, ..model };
+    Ok(match a.svm_type {
+        SvmType::CSvc | SvmType::NuSvc => {
             let (classes, y) = class_indices(data_path, targets)?;
-            let fit = train_nu_svc(x, &y, classes.len(), &weights, a.nu, params, control).map_err(error)?;
-            Ok(Trained {
-                model: LibsvmModel { svm_type: SvmType::NuSvc, ..LibsvmModel::from_svc(&fit, x, kernel, classes) },
-                iterations: fit.n_iter.iter().sum(),
-                objective: fit.objective.iter().sum(),
-                kernel_evals: fit.kernel_evals,
-            })
+            let fit = if a.svm_type == SvmType::CSvc {
+                train_svc(x, &y, classes.len(), &sample_c, params, control)
+            } else {
+                train_nu_svc(x, &y, classes.len(), &weights, a.nu, params, control)
+            }
+            .map_err(error)?;
+            Trained::classifier(&fit, as_type(a.svm_type, LibsvmModel::from_svc(&fit, x, kernel, classes)))
         }
-        SvmType::NuSvr => {
-            let sample_c = vec![a.c; targets.len()];
-            let fit = train_nu_svr(x, targets, &sample_c, a.nu, params, control).map_err(error)?;
-            Ok(Trained {
-                model: LibsvmModel { svm_type: SvmType::NuSvr, ..LibsvmModel::from_svr(&fit, x, kernel) },
-                iterations: fit.n_iter,
-                objective: fit.objective,
-                kernel_evals: fit.kernel_evals,
-            })
+        SvmType::EpsilonSvr | SvmType::NuSvr => {
+            let fit = if a.svm_type == SvmType::EpsilonSvr {
+                train_svr(x, targets, &sample_c, a.epsilon, params, control)
+            } else {
+                train_nu_svr(x, targets, &sample_c, a.nu, params, control)
+            }
+            .map_err(error)?;
+            Trained::one_output(&fit, as_type(a.svm_type, LibsvmModel::from_svr(&fit, x, kernel)))
         }
-        _ => {
+        SvmType::OneClass => {
             let fit = train_one_class(x, &weights, a.nu, params, control).map_err(error)?;
-            let mut model = LibsvmModel { svm_type: SvmType::OneClass, ..LibsvmModel::from_svr(&fit, x, kernel) };
+            let mut model = as_type(SvmType::OneClass, LibsvmModel::from_svr(&fit, x, kernel));
             if a.probability {
                 let decisions = model.decision(x).map_err(error)?;
                 match one_class_density_marks(&decisions) {
@@ -322,9 +335,9 @@ fn train_nu_formulation(
                     ),
                 }
             }
-            Ok(Trained { model, iterations: fit.n_iter, objective: fit.objective, kernel_evals: fit.kernel_evals })
+            Trained::one_output(&fit, model)
         }
-    }
+    })
 }
 
 fn train(args: &[String]) -> Result<(), String> {
@@ -358,35 +371,7 @@ fn train(args: &[String]) -> Result<(), String> {
         rayon::ThreadPoolBuilder::new().num_threads(a.threads.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     let control = Control::new();
     let started = Instant::now();
-    let sample_c = vec![a.c; data.labels.len()];
-    let trained = match a.svm_type {
-        SvmType::EpsilonSvr => {
-            let fit = pool
-                .install(|| train_svr(&x, &data.labels, &sample_c, a.epsilon, &params, &control))
-                .map_err(|e| e.to_string())?;
-            Trained {
-                model: LibsvmModel::from_svr(&fit, &x, kernel),
-                iterations: fit.n_iter,
-                objective: fit.objective,
-                kernel_evals: fit.kernel_evals,
-            }
-        }
-        SvmType::CSvc => {
-            let (classes, y) = class_indices(&data_path, &data.labels)?;
-            let fit = pool
-                .install(|| train_svc(&x, &y, classes.len(), &sample_c, &params, &control))
-                .map_err(|e| e.to_string())?;
-            Trained {
-                model: LibsvmModel::from_svc(&fit, &x, kernel, classes),
-                iterations: fit.n_iter.iter().sum(),
-                objective: fit.objective.iter().sum(),
-                kernel_evals: fit.kernel_evals,
-            }
-        }
-        SvmType::NuSvc | SvmType::OneClass | SvmType::NuSvr => {
-            pool.install(|| train_nu_formulation(&a, &data_path, &x, &data.labels, &params, &control))?
-        }
-    };
+    let trained = pool.install(|| train_model(&a, &data_path, &x, &data.labels, &params, &control))?;
     let elapsed = started.elapsed().as_secs_f64();
     if !a.quiet {
         println!(

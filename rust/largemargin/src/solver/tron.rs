@@ -20,7 +20,8 @@ use rayon::prelude::*;
 
 use crate::data::Matrix;
 use crate::error::{Error, Result};
-use crate::kernel::Query;
+
+use crate::kernel::{dense_dot as dot, Query};
 use crate::runtime::control::Control;
 use crate::solver::dcd::{row_add, row_dot, DcdOutcome};
 
@@ -166,10 +167,6 @@ impl<'a> Primal<'a> {
             }
         });
     }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(a, b)| a * b).sum()
 }
 
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {

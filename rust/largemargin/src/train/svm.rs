@@ -515,16 +515,7 @@ pub fn train_one_class(
     let problem = DualProblem { p: &zero, lo: &lo, hi: sample_weight, equality: Equality::Total };
     let start = Start::At { alpha: &alpha, gradient: None, gbar: None };
     let sol = solve_whole(&engine, l, Variables::OnePerExample, cache, &problem, start, params, control)?;
-    let (support, coef) = (0..l).filter(|&e| sol.alpha[e] != 0.0).map(|e| (e, sol.alpha[e])).unzip();
-    Ok(SvrFit {
-        support,
-        coef,
-        intercept: sol.bias,
-        objective: sol.objective,
-        n_iter: sol.iterations,
-        converged: sol.converged,
-        kernel_evals: engine.evals(),
-    })
+    Ok(SvrFit::from_coefficients(&sol, sol.alpha.iter().copied(), engine.evals()))
 }
 
 /// nu times the sum of the bounds, summed term by term as LIBSVM sums it: the start, and so the
@@ -582,22 +573,22 @@ fn solve_whole(
 impl SvrFit {
     /// The regression read off the 2L-variable solution: coef_i = alpha+_i + alpha-_i.
     fn from_pairs(sol: &SmoSolution, l: usize, kernel_evals: u64) -> Self {
-        let mut out = SvrFit {
+        Self::from_coefficients(sol, (0..l).map(|e| sol.alpha[e] + sol.alpha[e + l]), kernel_evals)
+    }
+
+    /// The expansion of one output over the examples' coefficients `coef` (the nonzero ones are
+    /// its support vectors), with the solution's bias and counts.
+    fn from_coefficients(sol: &SmoSolution, coef: impl Iterator<Item = f64>, kernel_evals: u64) -> Self {
+        let (support, coef) = coef.enumerate().filter(|&(_, c)| c != 0.0).unzip();
+        SvrFit {
+            support,
+            coef,
             intercept: sol.bias,
             objective: sol.objective,
             n_iter: sol.iterations,
             converged: sol.converged,
             kernel_evals,
-            ..Default::default()
-        };
-        for e in 0..l {
-            let c = sol.alpha[e] + sol.alpha[e + l];
-            if c != 0.0 {
-                out.support.push(e);
-                out.coef.push(c);
-            }
         }
-        out
     }
 }
 
