@@ -6,8 +6,11 @@ compares the two models: support vectors added or lost, the largest decision dif
 to the largest decision, predictions that differ. Our fits run with ``n_jobs`` 2 (every core of the
 benchmark machine) and, for the binary problems, 1 too.
 
-    python benches/nu_svm.py [--configs adult,ijcnn1,...] [--tol 1e-3] [--quick]
+    python benches/nu_svm.py [--configs adult,ijcnn1,...] [--tol 1e-3] [--quick | --rows N]
                              [--out benches/results/nu_svm.json]
+
+``--rows N`` fits on the first N training rows (the one-class set is made with N rows), for the
+ratio's trend with n.
 
 At ``--tol 1e-3`` (LIBSVM's default) both solvers stop within the tolerance of the optimum, on
 paths that may part after many steps (their floating-point updates differ in the last bits), so
@@ -47,13 +50,14 @@ MAX_FIT_RATIO = 0.25
 MAX_JOBS_RATIO = 0.6
 
 
-def load(dataset):
+def load(dataset, rows=None):
     if dataset == "forest60k":
-        # one class of 60,000 rows (the problem of issue #6617's size class), 10,000 to score
+        # one class of 60,000 rows (or `rows`; the problem of issue #6617's size class), 10,000 to score
         from largemargin.datasets import make_forest_like
 
-        X, y = make_forest_like(70_000, random_state=0)
-        return X[:60_000], None, X[60_000:], None
+        n = rows or 60_000
+        X, y = make_forest_like(n + 10_000, random_state=0)
+        return X[:n], None, X[n:], None
     import datasets
 
     return datasets.load(dataset)
@@ -68,9 +72,10 @@ def worker(spec):
         import largemargin as mod
 
         params["n_jobs"] = spec["n_jobs"]
-    Xtr, ytr, Xte, yte = load(dataset)
-    if spec["quick"] and Xtr.shape[0] > QUICK_ROWS:
-        Xtr, ytr = Xtr[:QUICK_ROWS], (None if ytr is None else ytr[:QUICK_ROWS])
+    Xtr, ytr, Xte, yte = load(dataset, spec.get("rows"))
+    rows = QUICK_ROWS if spec["quick"] else spec.get("rows")
+    if rows and Xtr.shape[0] > rows:
+        Xtr, ytr = Xtr[:rows], (None if ytr is None else ytr[:rows])
     model = getattr(mod, kind)(**params)
     t0 = time.perf_counter()
     model.fit(Xtr) if ytr is None else model.fit(Xtr, ytr)
@@ -111,6 +116,7 @@ def main(argv=None):
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--quick", action="store_true", help=f"first {QUICK_ROWS} training rows")
+    ap.add_argument("--rows", type=int, help="first N training rows (the one-class set: N rows)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "nu_svm.json"))
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -124,7 +130,7 @@ def main(argv=None):
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     for name in args.configs.split(","):
         dataset, kind, _, binary = CONFIGS[name]
-        spec = dict(config=name, tol=args.tol, quick=args.quick)
+        spec = dict(config=name, tol=args.tol, quick=args.quick, rows=args.rows)
         ref = run_worker(dict(spec, lib="sklearn", n_jobs=None, save=os.path.join(tmp, f"{name}-sk.npz")))
         ours = run_worker(dict(spec, lib="largemargin", n_jobs=2, save=os.path.join(tmp, f"{name}-2.npz")))
         one = run_worker(dict(spec, lib="largemargin", n_jobs=1, save=os.path.join(tmp, f"{name}-1.npz"))) if binary else None
@@ -155,7 +161,7 @@ def main(argv=None):
     print(table)
     print("\n".join(misses) if misses else "every target met")
     meta = dict(date=datetime.datetime.now().isoformat(timespec="seconds"), machine=platform.machine(),
-                cpus=os.cpu_count(), tol=args.tol, quick=args.quick, command=" ".join(["python", *sys.argv]))
+                cpus=os.cpu_count(), tol=args.tol, quick=args.quick, rows=args.rows, command=" ".join(["python", *sys.argv]))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(dict(meta=meta, rows=rows, misses=misses), f, indent=1)
