@@ -97,6 +97,8 @@ def test_fit_releases_the_gil_and_stops_on_ctrl_c():
 
     t = threading.Thread(target=ticker)
     t.start()
+    # (Python's usual handler even where the run inherited SIGINT ignored, as a shell's background job does)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -106,6 +108,7 @@ def test_fit_releases_the_gil_and_stops_on_ctrl_c():
         timer.cancel()
         stop.set()
         t.join()
+        signal.signal(signal.SIGINT, handler)
     assert len(ticks) > 20, "another Python thread could not run during the fit"
 
 

@@ -153,6 +153,9 @@ def measure(family, delay=1.5, timeout=120):
 
 
 if __name__ == "__main__":
+    # A background job of a non-interactive shell starts with SIGINT ignored, and Python then leaves
+    # it so: take Python's usual handler, the one a user's Ctrl-C meets.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     est, X, y = problem(sys.argv[1])
     before = dict(vars(est))
     print("READY", flush=True)

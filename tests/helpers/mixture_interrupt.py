@@ -4,6 +4,7 @@
 KeyboardInterrupt and no expert trains any more, on any thread; the KeyboardInterrupt then ends
 the process with its traceback."""
 
+import signal
 import sys
 import time
 
@@ -74,4 +75,7 @@ def wait_for_experts(running, patience=60):
 
 
 if __name__ == "__main__":
+    # A background job of a non-interactive shell starts with SIGINT ignored, and Python then leaves
+    # it so: take Python's usual handler, the one a user's Ctrl-C meets.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     main(sys.argv[1])
