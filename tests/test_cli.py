@@ -13,7 +13,8 @@ def test_train_predict_eval_on_files(tmp_path):
     model = tmp_path / "a.model"
     r = run("train", ABALONE, str(model), "--svr", "-c", "3", "-p", "0.5", "-m", "100", "--test", ABALONE)
     assert r.returncode == 0, r.stderr
-    assert "support vectors" in r.stdout and "test MAE" in r.stdout
+    assert "support vectors" in r.stdout and "test MSE" in r.stdout
+    train_mse = float(r.stdout.split("test MSE")[1].split()[0])
     out = tmp_path / "pred.txt"
     r = run("predict", ABALONE, str(model), str(out))  # svm-predict's order
     assert r.returncode == 0, r.stderr
@@ -27,10 +28,34 @@ def test_train_predict_eval_on_files(tmp_path):
     assert "Squared correlation coefficient" in r.stdout
     r = run("eval", ABALONE, str(model))
     assert r.returncode == 0 and f"Mean squared error = {mse:g} (regression)" in r.stdout
+    np.testing.assert_allclose(train_mse, mse, rtol=1e-5)  # train --test reports what eval does
     r = run("predict", ABALONE, str(model))  # no output file: the predictions on stdout
     np.testing.assert_allclose(np.array(r.stdout.split(), dtype=float), pred)
     r = run("eval", str(model), ABALONE)  # the order of largemargin < 0.2
     assert r.returncode == 2 and "DATA MODEL, in svm-predict's order" in r.stderr
+
+
+def test_one_class_cross_validation_and_the_linear_kernel_line(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(150, 3)), rng.normal(6.0, 1.0, size=(30, 3))])
+    y = np.r_[np.ones(150), -np.ones(30)]  # inliers +1, outliers -1, as svm-train scores one-class -v
+    data = tmp_path / "d.txt"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    r = run("train", "-s", "2", "-n", "0.1", "-g", "0.2", "-v", "3", str(data))
+    assert r.returncode == 0, r.stderr
+    accuracy = float(r.stdout.split("Cross Validation Accuracy = ")[1].split("%")[0])
+    # scikit-learn's one-class SVM on the same folds (plain, shuffled with --seed 0) gives the same
+    from sklearn.model_selection import KFold, cross_val_predict
+    from sklearn.svm import OneClassSVM
+
+    pred = cross_val_predict(OneClassSVM(nu=0.1, gamma=0.2), X, y, cv=KFold(3, shuffle=True, random_state=0))
+    assert f"{100 * np.mean(pred == y):g}" == f"{accuracy:g}", r.stdout
+    r = run("train", "-t", "0", str(data), str(tmp_path / "m.model"))
+    assert r.returncode == 0, r.stderr
+    line = next(t for t in r.stdout.splitlines() if t.startswith("training"))
+    assert "kernel=linear" in line and "gamma" not in line, line
 
 
 def test_classification_options_as_svm_train(tmp_path):

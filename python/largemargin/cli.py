@@ -60,8 +60,6 @@ def _train(args):
         raise ValueError("-b with -s 2: one-class density marks are trained by the native largemargin-cli")
     if not 0 < args.nu <= 1:
         raise ValueError(f"-n/--nu must be in (0, 1], got {args.nu}")
-    if args.svm_type == 2 and args.folds is not None:
-        raise ValueError("-v: a one-class SVM has no labels to cross-validate against")
     if args.folds is not None and args.folds < 2:
         raise ValueError(f"-v must be at least 2, got {args.folds}")
     if args.folds is not None and args.model:
@@ -93,8 +91,9 @@ def _train(args):
         return _cross_validation(args, model, Xtr, ytr)
     if not args.quiet:
         setting = f"nu={args.nu}" if args.svm_type in (1, 2) else f"C={C}" + (f", nu={args.nu}" if args.svm_type == 4 else "")
+        shown_gamma = "" if args.kernel in ("linear", "precomputed") else f", gamma={gamma}"
         print(f"training {type(model).__name__} on {name}: {Xtr.shape[0]} examples, kernel={args.kernel}, "
-              f"{setting}, gamma={gamma}, tol={args.tol}")
+              f"{setting}{shown_gamma}, tol={args.tol}")
     try:
         model.fit(Xtr, ytr)
     except ValueError as e:
@@ -108,7 +107,9 @@ def _train(args):
         pred = model.predict(Xte)
         pt = time.perf_counter() - t
         if args.svr:
-            print(f"test MAE        {np.mean(np.abs(pred - yte)):.4f}  ({len(yte)} examples, {pt:.2f} s)")
+            # the figures predict and eval print for the same model and file
+            mse = float(np.mean((pred - yte) ** 2))
+            print(f"test MSE        {mse:.6g}  ({len(yte)} examples, {pt:.2f} s)")
         else:
             print(f"test error      {100 * np.mean(pred != yte):.2f} %  ({len(yte)} examples, {pt:.2f} s)")
     path = args.model
@@ -154,7 +155,10 @@ def _cross_validation(args, model, X, y):
 
     if args.folds > len(y):
         raise ValueError(f"-v {args.folds}: more folds than the {len(y)} examples of {args.data or 'adult'}")
-    folds = (KFold if args.svr else StratifiedKFold)(args.folds, shuffle=True, random_state=args.seed)
+    # as svm-train: folds keep the class proportions for classifiers; one-class (scored, as svm-train
+    # scores it, by its +1/-1 against the labels) and regression folds are plain
+    plain = args.svr or args.svm_type == 2
+    folds = (KFold if plain else StratifiedKFold)(args.folds, shuffle=True, random_state=args.seed)
     if not args.quiet:
         print(f"{args.folds}-fold cross-validation of {type(model).__name__} on {args.data or 'adult'}: "
               f"{X.shape[0]} examples")
