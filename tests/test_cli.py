@@ -2,13 +2,18 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from test_svr import ABALONE
+
+# The tests that train through the tool are marked slow (CI runs them on the main Python only); the
+# parsing, help and error lines are checked on every Python.
 
 
 def run(*args):
     return subprocess.run([sys.executable, "-m", "largemargin.cli", *args], capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_train_predict_eval_on_files(tmp_path):
     model = tmp_path / "a.model"
     r = run("train", ABALONE, str(model), "--svr", "-c", "3", "-p", "0.5", "-m", "100", "--test", ABALONE)
@@ -35,6 +40,7 @@ def test_train_predict_eval_on_files(tmp_path):
     assert r.returncode == 2 and "DATA MODEL, in svm-predict's order" in r.stderr
 
 
+@pytest.mark.slow
 def test_one_class_cross_validation_and_the_linear_kernel_line(tmp_path):
     from sklearn.datasets import dump_svmlight_file
 
@@ -58,6 +64,7 @@ def test_one_class_cross_validation_and_the_linear_kernel_line(tmp_path):
     assert "kernel=linear" in line and "gamma" not in line, line
 
 
+@pytest.mark.slow
 def test_classification_options_as_svm_train(tmp_path):
     from sklearn.datasets import dump_svmlight_file, make_classification
 
@@ -121,6 +128,7 @@ def test_bad_file_is_reported_not_raised(tmp_path):
     assert "line 2" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_train_with_lasvm(tmp_path):
     r = run("train", ABALONE, "--solver", "lasvm", "-c", "3", "--test", ABALONE)
     assert r.returncode == 0, r.stderr
@@ -129,6 +137,7 @@ def test_train_with_lasvm(tmp_path):
     assert r.returncode == 2 and "pickle" in r.stderr
 
 
+@pytest.mark.slow
 def test_train_a_linear_svm_by_sgd():
     # the bundled adult: a linear SVM's error there is about 15%
     for solver, epochs in (("sgdqn", ["--epochs", "2"]), ("asgd", [])):
@@ -141,6 +150,7 @@ def test_train_a_linear_svm_by_sgd():
     assert r.returncode == 2 and "linear classifiers" in r.stderr
 
 
+@pytest.mark.slow
 def test_search_prints_the_grid_and_the_best_setting(tmp_path):
     from sklearn.datasets import dump_svmlight_file, make_classification
     from sklearn.model_selection import GridSearchCV, StratifiedKFold

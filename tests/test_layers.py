@@ -3,6 +3,7 @@ estimator, estimator modules share private code only through the base layer, and
 imports alone in a fresh interpreter (no cycle held together by import order)."""
 
 import ast
+import importlib
 import pathlib
 import subprocess
 import sys
@@ -86,6 +87,13 @@ def test_the_checker_sees_the_layers():
     assert any(u == "plugins" for _, u, _, _, _ in EDGES)
 
 
+def test_every_module_imports_on_this_python():
+    # (all in this interpreter: what the Python's version decides, such as syntax, on every Python)
+    for name in (n for n, _ in modules() if not n.endswith("__main__")):
+        importlib.import_module(name)
+
+
+@pytest.mark.slow  # a fresh interpreter per module: minutes, and the same import graph on every Python
 @pytest.mark.parametrize("chunk", range(2))
 def test_every_module_imports_alone_in_a_fresh_interpreter(chunk):
     names = [n for n, _ in modules() if not n.endswith("__main__")][chunk::2]

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 LINUX = sys.platform.startswith("linux")
+pytestmark = pytest.mark.slow  # our allocations, measured in children: the same on every Python
 
 # What both children share: a fit's own peak growth and what it keeps, after a warm-up fit so that
 # imports and first-use setup do not count.
