@@ -51,8 +51,9 @@ struct Block {
     acc: Vec<f64>,
     /// Its rows' part of the loss.
     loss: f64,
-    /// Per row: 2 C_i where the row's loss is curved at the current iterate, else 0.
-    curvature: Vec<f64>,
+    /// Its rows whose loss is curved at the current iterate, with their curvature 2 C_i: the
+    /// Hessian's products read only these.
+    curved: Vec<(usize, f64)>,
 }
 
 /// The problem's data and the state of the current iterate.
@@ -72,7 +73,7 @@ impl<'a, R: Rows> Primal<'a, R> {
         let blocks = (0..count)
             .map(|b| {
                 let (start, end) = (b * n / count, (b + 1) * n / count);
-                Block { start, end, acc: Vec::new(), loss: 0.0, curvature: vec![0.0; end - start] }
+                Block { start, end, acc: Vec::new(), loss: 0.0, curved: Vec::new() }
             })
             .collect();
         Primal { x, y, c, loss, bias, blocks }
@@ -115,11 +116,12 @@ impl<'a, R: Rows> Primal<'a, R> {
             block.acc.clear();
             block.acc.resize(d, 0.0);
             block.loss = 0.0;
+            block.curved.clear();
             for i in block.start..block.end {
                 let c = this.c[i];
                 let r = if c > 0.0 { this.residual(i, x.dot(i, w, bias)) } else { 0.0 };
-                block.curvature[i - block.start] = if r != 0.0 { 2.0 * c } else { 0.0 };
                 if r != 0.0 {
+                    block.curved.push((i, 2.0 * c));
                     block.loss += c * r * r;
                     x.add(i, 2.0 * c * r, &mut block.acc, bias);
                 }
@@ -139,11 +141,8 @@ impl<'a, R: Rows> Primal<'a, R> {
             control.poll()?;
             block.acc.clear();
             block.acc.resize(d, 0.0);
-            for i in block.start..block.end {
-                let curvature = block.curvature[i - block.start];
-                if curvature != 0.0 {
-                    x.add(i, curvature * x.dot(i, v, bias), &mut block.acc, bias);
-                }
+            for &(i, curvature) in &block.curved {
+                x.add(i, curvature * x.dot(i, v, bias), &mut block.acc, bias);
             }
             Ok::<_, Error>(())
         })?;
