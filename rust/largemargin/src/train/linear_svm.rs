@@ -184,8 +184,10 @@ fn fit_svc<R: Rows>(x: &R, problem: &SvcProblem, params: &LinearSvmParams, contr
     // binary: one problem, the second class positive; above: each class against the rest
     let positives: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
     control.plan(positives.len() as u64);
+    // (one task per problem: their costs differ, and a thread that is done takes the next)
     let solved: Vec<(Vec<f64>, DcdOutcome)> = positives
         .par_iter()
+        .with_max_len(1)
         .enumerate()
         .map(|(problem, &positive)| {
             let labels: Vec<f64> = y.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
