@@ -26,8 +26,11 @@ pub trait Rows: Sync {
     /// Calls `f(j, x_ij)` for the row's nonzeros (a dense row's zeros skipped), in feature order.
     fn for_each_nonzero(&self, i: usize, f: impl FnMut(usize, f64));
     /// Asks for row i's entries ahead of its use (a shuffled pass visits rows in no order the
-    /// hardware can guess).
+    /// hardware can guess). This reads where the row lies: `prefetch_bounds` asks for that first.
     fn prefetch(&self, i: usize);
+    /// Asks for where row i lies (a sparse layout's row offsets), some steps before `prefetch`:
+    /// over data larger than the caches, `prefetch` would otherwise wait on memory for them.
+    fn prefetch_bounds(&self, _i: usize) {}
     /// Every row's squared Euclidean norm.
     fn squared_norms(&self) -> Vec<f64> {
         (0..self.rows())
@@ -77,6 +80,14 @@ impl Rows for Matrix<'_> {
                 prefetch_lines(head(j));
                 prefetch_lines(head(v));
             }
+        }
+    }
+    #[inline(always)]
+    fn prefetch_bounds(&self, i: usize) {
+        match self {
+            Matrix::Csr32(m) => prefetch_lines(&m.indptr()[i..i + 2]),
+            Matrix::Csr64(m) => prefetch_lines(&m.indptr()[i..i + 2]),
+            Matrix::Dense32(_) | Matrix::Dense64(_) => {}
         }
     }
     fn squared_norms(&self) -> Vec<f64> {
@@ -253,6 +264,10 @@ impl Rows for SparseRows {
             Indices::Wide(j) => prefetch_lines(head(&j[a..b])),
         }
         prefetch_lines(head(&self.values[a..b]));
+    }
+    #[inline(always)]
+    fn prefetch_bounds(&self, i: usize) {
+        prefetch_lines(&self.indptr[i..i + 2]);
     }
 }
 

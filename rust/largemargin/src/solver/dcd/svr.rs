@@ -83,6 +83,9 @@ pub fn solve_svr<R: Rows>(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
+            if s + 2 * PREFETCH < active.len() {
+                x.prefetch_bounds(active.at(s + 2 * PREFETCH));
+            }
             if s + PREFETCH < active.len() {
                 prefetch_example(x, &vars, active.at(s + PREFETCH));
             }
