@@ -160,6 +160,7 @@ struct SvcProblem<'a> {
     multi_class: MultiClass,
 }
 
+/// The one-vs-rest problems, or the Crammer-Singer one, over the rows `x` (the input or its copy).
 fn fit_svc<R: Rows>(x: &R, problem: &SvcProblem, params: &LinearSvmParams, control: &Control) -> Result<LinearSvmFit> {
     let SvcProblem { y, n_classes, class_weight, sample_weight, loss, multi_class } = *problem;
     let (n, d, bias) = (x.rows(), x.cols(), params.bias());
@@ -231,6 +232,7 @@ pub fn train_linear_svr(
     }
 }
 
+/// The regressor's one problem over the rows `x` (the input or its copy).
 fn fit_svr<R: Rows>(
     x: &R, y: &[f64], sample_weight: &[f64], loss: SvrLoss, epsilon: f64, params: &LinearSvmParams, control: &Control,
 ) -> Result<LinearSvmFit> {
