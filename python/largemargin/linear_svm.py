@@ -1,8 +1,9 @@
 """Exact linear SVMs by dual coordinate descent in Rust (Hsieh et al. 2008; Ho and Lin 2012 for
 regression; Keerthi et al. 2008 for Crammer and Singer's multiclass SVM): `LinearSVC` and
 `LinearSVR`, with scikit-learn's parameters, attributes and models (the method of LIBLINEAR,
-which scikit-learn's classes of the same names run). Data is read in place, dense or CSR; the
-one-vs-rest binary problems run in parallel."""
+which scikit-learn's classes of the same names run). Data is read in place, dense or CSR (dense
+rows under half nonzero from a smaller copy of their nonzeros); the one-vs-rest binary problems
+run in parallel."""
 
 from numbers import Integral, Real
 
@@ -117,7 +118,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _Linear
     of a constant feature ``intercept_scaling`` (so it is regularised, as in LIBLINEAR).
     Multiclass problems are one-vs-rest, the binary problems solved in parallel (``n_jobs``), or
     Crammer and Singer's joint formulation (Keerthi et al. 2008's sequential dual method). Dense
-    and CSR data (float32 or float64) is read in place.
+    and CSR data (float32 or float64) is read in place, except dense rows under half nonzero:
+    those are read from a copy of their nonzeros, made once per fit and smaller than the input.
 
     Parameters
     ----------
@@ -280,7 +282,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     loss, trust-region Newton on the primal: LIBLINEAR's methods and so scikit-learn's ``LinearSVR``'s, whose parameters, defaults, attributes and
     models this class shares. The intercept is the weight of a constant feature
     ``intercept_scaling`` (regularised, as in LIBLINEAR). Dense and CSR data (float32 or float64)
-    is read in place.
+    is read in place, except dense rows under half nonzero: those are read from a copy of their
+    nonzeros, made once per fit and smaller than the input.
 
     Parameters
     ----------

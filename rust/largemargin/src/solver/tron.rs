@@ -18,12 +18,11 @@
 
 use rayon::prelude::*;
 
-use crate::data::Matrix;
 use crate::error::{Error, Result};
 
-use crate::kernel::{dense_dot as dot, Query};
+use crate::kernel::dense_dot as dot;
 use crate::runtime::control::Control;
-use crate::solver::dcd::{row_add, row_dot, DcdOutcome};
+use crate::solver::dcd::{DcdOutcome, Rows};
 
 /// The loss of the primal problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,13 +51,14 @@ struct Block {
     acc: Vec<f64>,
     /// Its rows' part of the loss.
     loss: f64,
-    /// Per row: 2 C_i where the row's loss is curved at the current iterate, else 0.
-    curvature: Vec<f64>,
+    /// Its rows whose loss is curved at the current iterate, with their curvature 2 C_i: the
+    /// Hessian's products read only these.
+    curved: Vec<(usize, f64)>,
 }
 
 /// The problem's data and the state of the current iterate.
-struct Primal<'a> {
-    x: &'a Matrix<'a>,
+struct Primal<'a, R> {
+    x: &'a R,
     y: &'a [f64],
     c: &'a [f64],
     loss: PrimalLoss,
@@ -66,14 +66,14 @@ struct Primal<'a> {
     blocks: Vec<Block>,
 }
 
-impl<'a> Primal<'a> {
-    fn new(x: &'a Matrix<'a>, y: &'a [f64], c: &'a [f64], loss: PrimalLoss, bias: f64) -> Self {
+impl<'a, R: Rows> Primal<'a, R> {
+    fn new(x: &'a R, y: &'a [f64], c: &'a [f64], loss: PrimalLoss, bias: f64) -> Self {
         let n = x.rows();
         let count = BLOCKS.min(n / MIN_BLOCK_ROWS).max(1);
         let blocks = (0..count)
             .map(|b| {
                 let (start, end) = (b * n / count, (b + 1) * n / count);
-                Block { start, end, acc: Vec::new(), loss: 0.0, curvature: vec![0.0; end - start] }
+                Block { start, end, acc: Vec::new(), loss: 0.0, curved: Vec::new() }
             })
             .collect();
         Primal { x, y, c, loss, bias, blocks }
@@ -116,14 +116,14 @@ impl<'a> Primal<'a> {
             block.acc.clear();
             block.acc.resize(d, 0.0);
             block.loss = 0.0;
+            block.curved.clear();
             for i in block.start..block.end {
                 let c = this.c[i];
-                let row = Query::row(x, i);
-                let r = if c > 0.0 { this.residual(i, row_dot(w, row, bias)) } else { 0.0 };
-                block.curvature[i - block.start] = if r != 0.0 { 2.0 * c } else { 0.0 };
+                let r = if c > 0.0 { this.residual(i, x.dot(i, w, bias)) } else { 0.0 };
                 if r != 0.0 {
+                    block.curved.push((i, 2.0 * c));
                     block.loss += c * r * r;
-                    row_add(&mut block.acc, 2.0 * c * r, row, bias);
+                    x.add(i, 2.0 * c * r, &mut block.acc, bias);
                 }
             }
             Ok::<_, Error>(())
@@ -141,12 +141,8 @@ impl<'a> Primal<'a> {
             control.poll()?;
             block.acc.clear();
             block.acc.resize(d, 0.0);
-            for i in block.start..block.end {
-                let curvature = block.curvature[i - block.start];
-                if curvature != 0.0 {
-                    let row = Query::row(x, i);
-                    row_add(&mut block.acc, curvature * row_dot(v, row, bias), row, bias);
-                }
+            for &(i, curvature) in &block.curved {
+                x.add(i, curvature * x.dot(i, v, bias), &mut block.acc, bias);
             }
             Ok::<_, Error>(())
         })?;
@@ -183,8 +179,8 @@ const SIGMA: [f64; 3] = [0.25, 0.5, 4.0];
 /// Newton iterations. `w` is `x.cols() + 1` long (the bias feature's weight last); `c` holds each
 /// example's C (0: left out), `y` the labels (+1/-1) or targets.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_primal(
-    x: &Matrix, y: &[f64], c: &[f64], loss: PrimalLoss, bias: f64, tol: f64, max_iter: usize, w: &mut [f64],
+pub fn solve_primal<R: Rows>(
+    x: &R, y: &[f64], c: &[f64], loss: PrimalLoss, bias: f64, tol: f64, max_iter: usize, w: &mut [f64],
     control: &Control,
 ) -> Result<DcdOutcome> {
     crate::solver::dcd::check_problem(x, y.len(), c, bias)?;
@@ -283,7 +279,7 @@ pub fn solve_primal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{CsrMatrix, DenseView};
+    use crate::data::{CsrMatrix, DenseView, Matrix};
     use crate::runtime::rng::Rng;
     use crate::solver::dcd::svc::svc_primal;
     use crate::solver::dcd::svr::svr_primal;

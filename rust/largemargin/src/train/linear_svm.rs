@@ -6,10 +6,12 @@
 
 use rayon::prelude::*;
 
-use crate::data::{CsrMatrix, Matrix, Real};
+use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::runtime::control::Control;
-use crate::solver::dcd::{solve_crammer_singer, solve_svc, solve_svr, DcdOutcome, DcdParams, SvcLoss, SvrLoss};
+use crate::solver::dcd::{
+    solve_crammer_singer, solve_svc, solve_svr, DcdOutcome, DcdParams, Rows, SparseRows, SvcLoss, SvrLoss,
+};
 use crate::solver::tron::{solve_primal, PrimalLoss};
 
 /// How a multiclass problem is split.
@@ -108,37 +110,6 @@ fn check_common(x: &Matrix, targets: usize, sample_weight: &[f64], params: &Line
     x.check_finite()
 }
 
-/// Dense rows that are mostly zeros (pixels, one-hot blocks) as an f64 CSR copy: every pass of
-/// both solvers costs a row's stored entries, and LIBLINEAR reads only the nonzeros. None when
-/// the rows are sparse already or at least half full (the copy would cost as much as it saves).
-fn sparse_copy(x: &Matrix) -> Option<CsrMatrix> {
-    fn build<T: Real>(data: &[T], rows: usize, cols: usize) -> Option<CsrMatrix> {
-        let nonzeros = data.iter().filter(|v| v.to_f64() != 0.0).count();
-        if 2 * nonzeros >= data.len() || cols > i32::MAX as usize {
-            return None;
-        }
-        let (mut indptr, mut indices, mut values) =
-            (Vec::with_capacity(rows + 1), Vec::with_capacity(nonzeros), Vec::with_capacity(nonzeros));
-        indptr.push(0i64);
-        for row in data.chunks_exact(cols.max(1)).take(rows) {
-            for (j, v) in row.iter().enumerate() {
-                if v.to_f64() != 0.0 {
-                    indices.push(j as i32);
-                    values.push(v.to_f64());
-                }
-            }
-            indptr.push(indices.len() as i64);
-        }
-        indptr.resize(rows + 1, indices.len() as i64);
-        CsrMatrix::from_parts(indptr, indices, values, cols).ok()
-    }
-    match x {
-        Matrix::Dense64(m) => build(m.data(), m.rows(), m.cols()),
-        Matrix::Dense32(m) => build(m.data(), m.rows(), m.cols()),
-        _ => None,
-    }
-}
-
 /// Splits a model of `rows` problems, each `cols + 1` weights (the bias feature's last), into
 /// coefficients and intercepts.
 fn split_bias(
@@ -172,8 +143,26 @@ pub fn train_linear_svc(
     if params.solver == LinearSolver::Primal && loss == SvcLoss::Hinge && multi_class == MultiClass::Ovr {
         return Err(Error::InvalidParameter("the hinge loss has no primal solver: solve its dual".into()));
     }
-    let copy = sparse_copy(x);
-    let x = &copy.as_ref().map_or(*x, |m| m.view());
+    let problem = SvcProblem { y, n_classes, class_weight, sample_weight, loss, multi_class };
+    match SparseRows::of_dense(x) {
+        Some(copy) => fit_svc(&copy, &problem, params, control),
+        None => fit_svc(x, &problem, params, control),
+    }
+}
+
+/// What `train_linear_svc` was asked to fit, checked.
+struct SvcProblem<'a> {
+    y: &'a [usize],
+    n_classes: usize,
+    class_weight: &'a [f64],
+    sample_weight: &'a [f64],
+    loss: SvcLoss,
+    multi_class: MultiClass,
+}
+
+/// The one-vs-rest problems, or the Crammer-Singer one, over the rows `x` (the input or its copy).
+fn fit_svc<R: Rows>(x: &R, problem: &SvcProblem, params: &LinearSvmParams, control: &Control) -> Result<LinearSvmFit> {
+    let SvcProblem { y, n_classes, class_weight, sample_weight, loss, multi_class } = *problem;
     let (n, d, bias) = (x.rows(), x.cols(), params.bias());
     // (the dual solvers' diagonal; the primal one needs none)
     let sq_norms = if params.solver == LinearSolver::Dual || multi_class == MultiClass::CrammerSinger {
@@ -196,8 +185,10 @@ pub fn train_linear_svc(
     // binary: one problem, the second class positive; above: each class against the rest
     let positives: Vec<usize> = if n_classes == 2 { vec![1] } else { (0..n_classes).collect() };
     control.plan(positives.len() as u64);
+    // (one task per problem: their costs differ, and a thread that is done takes the next)
     let solved: Vec<(Vec<f64>, DcdOutcome)> = positives
         .par_iter()
+        .with_max_len(1)
         .enumerate()
         .map(|(problem, &positive)| {
             let labels: Vec<f64> = y.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
@@ -235,8 +226,16 @@ pub fn train_linear_svr(
     if let Some(i) = y.iter().position(|v| !v.is_finite()) {
         return Err(Error::InvalidData(format!("target {i} is {}: targets must be finite", y[i])));
     }
-    let copy = sparse_copy(x);
-    let x = &copy.as_ref().map_or(*x, |m| m.view());
+    match SparseRows::of_dense(x) {
+        Some(copy) => fit_svr(&copy, y, sample_weight, loss, epsilon, params, control),
+        None => fit_svr(x, y, sample_weight, loss, epsilon, params, control),
+    }
+}
+
+/// The regressor's one problem over the rows `x` (the input or its copy).
+fn fit_svr<R: Rows>(
+    x: &R, y: &[f64], sample_weight: &[f64], loss: SvrLoss, epsilon: f64, params: &LinearSvmParams, control: &Control,
+) -> Result<LinearSvmFit> {
     let (n, d) = (x.rows(), x.cols());
     control.plan(1);
     let c: Vec<f64> = sample_weight.iter().map(|s| params.c * s).collect();
@@ -264,7 +263,7 @@ pub fn train_linear_svr(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseView;
+    use crate::data::{CsrMatrix, DenseView};
     use crate::runtime::rng::Rng;
 
     fn blobs(n: usize, k: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
@@ -360,7 +359,7 @@ mod tests {
             (0..n * d).map(|_| if rng.below(4) == 0 { rng.below(1000) as f64 / 500.0 - 1.0 } else { 0.0 }).collect();
         let y: Vec<usize> = xs.chunks(d).map(|r| (r[0] + r[1] - r[2] > 0.0) as usize).collect();
         let dense = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
-        assert!(sparse_copy(&dense).is_some());
+        assert!(SparseRows::of_dense(&dense).is_some());
         let csr = CsrMatrix::gather(&dense, &(0..n).collect::<Vec<_>>());
         for solver in [LinearSolver::Dual, LinearSolver::Primal] {
             let params = LinearSvmParams { c: 1.0, dcd: DcdParams::default(), intercept_scaling: Some(1.0), solver };

@@ -11,20 +11,18 @@
 //! one class left leaves the pass; the shrinking threshold halves towards `tol` each time the
 //! passes meet it, and the rule is last checked on every variable.
 
-use crate::data::Matrix;
 use crate::error::{Error, Result};
-use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
-use crate::solver::dcd::{check_problem, ActiveSet, DcdOutcome, DcdParams};
+use crate::solver::dcd::{check_problem, ActiveSet, DcdOutcome, DcdParams, Rows};
 
 /// `scores[m] += sum_j w[j k + m] x_ij` over the row and its bias feature (w feature-major,
 /// `k = scores.len()` classes).
 #[inline(always)]
-fn add_scores(w: &[f64], row: Query, bias: f64, scores: &mut [f64]) {
+fn add_scores<R: Rows>(w: &[f64], x: &R, i: usize, bias: f64, scores: &mut [f64]) {
     let k = scores.len();
     let d = w.len() / k - 1;
-    row.for_each_nonzero(|j, v| {
+    x.for_each_nonzero(i, |j, v| {
         debug_assert!(j < d);
         for (s, w) in scores.iter_mut().zip(&w[j * k..(j + 1) * k]) {
             *s += w * v;
@@ -37,9 +35,9 @@ fn add_scores(w: &[f64], row: Query, bias: f64, scores: &mut [f64]) {
 
 /// `w[j k + m] += delta_m x_ij` for the classes (m, delta_m) that moved.
 #[inline(always)]
-fn add_deltas(w: &mut [f64], k: usize, row: Query, bias: f64, moved: &[(usize, f64)]) {
+fn add_deltas<R: Rows>(w: &mut [f64], k: usize, x: &R, i: usize, bias: f64, moved: &[(usize, f64)]) {
     let d = w.len() / k - 1;
-    row.for_each_nonzero(|j, v| {
+    x.for_each_nonzero(i, |j, v| {
         for &(m, delta) in moved {
             w[j * k + m] += delta * v;
         }
@@ -75,8 +73,8 @@ fn solve_sub_problem(a: f64, b: &[f64], bound: &[f64], c: f64, sorted: &mut Vec<
 /// j, the bias feature's last) ends as the primal solution; `alpha` (n k long, example-major) as
 /// the dual one.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_crammer_singer(
-    x: &Matrix, y: &[usize], k: usize, c: &[f64], bias: f64, sq_norms: &[f64], params: &DcdParams, w: &mut [f64],
+pub fn solve_crammer_singer<R: Rows>(
+    x: &R, y: &[usize], k: usize, c: &[f64], bias: f64, sq_norms: &[f64], params: &DcdParams, w: &mut [f64],
     alpha: &mut [f64], control: &Control,
 ) -> Result<DcdOutcome> {
     check_problem(x, y.len(), c, bias)?;
@@ -105,14 +103,13 @@ pub fn solve_crammer_singer(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
-            let row = Query::row(x, i);
             let a = sq_norms[i] + bias * bias;
             let (yi, ci) = (y[i], c[i]);
             let order = &mut classes[i * k..(i + 1) * k];
             let al = &mut alpha[i * k..(i + 1) * k];
             let mut count = class_count[i];
             scores.fill(0.0);
-            add_scores(w, row, bias, &mut scores);
+            add_scores(w, x, i, bias, &mut scores);
             for p in 0..count {
                 let m = order[p] as usize;
                 g[p] = scores[m] + if m == yi { 0.0 } else { 1.0 };
@@ -165,7 +162,7 @@ pub fn solve_crammer_singer(
                 }
             }
             if !moved.is_empty() {
-                add_deltas(w, k, row, bias, &moved);
+                add_deltas(w, k, x, i, bias, &moved);
             }
         }
         iterations += 1;
@@ -188,13 +185,13 @@ pub fn solve_crammer_singer(
 
 /// The primal 1/2 sum_m |w_m|^2 + sum_i C_i max_m (e_im + <w_m - w_yi, (x_i, bias)>), w
 /// feature-major as `solve_crammer_singer` leaves it.
-pub fn crammer_singer_primal(x: &Matrix, y: &[usize], k: usize, c: &[f64], bias: f64, w: &[f64]) -> f64 {
+pub fn crammer_singer_primal(x: &impl Rows, y: &[usize], k: usize, c: &[f64], bias: f64, w: &[f64]) -> f64 {
     let norm: f64 = w.iter().map(|v| v * v).sum();
     let mut scores = vec![0.0; k];
     let mut losses = 0.0;
     for i in 0..x.rows() {
         scores.fill(0.0);
-        add_scores(w, Query::row(x, i), bias, &mut scores);
+        add_scores(w, x, i, bias, &mut scores);
         let worst = (0..k).map(|m| if m == y[i] { 0.0 } else { 1.0 + scores[m] - scores[y[i]] }).fold(0.0, f64::max);
         losses += c[i] * worst;
     }
@@ -210,6 +207,6 @@ pub fn crammer_singer_dual(y: &[usize], k: usize, alpha: &[f64], w: &[f64]) -> f
 
 /// Every class's score of one row, w feature-major (for the tests).
 #[cfg(test)]
-pub(super) fn tests_scores(w: &[f64], row: Query, bias: f64, scores: &mut [f64]) {
-    add_scores(w, row, bias, scores)
+pub(super) fn tests_scores(w: &[f64], x: &crate::data::Matrix, i: usize, bias: f64, scores: &mut [f64]) {
+    add_scores(w, x, i, bias, scores)
 }

@@ -8,7 +8,8 @@
 //!
 //! Every solver keeps w = sum_i alpha_i y_i x_i beside the dual variables, so that one coordinate
 //! costs two passes over its row (the gradient `<w, x_i>` and the update `w += delta x_i`); the
-//! rows are read in place from any `Matrix` (dense or CSR, f32 or f64), the weights are f64. The
+//! rows are any `Rows`: a `Matrix` read in place (dense or CSR, f32 or f64), or the `SparseRows`
+//! copy of mostly-zero dense rows (`rows`). The weights are f64. The
 //! intercept is the weight of a constant feature `bias` appended to every row, regularised like
 //! the others (as LIBLINEAR and scikit-learn define it). Each outer pass visits the active
 //! variables in a new random order; variables at a bound whose projected gradient points out of
@@ -17,19 +18,19 @@
 //! finally checked on every variable.
 
 pub mod crammer_singer;
+pub mod rows;
 pub mod svc;
 pub mod svr;
 
 #[cfg(test)]
 mod tests;
 
-use crate::data::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::{dense_dot, gather_dot, Query};
 use crate::runtime::rng::Rng;
-use crate::runtime::vecops::prefetch_lines;
 
 pub use crammer_singer::solve_crammer_singer;
+pub use rows::{Rows, SparseRows};
 pub use svc::{solve_svc, SvcLoss};
 pub use svr::{solve_svr, SvrLoss};
 
@@ -120,28 +121,6 @@ pub(crate) fn row_add(w: &mut [f64], a: f64, row: Query, bias: f64) {
     w[d] += a * bias;
 }
 
-/// Asks for row i's entries ahead of its step (a shuffled pass visits rows in no order the
-/// hardware can guess).
-#[inline(always)]
-pub(crate) fn prefetch_row(x: &Matrix, i: usize) {
-    // (the first kilobyte of each array: once a long row streams, the hardware follows it)
-    fn head<T>(v: &[T]) -> &[T] {
-        &v[..v.len().min(1024 / std::mem::size_of::<T>())]
-    }
-    match Query::row(x, i) {
-        Query::D64(v) => prefetch_lines(head(v)),
-        Query::D32(v) => prefetch_lines(head(v)),
-        Query::S64(j, v) => {
-            prefetch_lines(head(j));
-            prefetch_lines(head(v));
-        }
-        Query::S32(j, v) => {
-            prefetch_lines(head(j));
-            prefetch_lines(head(v));
-        }
-    }
-}
-
 /// The variables a pass visits: a permutation whose first `len` entries are active. A variable
 /// shrunk during a pass swaps places with the last active one, which the pass then visits in its
 /// place (it had not been reached yet).
@@ -188,7 +167,7 @@ impl ActiveSet {
 
 /// Checks what every solver needs: rows and per-example bounds of the same count, bounds
 /// nonnegative and finite, a finite bias feature.
-pub(crate) fn check_problem(x: &Matrix, targets: usize, c: &[f64], bias: f64) -> Result<()> {
+pub(crate) fn check_problem(x: &impl Rows, targets: usize, c: &[f64], bias: f64) -> Result<()> {
     let n = x.rows();
     if targets != n || c.len() != n {
         return Err(Error::InvalidData(format!("{n} examples but {targets} targets and {} bounds", c.len())));

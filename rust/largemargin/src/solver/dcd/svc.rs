@@ -8,13 +8,11 @@
 //! bound. C_i is the example's C (C times its class weight and sample weight); an example whose
 //! C_i is 0 plays no part in either primal and is left out.
 
-use crate::data::Matrix;
 use crate::error::Result;
-use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
 use crate::runtime::vecops::prefetch;
-use crate::solver::dcd::{check_problem, prefetch_row, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
+use crate::solver::dcd::{check_problem, ActiveSet, DcdOutcome, DcdParams, Rows};
 
 /// The classification loss of a linear SVM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,8 +52,8 @@ const FLAT: f64 = 1e-12;
 /// the bias feature's weight last) is the primal solution sum_i alpha_i y_i (x_i, bias), and
 /// `alpha` (n long) the dual one. `sq_norms` holds every row's squared norm.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_svc(
-    x: &Matrix, y: &[f64], c: &[f64], loss: SvcLoss, bias: f64, sq_norms: &[f64], params: &DcdParams, w: &mut [f64],
+pub fn solve_svc<R: Rows>(
+    x: &R, y: &[f64], c: &[f64], loss: SvcLoss, bias: f64, sq_norms: &[f64], params: &DcdParams, w: &mut [f64],
     alpha: &mut [f64], control: &Control,
 ) -> Result<DcdOutcome> {
     check_problem(x, y.len(), c, bias)?;
@@ -83,13 +81,15 @@ pub fn solve_svc(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
+            if s + 2 * PREFETCH < active.len() {
+                x.prefetch_bounds(active.at(s + 2 * PREFETCH));
+            }
             if s + PREFETCH < active.len() {
                 prefetch_example(x, &vars, active.at(s + PREFETCH));
             }
-            let row = Query::row(x, i);
             let v = &mut vars[i];
             let a = v.alpha;
-            let g = v.y * row_dot(w, row, bias) - 1.0 + v.diag * a;
+            let g = v.y * x.dot(i, w, bias) - 1.0 + v.diag * a;
             let pg = if a == 0.0 {
                 if g > last_max {
                     active.shrink(s);
@@ -112,7 +112,7 @@ pub fn solve_svc(
                 // linear in alpha_i, and the division's infinity clips it to the bound it favours)
                 let next = (a - g / v.qd).max(0.0).min(v.upper);
                 v.alpha = next;
-                row_add(w, (next - a) * v.y, row, bias);
+                x.add(i, (next - a) * v.y, w, bias);
             }
             s += 1;
         }
@@ -149,9 +149,9 @@ pub(crate) const PREFETCH: usize = 4;
 
 /// Asks for example i's row and variable ahead of its step.
 #[inline(always)]
-fn prefetch_example<T>(x: &Matrix, vars: &[T], i: usize) {
+pub(crate) fn prefetch_example<R: Rows, T>(x: &R, vars: &[T], i: usize) {
     prefetch(&vars[i] as *const T);
-    prefetch_row(x, i);
+    x.prefetch(i);
 }
 
 fn finish(iterations: usize, converged: bool, vars: &[Variable], alpha: &mut [f64]) -> DcdOutcome {
@@ -160,9 +160,9 @@ fn finish(iterations: usize, converged: bool, vars: &[Variable], alpha: &mut [f6
 }
 
 /// The primal 1/2 |w|^2 + sum_i C_i loss(y_i <w, (x_i, bias)>) of a weight vector.
-pub fn svc_primal(x: &Matrix, y: &[f64], c: &[f64], loss: SvcLoss, bias: f64, w: &[f64]) -> f64 {
+pub fn svc_primal(x: &impl Rows, y: &[f64], c: &[f64], loss: SvcLoss, bias: f64, w: &[f64]) -> f64 {
     let norm: f64 = w.iter().map(|v| v * v).sum();
-    let losses: f64 = (0..x.rows()).map(|i| c[i] * loss.at(y[i] * row_dot(w, Query::row(x, i), bias))).sum();
+    let losses: f64 = (0..x.rows()).map(|i| c[i] * loss.at(y[i] * x.dot(i, w, bias))).sum();
     0.5 * norm + losses
 }
 

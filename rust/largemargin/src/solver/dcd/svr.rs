@@ -8,14 +8,11 @@
 //! quadratic plus epsilon |beta_i|), clipped to the box; the stopping rule is LIBLINEAR's for
 //! this problem: the 1-norm of the minimum-norm subgradient at most `tol` times the first pass's.
 
-use crate::data::Matrix;
 use crate::error::Result;
-use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
-use crate::runtime::vecops::prefetch;
-use crate::solver::dcd::svc::PREFETCH;
-use crate::solver::dcd::{check_problem, prefetch_row, row_add, row_dot, ActiveSet, DcdOutcome, DcdParams};
+use crate::solver::dcd::svc::{prefetch_example, PREFETCH};
+use crate::solver::dcd::{check_problem, ActiveSet, DcdOutcome, DcdParams, Rows};
 
 /// The regression loss of a linear SVR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +50,8 @@ impl SvrLoss {
 /// Solves the dual for targets `y` with per-example C `c` from beta = 0; `w` (`x.cols() + 1`
 /// long) ends as sum_i beta_i (x_i, bias), `beta` (n long) as the dual solution.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_svr(
-    x: &Matrix, y: &[f64], c: &[f64], loss: SvrLoss, epsilon: f64, bias: f64, sq_norms: &[f64], params: &DcdParams,
+pub fn solve_svr<R: Rows>(
+    x: &R, y: &[f64], c: &[f64], loss: SvrLoss, epsilon: f64, bias: f64, sq_norms: &[f64], params: &DcdParams,
     w: &mut [f64], beta: &mut [f64], control: &Control,
 ) -> Result<DcdOutcome> {
     check_problem(x, y.len(), c, bias)?;
@@ -86,15 +83,15 @@ pub fn solve_svr(
         while s < active.len() {
             control.poll()?;
             let i = active.at(s);
-            if s + PREFETCH < active.len() {
-                let next = active.at(s + PREFETCH);
-                prefetch(&vars[next] as *const Variable);
-                prefetch_row(x, next);
+            if s + 2 * PREFETCH < active.len() {
+                x.prefetch_bounds(active.at(s + 2 * PREFETCH));
             }
-            let row = Query::row(x, i);
+            if s + PREFETCH < active.len() {
+                prefetch_example(x, &vars, active.at(s + PREFETCH));
+            }
             let v = &mut vars[i];
             let (diag, upper, b) = (v.diag, v.upper, v.beta);
-            let g = row_dot(w, row, bias) - v.y + diag * b;
+            let g = x.dot(i, w, bias) - v.y + diag * b;
             // the gradients of the two smooth pieces, beta_i > 0 and beta_i < 0
             let (gp, gn) = (g + epsilon, g - epsilon);
             let violation = if b == 0.0 {
@@ -147,7 +144,7 @@ pub fn solve_svr(
             let next = next.clamp(-upper, upper);
             if (next - b).abs() >= 1e-12 {
                 v.beta = next;
-                row_add(w, next - b, row, bias);
+                x.add(i, next - b, w, bias);
             }
             s += 1;
         }
@@ -185,9 +182,9 @@ fn finish(iterations: usize, converged: bool, vars: &[Variable], beta: &mut [f64
 
 /// The primal 1/2 |w|^2 + sum_i C_i loss(y_i - <w, (x_i, bias)>).
 #[allow(clippy::too_many_arguments)]
-pub fn svr_primal(x: &Matrix, y: &[f64], c: &[f64], loss: SvrLoss, epsilon: f64, bias: f64, w: &[f64]) -> f64 {
+pub fn svr_primal(x: &impl Rows, y: &[f64], c: &[f64], loss: SvrLoss, epsilon: f64, bias: f64, w: &[f64]) -> f64 {
     let norm: f64 = w.iter().map(|v| v * v).sum();
-    let losses: f64 = (0..x.rows()).map(|i| c[i] * loss.at(y[i] - row_dot(w, Query::row(x, i), bias), epsilon)).sum();
+    let losses: f64 = (0..x.rows()).map(|i| c[i] * loss.at(y[i] - x.dot(i, w, bias), epsilon)).sum();
     0.5 * norm + losses
 }
 

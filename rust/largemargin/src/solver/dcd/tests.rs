@@ -2,7 +2,7 @@ use super::crammer_singer::{crammer_singer_dual, crammer_singer_primal};
 use super::svc::{svc_dual, svc_primal};
 use super::svr::{svr_dual, svr_primal};
 use super::*;
-use crate::data::{CsrMatrix, DenseView};
+use crate::data::{CsrMatrix, DenseView, Matrix};
 use crate::runtime::control::Control;
 
 /// n x d uniform features in [-1, 1], a third of them zeroed (so the CSR copy is sparse).
@@ -162,7 +162,7 @@ fn crammer_singer_reaches_a_zero_duality_gap_and_separates_the_classes() {
         let correct = (0..n)
             .filter(|&i| {
                 let mut s = vec![0.0; k];
-                super::crammer_singer::tests_scores(&w, Query::row(&x, i), 1.0, &mut s);
+                super::crammer_singer::tests_scores(&w, &x, i, 1.0, &mut s);
                 (0..k).max_by(|&p, &q| s[p].total_cmp(&s[q])) == Some(y[i])
             })
             .count();
