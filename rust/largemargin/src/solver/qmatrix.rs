@@ -51,7 +51,8 @@ struct Segments<'e> {
     slot: Vec<(u32, u32)>,
 }
 
-/// The positions of a request's columns: a range, as a row is extended, or any list.
+/// The positions of a request's columns: a range (a row computed or extended), or a list (the
+/// entries a symmetric extension lacks).
 #[derive(Clone, Copy)]
 enum Positions<'p> {
     Range(usize, usize),
@@ -69,9 +70,9 @@ struct Cross {
 
 impl Segments<'_> {
     /// `out[k]` = K(x_e, x_cols[k]) for the example e at position i, `positions` those of the
-    /// columns, with the values `engine.row_split` gives: a request that would take a pass over
-    /// all targets is computed so; otherwise every value is a direct visit's, the shared row's
-    /// as the pair's own.
+    /// columns, with the values `engine.row_split` gives: a request it would answer with a pass
+    /// over all targets is computed so; otherwise every value is a direct visit's, whether read
+    /// from the shared row or computed here.
     fn fill(
         &self, engine: &KernelEngine, i: usize, e: usize, cols: &[usize], positions: Positions, out: &mut [f32],
         split: Split, cross: &mut Cross,
@@ -84,7 +85,8 @@ impl Segments<'_> {
         let row = match self.rows.get(e) {
             Some(row) => row,
             // A row first asked for in part (over a shrunk active set) is computed whole only if
-            // the part is most of it: the other pairs will read it, but may not need the rest.
+            // the part is at least half of it: the other pairs will read it, but this one may
+            // never need the rest.
             None if OWN_ROW_SHARE * self.own(c, positions) >= members.len() => {
                 self.rows.row(e, |row| engine.row_direct(e, members, row, split))
             }
