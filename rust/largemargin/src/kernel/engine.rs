@@ -235,10 +235,35 @@ impl<'a> KernelEngine<'a> {
         if let KernelSpec::External(k) = &self.spec {
             return self.external_row(k.as_ref(), i, cols, out);
         }
-        let t = self.targets();
-        let q = if self.spec.is_precomputed() { Query::row(&self.x, i) } else { Query::row(&t, i) };
-        let sq = self.sqnorms.get(i).copied().unwrap_or(0.0);
-        self.compute(&q, sq, cols, out, split);
+        let (q, sq) = self.target_query(i);
+        let pass = self.full_pass_pays(&q, cols.len());
+        self.compute(&q, sq, cols, out, split, pass);
+    }
+
+    /// Whether `row` computes a request of `requested` columns of target row i by visiting each
+    /// requested target, as `row_direct` computes any request: a pass over all targets sums in
+    /// another order, and its values may differ in the last bits. (False for an external
+    /// kernel, which chooses its own way.)
+    pub fn visits_directly(&self, i: usize, requested: usize) -> bool {
+        if matches!(self.spec, KernelSpec::External(_)) {
+            return false;
+        }
+        !self.full_pass_pays(&self.target_query(i).0, requested)
+    }
+
+    /// `row_split` visiting each requested target, however many: a request cut into parts gets
+    /// the values `row` gives the whole where that visits them (`visits_directly`). Panics for an
+    /// external kernel.
+    pub fn row_direct<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S], split: Split) {
+        assert!(!matches!(self.spec, KernelSpec::External(_)), "an external kernel computes its own way");
+        let (q, sq) = self.target_query(i);
+        self.compute(&q, sq, cols, out, split, false);
+    }
+
+    /// Target row i as a query, with its squared norm (0 if the kernel needs none).
+    fn target_query(&self, i: usize) -> (Query<'_>, f64) {
+        let q = if self.spec.is_precomputed() { Query::row(&self.x, i) } else { Query::row(&self.targets(), i) };
+        (q, self.sqnorms.get(i).copied().unwrap_or(0.0))
     }
 
     /// `out[k] = K(q, x_cols[k])` for an outside query (its squared norm given for RBF), on the
@@ -286,7 +311,7 @@ impl<'a> KernelEngine<'a> {
         if !self.spec.is_precomputed() && !q.is_sparse() && q.span() != self.x.cols() {
             return Err(Error::InvalidData(format!("the query has {} features, the data {}", q.span(), self.x.cols())));
         }
-        self.compute(q, q_sqnorm, cols, out, Split::Serial);
+        self.compute(q, q_sqnorm, cols, out, Split::Serial, self.full_pass_pays(q, cols.len()));
         Ok(())
     }
 
@@ -380,7 +405,8 @@ impl<'a> KernelEngine<'a> {
         }
     }
 
-    fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], split: Split) {
+    /// out[k] = K(q, x_cols[k]), by one pass over all targets if `pass`, else visiting them.
+    fn compute<S: Store>(&self, q: &Query, q_sqnorm: f64, cols: &[usize], out: &mut [S], split: Split, pass: bool) {
         debug_assert_eq!(cols.len(), out.len());
         self.evals.fetch_add(cols.len() as u64, Ordering::Relaxed);
         if self.spec.is_precomputed() {
@@ -389,7 +415,7 @@ impl<'a> KernelEngine<'a> {
             }
             return;
         }
-        if self.full_pass_pays(q, cols.len()) {
+        if pass {
             return self.full_pass(q, q_sqnorm, cols, out, split);
         }
         // A direct visit of dense rows (held as given, as when the budget leaves no room for a

@@ -131,7 +131,7 @@ impl KernelSpec {
         }
     }
     /// Whether the engine computes from the features (not from a given matrix or an outside party).
-    pub(super) fn reads_features(&self) -> bool {
+    pub(crate) fn reads_features(&self) -> bool {
         !matches!(self, KernelSpec::Precomputed | KernelSpec::External(_))
     }
     /// Whether the data given is the kernel matrix itself.

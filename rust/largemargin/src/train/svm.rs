@@ -6,6 +6,7 @@
 
 use rayon::prelude::*;
 
+use crate::cache::ClassRows;
 use crate::data::{CsrMatrix, Matrix};
 use crate::error::{Error, Result};
 use crate::kernel::{KernelEngine, KernelSpec, Split};
@@ -207,7 +208,7 @@ enum Formulation {
 /// its C for C-SVC, its weight for nu-SVC (whose box is the weight alone).
 fn solve_binary(
     team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], bound: &[f64], formulation: Formulation,
-    params: &SvmParams, cache_bytes: usize, control: &Control,
+    params: &SvmParams, cache_bytes: usize, class_rows: Option<&ClassRows>, control: &Control,
 ) -> Result<(Vec<usize>, SmoSolution)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let np = pos.len();
@@ -215,6 +216,9 @@ fn solve_binary(
     let lo: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (bound[e] * s).min(0.0)).collect();
     let hi: Vec<f64> = examples.iter().zip(&y).map(|(&e, &s)| (bound[e] * s).max(0.0)).collect();
     let mut q = ExampleQ::new(engine, examples.clone(), cache_bytes).split(Split::over(team));
+    if let Some(rows) = class_rows {
+        q = q.segmented(rows);
+    }
     let sol = match formulation {
         Formulation::C => {
             let problem = DualProblem { p: &y, lo: &lo, hi: &hi, equality: Equality::Total };
@@ -250,7 +254,7 @@ fn solve_binary(
 /// Platt's sigmoid for one pair, fitted on 5-fold cross-validated decision values.
 fn pair_sigmoid(
     team: &Team, engine: &KernelEngine, pos: &[usize], neg: &[usize], bound: &[f64], formulation: Formulation,
-    params: &SvmParams, cache_bytes: usize, control: &Control, seed: u64,
+    params: &SvmParams, cache_bytes: usize, class_rows: Option<&ClassRows>, control: &Control, seed: u64,
 ) -> Result<(f64, f64)> {
     let examples: Vec<usize> = pos.iter().chain(neg).copied().collect();
     let m = examples.len();
@@ -278,7 +282,8 @@ fn pair_sigmoid(
             }
             continue;
         }
-        let (ex, sol) = solve_binary(team, engine, &tp, &tn, bound, formulation, params, cache_bytes, control)?;
+        let (ex, sol) =
+            solve_binary(team, engine, &tp, &tn, bound, formulation, params, cache_bytes, class_rows, control)?;
         let (sv, coef): (Vec<usize>, Vec<f64>) =
             ex.iter().zip(&sol.alpha).filter(|(_, &a)| a != 0.0).map(|(&e, &a)| (e, a)).unzip();
         let mut k = vec![0.0f64; sv.len()];
@@ -290,9 +295,34 @@ fn pair_sigmoid(
     Ok(fit_sigmoid(&dec, &positive))
 }
 
+/// How many of `problems` problems are solved at once on the current rayon pool.
+fn concurrent(problems: usize) -> usize {
+    problems.clamp(1, rayon::current_num_threads().max(1))
+}
+
 /// Budget for each of `problems` problems solved concurrently on the current rayon pool.
 fn share_of_cache(total: usize, problems: usize) -> usize {
-    total / problems.clamp(1, rayon::current_num_threads().max(1))
+    total / concurrent(problems)
+}
+
+/// The rows over each example's own class that the pairs of a one-vs-one fit share (see
+/// `ClassRows`), within what the pairs leave of `budget` bytes: the pairs solved at once keep
+/// their caches of `cache` bytes, each holding at most its whole matrix, so that a pair's rows are
+/// kept (and asked for) as without the shared rows. None for a single pair, for a kernel of a
+/// given matrix or computed outside (nothing to save, or its own way of computing), or if no
+/// class fits.
+fn shared_class_rows<'c>(
+    engine: &KernelEngine, y: &'c [usize], members: &'c [Vec<usize>], pairs: usize, budget: usize, cache: usize,
+) -> Option<ClassRows<'c>> {
+    if pairs < 2 || !engine.spec().reads_features() {
+        return None;
+    }
+    let mut sizes: Vec<usize> = members.iter().map(Vec::len).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let largest_pair = sizes[0] + sizes[1];
+    let pair_bytes = cache.min(largest_pair * largest_pair * std::mem::size_of::<f32>());
+    let rows = ClassRows::new(y, members, budget.saturating_sub(concurrent(pairs) * pair_bytes));
+    rows.any_kept().then_some(rows)
 }
 
 /// C-SVC, one-vs-one. `y` holds class indices 0..n_classes; `sample_c` is C times the example's
@@ -361,14 +391,19 @@ fn train_classifier(
     let pairs: Vec<(usize, usize)> = (0..n_classes).flat_map(|a| (a + 1..n_classes).map(move |b| (a, b))).collect();
     // The engine's internal copies count against the cache budget: memory stays within
     // data + cache_bytes + O(n).
-    let cache = share_of_cache(params.cache_bytes.saturating_sub(engine.extra_bytes()), pairs.len());
+    let budget = params.cache_bytes.saturating_sub(engine.extra_bytes());
+    let cache = share_of_cache(budget, pairs.len());
+    // Each example's kernel with its own class is computed once for all the pairs of its class,
+    // where the budget allows.
+    let class_rows = shared_class_rows(&engine, y, &members, pairs.len(), budget, cache);
+    let class_rows = class_rows.as_ref();
     control.plan(pairs.len() as u64);
     let solve_pair = |team: &Team, p: usize, (a, b): (usize, usize)| -> Result<PairFit> {
         let (pos, neg) = (&members[a], &members[b]);
-        let fit = solve_binary(team, &engine, pos, neg, sample_c, formulation, params, cache, control)?;
+        let fit = solve_binary(team, &engine, pos, neg, sample_c, formulation, params, cache, class_rows, control)?;
         let sig = if params.probability {
             let seed = params.seed.wrapping_add(p as u64);
-            pair_sigmoid(team, &engine, pos, neg, sample_c, formulation, params, cache, control, seed)?
+            pair_sigmoid(team, &engine, pos, neg, sample_c, formulation, params, cache, class_rows, control, seed)?
         } else {
             (0.0, 0.0)
         };
