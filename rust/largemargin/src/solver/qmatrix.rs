@@ -382,8 +382,8 @@ pub struct PairedQ<'e, 'a> {
     engine: &'e KernelEngine<'a>,
     cache: KernelCache,
     examples: Vec<usize>,
-    /// Position -> example slot (0..L) in `examples`.
-    slot: Vec<usize>,
+    /// Position -> example slot (0..L) in `examples` (u32: the gather of every step reads it whole).
+    slot: Vec<u32>,
     diag: Vec<f64>,
     buf: [Vec<f32>; 2],
     split: Split<'e>,
@@ -397,8 +397,9 @@ impl<'e, 'a> PairedQ<'e, 'a> {
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
         let l = examples.len();
         let d = engine.diagonal(&examples);
-        let slot: Vec<usize> = (0..2 * l).map(|v| v % l).collect();
-        let diag = slot.iter().map(|&s| d[s]).collect();
+        assert!(l <= u32::MAX as usize, "at most 2^32 - 1 examples");
+        let slot: Vec<u32> = (0..2 * l).map(|v| (v % l) as u32).collect();
+        let diag = slot.iter().map(|&s| d[s as usize]).collect();
         PairedQ {
             engine,
             cache: KernelCache::new(l, cache_bytes),
@@ -434,10 +435,21 @@ impl<'e, 'a> PairedQ<'e, 'a> {
             }
         }
     }
+    /// Row i's example row gathered into the ordering, in `buf[which]`. On a team, each member
+    /// gathers its part: the gather reads as much as the solver's passes over the row, and left to
+    /// the caller alone it would be the one serial part of each step.
     fn gather(&mut self, which: usize, i: usize, len: usize) {
-        let row = self.cache.row(self.slot[i]);
-        for (o, &s) in self.buf[which][..len].iter_mut().zip(&self.slot[..len]) {
-            *o = row[s];
+        let row = self.cache.row(self.slot[i] as usize);
+        let slot = &self.slot[..len];
+        let fill = |offset: usize, out: &mut [f32]| {
+            let part = &slot[offset..offset + out.len()];
+            for (o, &s) in out.iter_mut().zip(part) {
+                *o = row[s as usize];
+            }
+        };
+        match self.split {
+            Split::Team(team) => team.for_chunks(&mut self.buf[which][..len], &fill),
+            _ => fill(0, &mut self.buf[which][..len]),
         }
     }
 }
@@ -450,13 +462,13 @@ impl QMatrix for PairedQ<'_, '_> {
         self.diag[i]
     }
     fn row(&mut self, i: usize, len: usize) -> &[f32] {
-        self.ensure_example(self.slot[i]);
+        self.ensure_example(self.slot[i] as usize);
         self.gather(0, i, len);
         &self.buf[0][..len]
     }
     fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
-        self.ensure_example(self.slot[i]);
-        self.ensure_example(self.slot[j]);
+        self.ensure_example(self.slot[i] as usize);
+        self.ensure_example(self.slot[j] as usize);
         self.gather(0, i, len);
         self.gather(1, j, len);
         (&self.buf[0][..len], &self.buf[1][..len])
