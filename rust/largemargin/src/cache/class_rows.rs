@@ -1,10 +1,10 @@
 //! Kernel rows of a one-vs-one problem that its class pairs share: pair (a, b) needs, for an
 //! example of class a, its kernel with every example of a, and so does every other pair of a.
-//! Each such row over the example's own class is computed at most once, by the first pair that
-//! asks, and read by the others from any thread.
+//! Each such row over the example's own class is computed by the first pair that asks (twice at
+//! most rarely, by two pairs asking at once), and read by the others from any thread.
 //!
 //! The rows are kept for the whole fit, so only classes whose rows all fit in the budget take
-//! part: nothing is evicted, and a row is never computed twice. Classes are taken in order while
+//! part: nothing is evicted, so a row is not computed again later. Classes are taken in order while
 //! they fit (each saves the same per byte: its rows are read by all its pairs).
 
 use std::sync::OnceLock;
@@ -75,17 +75,22 @@ impl<'c> ClassRows<'c> {
         self.rows[e].get().map(|r| &r[..])
     }
 
-    /// Example e's row over its class (whose rows must be kept), filled by `fill` if this is its
-    /// first request. Two threads asking at once for the same new row: one computes, the other
-    /// waits for it.
+    /// Example e's row over its class (whose rows must be kept), filled by `fill` if it is not
+    /// there yet. The fill runs outside any lock: it may run rayon loops, and a thread waiting in
+    /// one can be handed another pair that asks for this same row, which must not wait on a fill
+    /// its own thread started. Two pairs asking at once for a new row may both compute it; the
+    /// values are the same, and the first stored is kept.
     pub fn row(&self, e: usize, fill: impl FnOnce(&mut [f32])) -> &[f32] {
         let c = self.class[e];
         assert!(self.kept[c], "the rows of class {c} are not kept");
-        self.rows[e].get_or_init(|| {
-            let mut row = vec![0.0f32; self.members[c].len()].into_boxed_slice();
-            fill(&mut row);
-            row
-        })
+        if let Some(row) = self.rows[e].get() {
+            return row;
+        }
+        let mut row = vec![0.0f32; self.members[c].len()].into_boxed_slice();
+        fill(&mut row);
+        // Err: another thread stored the same row first.
+        let _ = self.rows[e].set(row);
+        self.rows[e].get().expect("the row was just stored")
     }
 
     /// Bytes held by the rows computed so far.
