@@ -187,23 +187,37 @@ impl SparseRows {
         if 2 * nonzeros >= data.len() || bytes >= std::mem::size_of_val(data) || cols > u32::MAX as usize {
             return None;
         }
+        // The indices are pushed at their final width: a u32 list narrowed afterwards would keep
+        // its 4-byte buffer (collect may reuse it in place).
+        let (indptr, indices, values) = if narrow {
+            let (p, j, v) = Self::gather(data, rows, cols, nonzeros, |j| j as u16);
+            (p, Indices::Narrow(j), v)
+        } else {
+            let (p, j, v) = Self::gather(data, rows, cols, nonzeros, |j| j as u32);
+            (p, Indices::Wide(j), v)
+        };
+        Some(SparseRows { indptr, indices, values, cols })
+    }
+
+    /// The row offsets, column indices (as `index` gives them) and values of the nonzeros.
+    fn gather<T: Real, I>(
+        data: &[T], rows: usize, cols: usize, nonzeros: usize, index: impl Fn(usize) -> I,
+    ) -> (Vec<usize>, Vec<I>, Vec<f64>) {
         let mut indptr = Vec::with_capacity(rows + 1);
-        let mut wide = Vec::with_capacity(nonzeros);
+        let mut indices = Vec::with_capacity(nonzeros);
         let mut values = Vec::with_capacity(nonzeros);
         indptr.push(0);
         for row in data.chunks_exact(cols.max(1)).take(rows) {
             for (j, v) in row.iter().enumerate() {
                 if v.to_f64() != 0.0 {
-                    wide.push(j as u32);
+                    indices.push(index(j));
                     values.push(v.to_f64());
                 }
             }
             indptr.push(values.len());
         }
         indptr.resize(rows + 1, values.len());
-        let indices =
-            if narrow { Indices::Narrow(wide.into_iter().map(|j| j as u16).collect()) } else { Indices::Wide(wide) };
-        Some(SparseRows { indptr, indices, values, cols })
+        (indptr, indices, values)
     }
 
     #[inline(always)]
