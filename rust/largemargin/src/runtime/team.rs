@@ -227,8 +227,22 @@ impl<'s> Team<'s> {
     }
 
     /// `f(offset, chunk)` over `out` cut into one contiguous chunk per member.
+    /// Unlike `map_chunks`, it keeps no results: nothing is allocated (the SVR matrix's gather
+    /// calls it at every step).
     pub fn for_chunks<T: Send>(&self, out: &mut [T], f: &(dyn Fn(usize, &mut [T]) + Sync)) {
-        self.map_chunks(out, f);
+        let len = out.len();
+        if self.shared.is_none() || len < SPLIT_MIN {
+            return f(0, out);
+        }
+        let base = SendPtr(out.as_mut_ptr());
+        self.run(len, &|part, parts| {
+            let r = Self::part(len, part, parts);
+            let b = &base;
+            // SAFETY: the parts of one pass are disjoint ranges of `out`, each run once, and `out`
+            // stays mutably borrowed until every part is done.
+            let chunk = unsafe { std::slice::from_raw_parts_mut(b.0.add(r.start), r.len()) };
+            f(r.start, chunk)
+        });
     }
 }
 
