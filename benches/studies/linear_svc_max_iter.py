@@ -14,8 +14,6 @@ import os
 import sys
 import warnings
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
@@ -27,12 +25,12 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(HERE, "results", "linear_svc_max_iter.md"))
     args = ap.parse_args(argv)
 
+    import datasets
     import sklearn.svm
+    from linear_svm import svc_objective
     from sklearn.exceptions import ConvergenceWarning
 
-    import datasets
     import largemargin
-    from linear_svm import svc_objective
 
     X, y, _, _ = datasets.load("mnist5k")
     rows = []
