@@ -140,6 +140,41 @@ def test_weights_match_scikit_learn(sparse):
     assert agree(ours, theirs, X)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dual", [True, False])
+def test_balanced_weights_with_sample_weights_match_scikit_learn(n_classes, dual):
+    """class_weight="balanced" counts the classes as the installed scikit-learn's LinearSVC does
+    (by their sample weights in 1.9, by their examples in 1.6): the same model either way."""
+    X, y = make_classification(800, 30, weights=[0.7, 0.3] if n_classes == 2 else [0.6, 0.3, 0.1], n_informative=8,
+                               n_classes=n_classes, random_state=0)
+    sw = np.random.RandomState(0).uniform(0.2, 3.0, len(y))
+    params = dict(class_weight="balanced", tol=1e-6, random_state=0, dual=dual, max_iter=100_000)
+    ours, theirs = fit_both(lm.LinearSVC(**params), sk.LinearSVC(**params), X, y, sample_weight=sw)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-3, atol=1e-4)
+    assert agree(ours, theirs, X, min_agreement=0.995)
+
+
+def test_crammer_singer_has_liblinears_own_cap_on_iterations():
+    """LIBLINEAR's Crammer-Singer solver runs to its tolerance (up to 100,000 iterations) whatever
+    max_iter says, and scikit-learn's n_iter_ shows it: at the default max_iter both reach the same
+    optimum, and both warn once n_iter_ reaches max_iter."""
+    X, y = make_classification(1200, 40, n_informative=15, n_classes=4, n_clusters_per_class=1, random_state=1)
+    params = dict(multi_class="crammer_singer", C=0.5, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        ours = lm.LinearSVC(**params).fit(X, y)
+    theirs = fit_both(sk.LinearSVC(**params), sk.LinearSVC(**params), X, y)[1]
+    mine, ref = svc_objective(ours, X, y), svc_objective(theirs, X, y)
+    assert abs(mine - ref) <= 1e-4 * ref, (mine, ref)
+    assert ours.n_iter_ > ours.max_iter
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    few = lm.LinearSVC(**params, max_iter=10)
+    with pytest.warns(ConvergenceWarning):
+        few.fit(X, y)
+    assert few.n_iter_ == ours.n_iter_
+
+
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_crammer_singer_matches_scikit_learn(n_classes, sparse):
@@ -291,7 +326,7 @@ def test_bad_data_is_refused_clearly():
     X, y = classification(2)
     bad = X.copy()
     bad[3, 2] = np.nan
-    with pytest.raises(ValueError, match="row 3 contains NaN"):
+    with pytest.raises(ValueError, match=r"row 3 of the features \(X\) contains NaN"):
         lm.LinearSVC().fit(bad, y)
     with pytest.raises(ValueError, match="at least 2 classes"):
         lm.LinearSVC().fit(X, np.zeros(len(y)))

@@ -5,6 +5,7 @@ which scikit-learn's classes of the same names run). Data is read in place, dens
 rows under half nonzero from a smaller copy of their nonzeros); the one-vs-rest binary problems
 run in parallel."""
 
+import inspect
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,21 @@ from ._validation import Interval, Options
 from .exceptions import InvalidParameterError
 
 __all__ = ["LinearSVC", "LinearSVR"]
+
+# LIBLINEAR's Crammer-Singer solver stops at this many iterations, whatever max_iter is
+CRAMMER_SINGER_MAX_ITER = 100_000
+# whether this scikit-learn counts each class by its examples' sample weights for "balanced"
+# (its LinearSVC does where compute_class_weight takes them)
+_BALANCED_BY_WEIGHT = "sample_weight" in inspect.signature(compute_class_weight).parameters
+
+
+def _class_weight(class_weight, classes, y, sample_weight):
+    """Each class's weight as the installed scikit-learn's LinearSVC computes it: "balanced"
+    counts a class by its examples' sample weights where that version does, by its examples
+    before."""
+    if _BALANCED_BY_WEIGHT:
+        return compute_class_weight(class_weight, classes=classes, y=y, sample_weight=sample_weight)
+    return compute_class_weight(class_weight, classes=classes, y=y)
 
 
 def _native_fit(fit, X):
@@ -86,8 +102,9 @@ class _LinearSVMBase(BaseEstimator):
             dual = X.shape[0] < X.shape[1] or not squared_loss
         return "dual" if dual else "primal"
 
-    def _common_args(self):
-        return dict(c=float(self.C), tol=float(self.tol), max_iter=int(self.max_iter),
+    def _common_args(self, max_iter=None):
+        max_iter = self.max_iter if max_iter is None else max_iter
+        return dict(c=float(self.C), tol=float(self.tol), max_iter=int(max_iter),
                     intercept_scaling=float(self.intercept_scaling) if self.fit_intercept else None,
                     seed=draw_seed(self.random_state), n_jobs=self.n_jobs, verbose=bool(self.verbose))
 
@@ -151,13 +168,18 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _Linear
         The constant feature's value: a larger value regularises the intercept less.
     class_weight : dict or "balanced", default=None
         Multiplies C per class. One-vs-rest above two classes, a class's weight applies to its own
-        examples in its own problem (as LIBLINEAR does).
+        examples in its own problem (as LIBLINEAR does). ``"balanced"`` counts each class by its
+        examples' sample weights where the installed scikit-learn's ``LinearSVC`` does (1.9 does;
+        1.6 counts examples), so that both fit the same model.
     verbose : int, default=0
         Show the fit's progress.
     random_state : int, RandomState or None, default=None
         Seeds the order of the passes.
     max_iter : int, default=1000
-        The cap on the outer passes of each problem.
+        The cap on the outer passes of each problem. ``multi_class="crammer_singer"`` has
+        LIBLINEAR's own cap, 100,000 iterations, whatever ``max_iter`` is (as scikit-learn's,
+        whose ``n_iter_`` may exceed ``max_iter`` there); a fit that uses ``max_iter`` or more
+        still warns, as scikit-learn's does.
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems (None: every core). The model does not depend on it.
 
@@ -239,7 +261,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _Linear
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors, dense or CSR (float32 or float64).
+            Training vectors, dense or CSR (float32 or float64), read in place; other sparse
+            formats (CSC, COO...) are converted to CSR, a copy.
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -257,12 +280,15 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, ClassifierMixin, _Linear
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, but the data contains only "
                              f"one class: {classes[0]!r}")
-        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
+        class_weight = _class_weight(self.class_weight, classes, y, sample_weight)
+        # LIBLINEAR's Crammer-Singer solver has its own cap, 100,000 iterations, whatever max_iter
+        # says (scikit-learn reports n_iter_ above max_iter): the same models need the same cap
+        max_iter = CRAMMER_SINGER_MAX_ITER if self.multi_class == "crammer_singer" else self.max_iter
         fit = _native_fit(lambda xn: _native.fit_linear_svc(
             xn, np.ascontiguousarray(y_index, dtype=np.int64), n_classes=len(classes),
             class_weight=[float(w) for w in class_weight], sample_weight=sample_weight, loss=self.loss,
             multi_class=self.multi_class, solver=self._solver(X, self.loss == "squared_hinge"),
-            **self._common_args()), X)
+            **self._common_args(max_iter)), X)
         coef, intercept = fit["coef"], fit["intercept"]
         if self.multi_class == "crammer_singer" and len(classes) == 2:
             # one row, the second class's score against the first's (as scikit-learn)
@@ -312,7 +338,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
     max_iter : int, default=1000
         The cap on the outer passes.
     n_jobs : int or None, default=None
-        Threads (None: every core); one problem runs on one of them.
+        Threads (None: every core): the primal's passes (``dual=False``) are split over them; the
+        dual's single problem runs on one. The model does not depend on it.
 
     Attributes
     ----------
@@ -378,7 +405,8 @@ class LinearSVR(RegressorMixin, _LinearSVMBase):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors, dense or CSR (float32 or float64).
+            Training vectors, dense or CSR (float32 or float64), read in place; other sparse
+            formats (CSC, COO...) are converted to CSR, a copy.
         y : array-like of shape (n_samples,)
             Target values.
         sample_weight : array-like of shape (n_samples,), default=None
