@@ -206,7 +206,7 @@ impl<'a> Matrix<'a> {
             Matrix::Csr64(m) => first_non_finite(m.data).map(|p| row_of(m.indptr, p)),
         };
         match bad {
-            Some(r) => Err(Error::InvalidData(format!("row {r} contains NaN or infinity"))),
+            Some(r) => Err(Error::InvalidData(format!("row {r} of the features (X) contains NaN or infinity"))),
             None => Ok(()),
         }
     }
