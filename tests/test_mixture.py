@@ -312,7 +312,10 @@ def client():
     import dask
 
     os.environ["PYTHONPATH"] = os.pathsep.join([HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
-    with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
+    # (the Active Memory Manager, on by default, drops the blocks' second copies within seconds:
+    # the killed-worker test checks the fit with two copies of every block, as the docs state)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2,
+                          "distributed.scheduler.active-memory-manager.start": False}):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
         c = distributed.Client(cluster)
         yield c

@@ -125,7 +125,9 @@ class DaskBackend:
     `X` and `y` are NumPy/SciPy arrays (split into blocks and scattered once, each block held by
     two workers) or Dask arrays (their row chunks are the blocks, computed and kept on the
     workers; Dask recomputes a lost one). A worker lost during a task has the task rescheduled by
-    Dask; a task that keeps killing workers ends the fit with an error."""
+    Dask; a task that keeps killing workers ends the fit with an error. The cluster's Active
+    Memory Manager (on by default) removes the second copies within seconds; on such a cluster a
+    block whose only copy is lost ends the fit with that error too."""
 
     def __init__(self, client, X, y, n_blocks=None, own_client=False):
         self.client = client
