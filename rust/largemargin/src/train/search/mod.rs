@@ -503,8 +503,9 @@ impl Plan<'_, '_> {
                 let into = |v: &[f64]| order.iter().map(|&o| v[o]).collect::<Vec<f64>>();
                 let gbar0 = gbar0.as_deref().map(into);
                 let mut view = Prefix::new(q.as_mut(), order.len());
-                let (p, lo, hi) = (into(&p), into(&lo), into(&hi));
-                let problem = DualProblem { p: &p, lo: &lo, hi: &hi, equality: Equality::Total };
+                // (in the matrix's order under their own names: `Warm` keeps the problem's order)
+                let (p_now, lo_now, hi_now) = (into(&p), into(&lo), into(&hi));
+                let problem = DualProblem { p: &p_now, lo: &lo_now, hi: &hi_now, equality: Equality::Total };
                 let (alpha0, gradient0) = (into(&alpha0), into(&gradient0));
                 let start = smo::Start::At { alpha: &alpha0, gradient: Some(&gradient0), gbar: gbar0.as_deref() };
                 let sol = smo::solve(&SOLO, &mut view, &problem, start, &self.smo(), control)?;
