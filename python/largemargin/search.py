@@ -39,7 +39,8 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     ----------
     estimator : SVC, default=None
         The model whose parameters are searched (``SVC()`` if None): its ``tol``, ``cache_size``
-        (the shared cache's budget for the whole search), ``max_iter``, ``shrinking`` and
+        (the cache's budget per thread of the search: on ``n_jobs`` threads it holds what as many
+        independent fits side by side would), ``max_iter``, ``shrinking`` and
         ``selection`` apply to every fit.
     param_grid : dict or list of dicts, default=None
         As ``GridSearchCV``'s. The native search varies ``C``, ``kernel``, ``gamma``, ``degree``,
@@ -139,8 +140,9 @@ class SVRSearchCV(RegressorMixin, _SearchCV):
     Parameters
     ----------
     estimator : SVR, default=None
-        The model whose parameters are searched (``SVR()`` if None): its ``tol``, ``cache_size``,
-        ``max_iter``, ``shrinking`` and ``selection`` apply to every fit.
+        The model whose parameters are searched (``SVR()`` if None): its ``tol``, ``cache_size``
+        (the cache's budget per thread of the search, as for ``SVCSearchCV``), ``max_iter``,
+        ``shrinking`` and ``selection`` apply to every fit.
     param_grid : dict or list of dicts, default=None
         As ``GridSearchCV``'s. The native search varies ``C``, ``kernel``, ``gamma``, ``degree``,
         ``coef0`` and ``epsilon``; a grid over anything else runs through ``GridSearchCV``

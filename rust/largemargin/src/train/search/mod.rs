@@ -95,7 +95,9 @@ pub struct SearchParams {
     pub max_iter: Option<u64>,
     /// SMO's working-set rule.
     pub selection: Selection,
-    /// Bytes for the shared kernel rows, the engines' copies and the evaluation buffers together.
+    /// Bytes per worker thread for the shared kernel rows, the engines' copies and the evaluation
+    /// buffers together: a search on k threads holds what k independent fits running side by
+    /// side would hold (each with its own cache of this size).
     pub cache_bytes: usize,
     /// How each C after the first starts.
     pub warm_start: WarmStart,
@@ -192,12 +194,16 @@ pub fn cross_validate(
     let chains = settings.len() * folds.len();
     let workers = rayon::current_num_threads().clamp(1, chains.max(1));
     // The engines' copies and the evaluation tiles come out of the budget; the rows get the rest.
-    let eval_bytes = (params.cache_bytes / 8 / workers).clamp(1 << 20, 32 << 20);
-    let per_engine = params.cache_bytes / kernels.len().max(1);
+    // The budget is per worker: with one cache for the k independent fits that k threads run
+    // side by side, the running chains' own rows were too few at large C (adult, 8,000 rows,
+    // C = 1000: gathering from the shared rows made two workers slower than one).
+    let budget = params.cache_bytes.saturating_mul(workers);
+    let eval_bytes = (budget / 8 / workers).clamp(1 << 20, 32 << 20);
+    let per_engine = budget / kernels.len().max(1);
     let engines: Vec<KernelEngine> =
         kernels.iter().map(|k| KernelEngine::within(*x, k.clone(), per_engine)).collect::<Result<_>>()?;
     let extra: usize = engines.iter().map(KernelEngine::extra_bytes).sum();
-    let row_bytes = params.cache_bytes.saturating_sub(extra + workers * eval_bytes);
+    let row_bytes = budget.saturating_sub(extra + workers * eval_bytes);
     // a fifth for the running chains' own rows, the rest for the rows they all share (measured on
     // adult, ijcnn1 and letter: a tenth to a half of the budget local, a fifth was best on all)
     let local_bytes = row_bytes / 5 / workers;
