@@ -33,6 +33,9 @@ def estimators():
         "AmbiguousLaRankClassifier (10 classes)": lambda: lm.AmbiguousLaRankClassifier(),
         "LinearSGD": lambda: lm.LinearSGD(),
         "LinearSGD (10 classes)": lambda: lm.LinearSGD(),
+        "LinearSGD (10 classes, n_jobs=2)": lambda: lm.LinearSGD(n_jobs=2),
+        "LinearSGD svmsgd2 (10 classes, n_jobs=2)": lambda: lm.LinearSGD(algorithm="svmsgd2", n_jobs=2),
+        "LinearSGD sgdqn (10 classes, n_jobs=2)": lambda: lm.LinearSGD(algorithm="sgdqn", n_jobs=2),
         "MarginPerceptron": lambda: lm.MarginPerceptron(),
         "MixtureSVC": lambda: lm.MixtureSVC(),
     }
@@ -92,8 +95,9 @@ def main():
     names = args.names or list(estimators())
     rows = []
     print(f"{N:,} x {D:,} sparse, {NNZ} nonzeros a row\n")
-    print("| estimator | peak growth MB | kept after fit MB | of which dense per-feature weights MB |")
-    print("|---|---|---|---|")
+    print("| estimator | peak growth MB | kept after fit MB | of which dense per-feature weights MB | "
+          "peak / weights | kept / weights |")
+    print("|---|---|---|---|---|---|")
     for name in names:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name], capture_output=True, text=True)
         if r.returncode != 0:
@@ -101,7 +105,10 @@ def main():
             continue
         row = json.loads(r.stdout.strip().splitlines()[-1])
         rows.append(row)
-        print(f"| {name} | {row['growth_mb']:.1f} | {row['kept_mb']:.1f} | {row['dense_weights_mb']:.1f} |", flush=True)
+        ratios = (f"{row['growth_mb'] / row['dense_weights_mb']:.2f} | {row['kept_mb'] / row['dense_weights_mb']:.2f}"
+                  if row["dense_weights_mb"] else "- | -")
+        print(f"| {name} | {row['growth_mb']:.1f} | {row['kept_mb']:.1f} | {row['dense_weights_mb']:.1f} | {ratios} |",
+              flush=True)
     if not args.names:
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=1)

@@ -43,18 +43,30 @@ def test_the_implicit_average_is_the_direct_one(t0, alpha, start):
     X, y = data()
     est = lm.LinearSGD(algorithm="asgd", loss="log_loss", alpha=alpha, t0=t0, average_start=start, epochs=1,
                        shuffle=False, intercept_rate=0.1)
-    est.fit(X, y)
+    est.partial_fit(X, y, classes=np.unique(y))
     est.partial_fit(X[:700], y[:700])
     est.partial_fit(X[700:], y[700:])  # a pass in two calls, continued exactly
     want, want_b = direct_average(X, y, alpha, t0, start * X.shape[0], 0.1, 2)
-    s = est._state
-    u, a = s["asgd_u"][0], s["asgd_a"][0]
-    divisor, coef, norm, _, count = s["asgd"][0]
-    got = (a + coef * u) / norm if count else u / divisor
     scale = np.abs(want).max()
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * scale)
+    # coef_ is the average itself, in float64
+    np.testing.assert_allclose(est.coef_[0], want, rtol=0, atol=1e-10 * scale)
     assert abs(est.intercept_[0] - want_b) <= 1e-10 * max(1.0, abs(want_b))
-    np.testing.assert_allclose(est.coef_[0], want, rtol=0, atol=1e-6 * scale)  # coef_ is float32
+    assert est._state["asgd_u"].shape == est.coef_.shape  # partial_fit keeps the iterate
+
+
+def test_fit_keeps_only_the_model_and_partial_fit_continues_from_it():
+    X, y = data()
+    est = lm.LinearSGD(algorithm="asgd", alpha=1e-3, t0=100.0, epochs=2, random_state=0).fit(X, y)
+    arrays = {k: v for k, v in vars(est).items() if isinstance(v, np.ndarray)}
+    state_rows = [v for v in est._state.values() if isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] > 5]
+    assert not state_rows, "fit kept per-feature optimiser state"
+    assert est.coef_.dtype == np.float64 and est.coef_.flags.c_contiguous
+    assert max(v.nbytes for v in arrays.values()) == est.coef_.nbytes
+    before = est.score(X, y)
+    # partial_fit after fit starts from the model: one more pass does not undo it
+    est.partial_fit(X, y)
+    assert est.score(X, y) >= before - 0.02
+    assert est._state["asgd_u"].shape == est.coef_.shape
 
 
 @pytest.mark.parametrize("algorithm", ["sgdqn", "sgdqn2009", "asgd"])

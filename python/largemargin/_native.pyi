@@ -324,9 +324,11 @@ def predict_sequence(
 ) -> _I64: ...
 
 # ---------------------------------------------------------------------------------------------
-# Linear SGD (linear.rs): loss is a built-in loss's name or a CheckedLoss. fit_linear returns
-# (new state, [(primal, training error, passes, converged) per problem], seconds of the passes,
-# t0, skip); t0=None chooses it first (the sample drawn with t0_seed), skip=None is 16 / density.
+# Linear SGD (linear.rs): loss is a built-in loss's name or a CheckedLoss. fit_linear continues
+# from `coef` (None: zero models) and `state`, and returns (new state with "coef", [(primal,
+# training error, passes, converged) per problem], seconds of the passes, t0, skip); t0=None
+# chooses it first (the sample drawn with t0_seed), skip=None is 16 / density; keep_state=False
+# keeps none of the optimiser's per-feature state (each problem's is dropped as it ends).
 # ---------------------------------------------------------------------------------------------
 
 @type_check_only
@@ -340,19 +342,19 @@ class _CheckedLoss(Protocol):
 
 @type_check_only
 class _LinearStateOptional(TypedDict, total=False):
-    # absent from a state saved before SGD-QN's previous weights and ASGD existed (input only;
-    # fit_linear always returns them)
-    previous: _F32
-    asgd_u: _F64
-    asgd_a: _F64
+    # per-feature rows (width 0 when the fit did not keep them, keep_state=False); absent from a
+    # state saved before they existed (input only; fit_linear always returns them)
+    scale: _F32  # n_problems x (0 or n_features): SGD-QN's rescaling
+    previous: _F32  # n_problems x (0 or n_features): SGD-QN's secant end
+    asgd_u: _F64  # n_problems x (0 or n_features): ASGD's iterate
+    asgd_a: _F64  # n_problems x (0 or n_features): ASGD's average (its implicit form's a)
     asgd: _F64  # n_problems x 5: divisor, coef, norm, bias, count
 
 @type_check_only
 class LinearState(_LinearStateOptional):
-    # The optimiser states of fit_linear's problems, one row per binary problem
-    # (convert.rs `linear_models_to_py` / `linear_models_from_py`).
-    w: _F32  # n_problems x n_features
-    scale: _F32  # n_problems x width (width 0 until SGD-QN runs)
+    # The optimiser states of fit_linear's problems, one entry per binary problem (convert.rs
+    # `linear_models_to_py` / `linear_models_from_py`); returned with "coef", the models' weights
+    # (n_problems x n_features float64), passed back as fit_linear's `coef`.
     bias: _F64
     t: _F64
     count: npt.NDArray[np.uint64]
@@ -366,6 +368,7 @@ def fit_linear(
     skip: int | None, fit_bias: bool, bias_rate: float, epochs: int, shuffle: bool, seed: int,
     n_jobs: int | None, verbose: bool,
     average_start: float = 0.0, tol: float | None = None, n_iter_no_change: int = 5, t0_seed: int = 0,
+    coef: _F64 | None = None, keep_state: bool = True,
 ) -> tuple[LinearState, list[tuple[float, float, int, bool]], float, float, int]: ...
 
 # ---------------------------------------------------------------------------------------------

@@ -363,7 +363,7 @@ class MarginPerceptron(_LinearSGDBase):
             seconds += self.fit_time_
             scores.append(float(np.mean(self.predict(X[held]) == y[held])))
             if best is None or scores[-1] > best[0]:
-                state = dict({k: np.copy(v) for k, v in self._state.items()}, w=self.coef_.astype(np.float32))
+                state = dict({k: np.copy(v) for k, v in self._state.items()}, coef=np.copy(self.coef_))
                 # what describes that model (n_iter_ stays the passes run)
                 measured = {k: np.copy(getattr(self, k)) for k in ("objective_", "training_error_")}
                 best, waited = (scores[-1], epoch, state, measured), 0

@@ -103,8 +103,13 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over a chunk, continuing the optimiser where it stopped.
 
-        The step sizes, SGD-QN's rescaling and the regularisation schedule carry on from the previous
-        call. ``classes`` is needed on the first call.
+        The step sizes, SGD-QN's rescaling, ASGD's iterate and average and the regularisation
+        schedule carry on from the previous ``partial_fit`` call: calls in a row make the steps one call
+        would (to the bit but for ASGD, whose average is put in its explicit form after each call).
+        After ``fit``, which keeps only the model (on 10^7 features the optimiser's state would
+        double its memory), the passes continue from ``coef_`` and ``intercept_``: the step sizes
+        carry on, SGD-QN's rescaling starts again, and ASGD's iterate starts at the averaged
+        model, averaging anew. ``classes`` is needed on the first call.
 
         Parameters
         ----------
@@ -127,9 +132,9 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         classes = partial_fit_classes(None if first else self.classes_, classes)
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=first)
         check_known_labels(y, classes)
-        return self._train(X, y, classes, sample_weight, 1)
+        return self._train(X, y, classes, sample_weight, 1, keep_state=True)
 
-    def _train(self, X, y, classes, sample_weight, epochs, tol=None, n_iter_no_change=1):
+    def _train(self, X, y, classes, sample_weight, epochs, tol=None, n_iter_no_change=1, keep_state=False):
         started = time.perf_counter()
         k = len(classes)
         targets = [1] if k == 2 else list(range(k))
@@ -146,15 +151,15 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         pairs = [(float(class_weight[1]), float(class_weight[0]))] if k == 2 else \
             [(float(class_weight[c]), 1.0) for c in targets]
         state = getattr(self, "_state", None)
+        coef = None
         if state is None:
-            d = X.shape[1]
-            state = dict(w=np.zeros((len(targets), d), np.float32), scale=np.zeros((len(targets), 0), np.float32),
-                         bias=np.zeros(len(targets)), t=np.zeros(len(targets)),
-                         count=np.zeros(len(targets), np.uint64), r=np.zeros(len(targets)),
-                         update_scale=[False] * len(targets))
+            state = dict(bias=np.zeros(len(targets)), t=np.zeros(len(targets)), count=np.zeros(len(targets), np.uint64),
+                         r=np.zeros(len(targets)), update_scale=[False] * len(targets))
         else:
-            # the weights are kept once, as coef_ (float32 -> float64 -> float32 is exact)
-            state = dict(state, w=self.coef_.astype(np.float32))
+            # the weights are kept once, as coef_ (for the float32 algorithms float32 -> float64
+            # -> float32 is exact; "w": a state pickled when they were kept there too)
+            state = {k: v for k, v in state.items() if k != "w"}
+            coef = np.ascontiguousarray(self.coef_, dtype=np.float64)
         # converted once (each conversion of a large sparse matrix is a pass over it), not
         # canonicalised unless the native side finds it has to be (see to_native)
         xn = to_native(X, canonical=False)
@@ -169,7 +174,7 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             t0_seed=t0_seed, rate=rate, skip=None if skip is None else int(skip), fit_bias=bool(self.fit_intercept), bias_rate=float(bias_rate),
             epochs=int(epochs), shuffle=bool(self.shuffle), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
             average_start=float(self._average_start(X.shape[0])), tol=None if tol is None else float(tol),
-            n_iter_no_change=int(n_iter_no_change),
+            n_iter_no_change=int(n_iter_no_change), coef=coef, keep_state=bool(keep_state),
         )
         try:
             try:
@@ -237,10 +242,10 @@ class _LinearSGDBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         return 0.0
 
     def _set_state(self, state):
-        """The coefficients, and the rest of the optimiser's state (its weights are coef_: on
-        10^7 features and 10 classes a second copy would hold 381 MB more)."""
+        """The coefficients (the native fit's output itself, nothing copied), and the rest of the
+        optimiser's state: per-problem values, and after ``partial_fit`` its per-feature rows."""
         state = dict(state)
-        self.coef_ = state.pop("w").astype(np.float64)
+        self.coef_ = state.pop("coef")
         self._state = state
         self.intercept_ = np.asarray(state["bias"], dtype=np.float64)
 

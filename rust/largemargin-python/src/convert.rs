@@ -19,7 +19,7 @@ use largemargin::solver::larank::{Clock, MethodKind, ScheduleKind};
 use largemargin::solver::online::lasvm::SelectionKind;
 use largemargin::solver::sgd::asgd::Averaged;
 use largemargin::solver::sgd::loss::MarginLoss;
-use largemargin::solver::sgd::{Algorithm, LinearModel};
+use largemargin::solver::sgd::{Algorithm, LinearModel, Store};
 use largemargin::solver::smo::Selection;
 use largemargin::train::lasvm::BaselineKind;
 use largemargin::train::linear_svm::{LinearSolver, MultiClass};
@@ -231,90 +231,134 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// The optimiser states of linear models, as Python keeps them between fits: a dict of arrays with
-/// one row per binary problem (`w` and `scale` float32, `scale` of width 0 until SGD-QN runs).
-pub fn linear_models_from_py(state: &Bound<'_, PyDict>) -> PyResult<Vec<LinearModel>> {
+/// The linear models of a fit, from what Python keeps between fits: `coef` (n_problems x d
+/// float64, the models' weights; None: zero models over `d` features) and the optimiser's `state`,
+/// a dict with one entry per problem (`bias`, `t`, `count`, `r`, `update_scale`) and, where a
+/// fit kept them, per-feature rows (`scale` and `previous` float32 for SGD-QN, `asgd_u` and
+/// `asgd_a` float64 for ASGD, with `asgd`'s five scalars; width 0 when not kept). Each model's float64 weights
+/// live in its row of `out` (n_problems x d, zeros), the fit's output: `coef` is copied there.
+pub fn linear_models_from_py<'w>(
+    state: &Bound<'_, PyDict>, coef: Option<PyReadonlyArray2<'_, f64>>, d: usize, algorithm: Algorithm,
+    out: &'w mut [f64],
+) -> PyResult<Vec<LinearModel<'w>>> {
     fn item<'py>(state: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
         state.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("the linear state lacks '{key}'")))
     }
-    let w: PyReadonlyArray2<f32> = item(state, "w")?.extract()?;
-    let scale: PyReadonlyArray2<f32> = item(state, "scale")?.extract()?;
     let bias: Vec<f64> = item(state, "bias")?.extract()?;
     let t: Vec<f64> = item(state, "t")?.extract()?;
     let count: Vec<u64> = item(state, "count")?.extract()?;
     let r: Vec<f64> = item(state, "r")?.extract()?;
     let update: Vec<bool> = item(state, "update_scale")?.extract()?;
-    // (SGD-QN's previous weights and ASGD's state: absent from a state saved before they existed)
     let optional = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> { state.get_item(key) };
+    let scale: Option<PyReadonlyArray2<f32>> = optional("scale")?.map(|v| v.extract()).transpose()?;
     let previous: Option<PyReadonlyArray2<f32>> = optional("previous")?.map(|v| v.extract()).transpose()?;
     let iterate: Option<PyReadonlyArray2<f64>> = optional("asgd_u")?.map(|v| v.extract()).transpose()?;
     let average: Option<PyReadonlyArray2<f64>> = optional("asgd_a")?.map(|v| v.extract()).transpose()?;
     let scalars: Option<PyReadonlyArray2<f64>> = optional("asgd")?.map(|v| v.extract()).transpose()?;
-    let (w, scale) = (w.as_array(), scale.as_array());
-    let k = w.nrows();
-    let rows_of = |a: Option<usize>| a.is_some_and(|v| v != k);
-    if [scale.nrows(), bias.len(), t.len(), count.len(), r.len(), update.len()].iter().any(|&v| v != k)
-        || rows_of(previous.as_ref().map(|a| a.as_array().nrows()))
-        || rows_of(iterate.as_ref().map(|a| a.as_array().nrows()))
-        || rows_of(average.as_ref().map(|a| a.as_array().nrows()))
-        || rows_of(scalars.as_ref().map(|a| a.as_array().nrows()))
-        || scalars.as_ref().is_some_and(|a| a.as_array().ncols() != 5)
-    {
+    let k = bias.len();
+    if [t.len(), count.len(), r.len(), update.len()].iter().any(|&v| v != k) {
         return Err(PyValueError::new_err("the linear state's arrays differ in their number of problems"));
     }
-    Ok((0..k)
-        .map(|p| LinearModel {
-            w: w.row(p).to_vec(),
-            bias: bias[p],
-            t: t[p],
-            count: count[p],
-            scale: scale.row(p).to_vec(),
-            r: r[p],
-            update_scale: update[p],
-            previous: previous.as_ref().map_or_else(Vec::new, |a| a.as_array().row(p).to_vec()),
-            averaged: match (&iterate, &average, &scalars) {
-                (Some(u), Some(a), Some(s)) => {
-                    let s = s.as_array();
-                    Averaged {
-                        ua: u.as_array().row(p).iter().zip(a.as_array().row(p)).map(|(&u, &a)| [u, a]).collect(),
-                        divisor: s[[p, 0]],
-                        coef: s[[p, 1]],
-                        norm: s[[p, 2]],
-                        bias: s[[p, 3]],
-                        count: s[[p, 4]],
-                    }
-                }
-                _ => Averaged::default(),
-            },
-        })
-        .collect())
+    // per-feature rows: one per problem, each of width d, or none kept (width 0)
+    let kept = |a: Option<(usize, usize)>, what: &str| -> PyResult<bool> {
+        match a {
+            None | Some((_, 0)) => Ok(false),
+            Some((rows, cols)) if rows == k && cols == d => Ok(true),
+            Some((rows, cols)) => Err(PyValueError::new_err(format!(
+                "the linear state's '{what}' is {rows} x {cols}, not {k} problems x {d} features"
+            ))),
+        }
+    };
+    let shape = |a: &PyReadonlyArray2<'_, f32>| (a.shape()[0], a.shape()[1]);
+    let has_scale = kept(scale.as_ref().map(shape), "scale")?;
+    let has_previous = kept(previous.as_ref().map(shape), "previous")?;
+    let has_iterate = kept(iterate.as_ref().map(|a| (a.shape()[0], a.shape()[1])), "asgd_u")?
+        & kept(average.as_ref().map(|a| (a.shape()[0], a.shape()[1])), "asgd_a")?;
+    if scalars.as_ref().is_some_and(|a| a.shape() != [k, 5]) {
+        return Err(PyValueError::new_err("the linear state's 'asgd' needs 5 values per problem"));
+    }
+    if let Some(c) = &coef {
+        if c.shape() != [k, d] {
+            return Err(PyValueError::new_err(format!(
+                "the coefficients are {} x {}, not {k} problems x {d} features",
+                c.shape()[0],
+                c.shape()[1]
+            )));
+        }
+    }
+    if out.len() != k * d {
+        return Err(PyValueError::new_err("the output has the wrong size"));
+    }
+    let coef = coef.as_ref().map(|c| c.as_array());
+    let mut models = Vec::with_capacity(k);
+    for (p, row) in out.chunks_mut(d.max(1)).take(k).enumerate() {
+        let row = if d == 0 { &mut row[..0] } else { row };
+        if let Some(c) = &coef {
+            row.iter_mut().zip(c.row(p)).for_each(|(o, &v)| *o = v);
+        }
+        let mut m = LinearModel::zero(if algorithm == Algorithm::Asgd { 0 } else { d }, Store::Row(row));
+        if algorithm != Algorithm::Asgd {
+            if let Some(c) = &coef {
+                // float64 -> float32 is exact for weights that came from float32
+                m.w.iter_mut().zip(c.row(p)).for_each(|(w, &v)| *w = v as f32);
+            }
+        } else if has_iterate {
+            let s = scalars.as_ref().map(|a| a.as_array());
+            let at = |j: usize, default: f64| s.as_ref().map_or(default, |s| s[[p, j]]);
+            let (u, a) = (iterate.as_ref().map(|a| a.as_array()), average.as_ref().map(|a| a.as_array()));
+            let ua = match (u, a) {
+                (Some(u), Some(a)) => u.row(p).iter().zip(a.row(p)).map(|(&u, &a)| [u, a]).collect(),
+                _ => Vec::new(),
+            };
+            m.averaged = Averaged {
+                ua,
+                divisor: at(0, 1.0),
+                coef: at(1, 0.0),
+                norm: at(2, 1.0),
+                bias: at(3, bias[p]),
+                count: at(4, 0.0),
+            };
+        }
+        (m.bias, m.t, m.count, m.r, m.update_scale) = (bias[p], t[p], count[p], r[p], update[p]);
+        if has_scale {
+            m.scale = scale.as_ref().map(|a| a.as_array().row(p).to_vec()).unwrap_or_default();
+        }
+        if has_previous {
+            m.previous = previous.as_ref().map(|a| a.as_array().row(p).to_vec()).unwrap_or_default();
+        }
+        models.push(m);
+    }
+    Ok(models)
 }
 
-pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel]) -> PyResult<Bound<'py, PyDict>> {
+/// The optimiser's state of released models (see `linear_models_from_py`; their weights are the
+/// fit's output, not here): per-feature rows of width 0 where none was kept.
+pub fn linear_models_to_py<'py>(py: Python<'py>, models: &[LinearModel<'_>]) -> PyResult<Bound<'py, PyDict>> {
     let k = models.len();
-    let d = models.first().map_or(0, |m| m.w.len());
-    let width = models.first().map_or(0, |m| m.scale.len());
-    let rows = |f: &dyn Fn(&LinearModel) -> &[f32], cols: usize| -> PyResult<Bound<'py, PyAny>> {
+    let rows32 = |f: &dyn for<'m> Fn(&'m LinearModel<'_>) -> &'m [f32]| -> PyResult<Bound<'py, PyAny>> {
+        let width = models.iter().map(|m| f(m).len()).max().unwrap_or(0);
+        if models.iter().any(|m| f(m).len() != width) {
+            return Err(PyValueError::new_err("the models' state rows differ in width"));
+        }
         let flat: Vec<f32> = models.iter().flat_map(|m| f(m).iter().copied()).collect();
-        Ok(flat.into_pyarray(py).reshape([k, cols])?.into_any())
+        Ok(flat.into_pyarray(py).reshape([k, width])?.into_any())
     };
     let state = PyDict::new(py);
-    state.set_item("w", rows(&|m| &m.w, d)?)?;
-    state.set_item("scale", rows(&|m| &m.scale, width)?)?;
+    state.set_item("scale", rows32(&|m| &m.scale)?)?;
+    state.set_item("previous", rows32(&|m| &m.previous)?)?;
     state.set_item("bias", models.iter().map(|m| m.bias).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("t", models.iter().map(|m| m.t).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("count", models.iter().map(|m| m.count).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("r", models.iter().map(|m| m.r).collect::<Vec<_>>().into_pyarray(py))?;
     state.set_item("update_scale", models.iter().map(|m| m.update_scale).collect::<Vec<_>>())?;
-    let width = models.first().map_or(0, |m| m.previous.len());
-    state.set_item("previous", rows(&|m| &m.previous, width)?)?;
-    let width = models.first().map_or(0, |m| m.averaged.ua.len());
-    let rows64 = |side: usize| -> PyResult<Bound<'py, PyAny>> {
+    let width = models.iter().map(|m| m.averaged.ua.len()).max().unwrap_or(0);
+    if models.iter().any(|m| m.averaged.ua.len() != width) {
+        return Err(PyValueError::new_err("the models' state rows differ in width"));
+    }
+    for (key, side) in [("asgd_u", 0), ("asgd_a", 1)] {
         let flat: Vec<f64> = models.iter().flat_map(|m| m.averaged.ua.iter().map(move |p| p[side])).collect();
-        Ok(flat.into_pyarray(py).reshape([k, width])?.into_any())
-    };
-    state.set_item("asgd_u", rows64(0)?)?;
-    state.set_item("asgd_a", rows64(1)?)?;
+        state.set_item(key, flat.into_pyarray(py).reshape([k, width])?)?;
+    }
     let scalars: Vec<f64> = models
         .iter()
         .flat_map(|m| {

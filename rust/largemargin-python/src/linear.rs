@@ -6,7 +6,7 @@ use std::sync::Arc;
 use largemargin::solver::sgd::loss::{Loss, MarginLoss};
 use largemargin::solver::sgd::{skip_for, Algorithm, SgdParams};
 use largemargin::train::linear::{train_linear as fit_problems, LinearParams, Problem, Stopping};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -49,13 +49,15 @@ type LinearOutcome<'py> = (Bound<'py, PyDict>, Vec<(f64, f64, usize, bool)>, f64
 /// Returns the new state, per problem (primal objective, training error, passes, converged),
 /// the seconds the passes took, t0 and skip.
 #[pyfunction]
-#[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0))]
+#[pyo3(signature = (x, labels, *, sample_weight, class_weights, state, algorithm, loss, alpha, t0, rate, skip, fit_bias, bias_rate, epochs, shuffle, seed, n_jobs, verbose, average_start=0.0, tol=None, n_iter_no_change=5, t0_seed=0, coef=None, keep_state=true))]
+#[allow(clippy::too_many_arguments)]
 pub fn fit_linear<'py>(
     py: Python<'py>, x: &Bound<'py, PyAny>, labels: PyReadonlyArray2<'py, f64>,
     sample_weight: PyReadonlyArray1<'py, f64>, class_weights: Vec<(f64, f64)>, state: &Bound<'py, PyDict>,
     algorithm: Wrap<Algorithm>, loss: &Bound<'py, PyAny>, alpha: f64, t0: Option<f64>, rate: Option<f64>,
     skip: Option<u64>, fit_bias: bool, bias_rate: f64, epochs: usize, shuffle: bool, seed: u64, n_jobs: Option<i64>,
     verbose: bool, average_start: f64, tol: Option<f64>, n_iter_no_change: usize, t0_seed: u64,
+    coef: Option<PyReadonlyArray2<'py, f64>>, keep_state: bool,
 ) -> PyResult<LinearOutcome<'py>> {
     let mut failures = Vec::new();
     let loss = loss_from_py(loss, &mut failures)?;
@@ -63,9 +65,16 @@ pub fn fit_linear<'py>(
     // other, so they run one after another on one thread, which keeps its Python thread state.
     let python = !failures.is_empty();
     let n_jobs = if python { Some(1) } else { n_jobs };
-    let mut models = linear_models_from_py(state)?;
     let xm = PyMatrix::extract(x)?;
     let xv = xm.view()?;
+    let (k, d) = (labels.shape()[0], xv.cols());
+    // the weights' one home: zero pages until a problem writes its row (no copy made for Python)
+    let size = k.checked_mul(d).ok_or_else(|| PyValueError::new_err("too many problems times features"))?;
+    let mut out = vec![0.0f64; size];
+    let mut models = linear_models_from_py(state, coef, d, algorithm.0, &mut out)?;
+    if models.len() != k {
+        return Err(PyValueError::new_err(format!("{} problems but a state for {}", k, models.len())));
+    }
     // (from the checked view: its stored entries are unique, so they count the nonzeros)
     let skip = skip.unwrap_or_else(|| skip_for(&xv));
     let config = LinearParams {
@@ -88,18 +97,15 @@ pub fn fit_linear<'py>(
     let loss = loss.as_ref();
     let (fits, seconds, t0) = run_fit_watching(py, n_jobs, verbose.then_some("SGD fit"), failures, |ctl| {
         let choose = t0.is_none().then_some(t0_seed);
-        let mut train = || fit_problems(&xv, &problems, sw, &mut models, loss, &config, choose, ctl);
+        let mut train = || fit_problems(&xv, &problems, sw, &mut models, loss, &config, choose, keep_state, ctl);
         if python {
             keeping_thread_state(train)
         } else {
             train()
         }
     })?;
-    Ok((
-        linear_models_to_py(py, &models)?,
-        fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(),
-        seconds,
-        t0,
-        skip,
-    ))
+    let state = linear_models_to_py(py, &models)?;
+    drop(models);
+    state.set_item("coef", out.into_pyarray(py).reshape([k, d])?)?;
+    Ok((state, fits.iter().map(|f| (f.primal, f.training_error, f.epochs, f.converged)).collect(), seconds, t0, skip))
 }

@@ -128,9 +128,15 @@ pub struct LinearFit {
 /// `params.sgd.t0` otherwise; the inputs are checked once for both. Returns the fits, the
 /// seconds the passes took (the stopping rule's evaluations included, the final evaluation pass
 /// excluded), and t0.
+///
+/// Each model is released as its problem ends (`LinearModel::release`): its weights in float64
+/// in its `average` (give it a row of an output matrix to have them there), its optimiser's
+/// per-feature state kept only with `keep_state`. At most the running problems' state is then
+/// held at once: on 10^7 features and 10 classes, the output and two iterates.
+#[allow(clippy::too_many_arguments)]
 pub fn train_linear(
-    x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel], loss: &dyn Loss,
-    params: &LinearParams, choose_t0_seed: Option<u64>, control: &Control,
+    x: &Matrix, problems: &[Problem], sample_weight: &[f64], models: &mut [LinearModel<'_>], loss: &dyn Loss,
+    params: &LinearParams, choose_t0_seed: Option<u64>, keep_state: bool, control: &Control,
 ) -> Result<(Vec<LinearFit>, f64, f64)> {
     let n = x.rows();
     if n == 0 {
@@ -182,7 +188,9 @@ pub fn train_linear(
                         Rng::new(params.seed ^ (k as u64).rotate_left(32) ^ model.t as u64).shuffle(&mut order);
                     }
                     model.epoch_on(team, x, problem.y, &c, &order, loss, &params.sgd, control)?;
-                    if !(model.bias.is_finite() && model.w.iter().all(|v| v.is_finite())) {
+                    // (the model evaluated as it will be returned)
+                    model.settle();
+                    if !model.is_finite() {
                         return Err(Error::InvalidParameter(format!(
                             "SGD diverged on problem {k} after {} examples (the weights overflowed): \
                          use a larger t0 or alpha, or scale the features",
@@ -205,6 +213,7 @@ pub fn train_linear(
                         }
                     }
                 }
+                model.release(keep_state);
                 control.problem_done();
                 Ok::<_, Error>((last.as_ref().map_or(params.epochs, |f| f.epochs), last))
             })
@@ -270,6 +279,7 @@ mod tests {
                     &MarginLoss::Hinge,
                     &params,
                     None,
+                    true,
                     &Control::new(),
                 )
             });
@@ -282,12 +292,23 @@ mod tests {
         // the positive class weighted 5x: fewer positives misclassified than without weights
         let unweighted = [Problem { y: &y2, positive_weight: 1.0, negative_weight: 1.0 }];
         let mut plain = vec![LinearModel::new(3)];
-        train_linear(&x, &unweighted, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &params, None, &Control::new())
-            .unwrap();
+        train_linear(
+            &x,
+            &unweighted,
+            &vec![1.0; n],
+            &mut plain,
+            &MarginLoss::Hinge,
+            &params,
+            None,
+            true,
+            &Control::new(),
+        )
+        .unwrap();
         let missed = |m: &LinearModel| (0..n).filter(|&i| y2[i] > 0.0 && m.decision(&x, i) <= 0.0).count();
         assert!(missed(&one[1]) <= missed(&plain[0]));
         let bad = [Problem { y: &[0.5; 600], positive_weight: 1.0, negative_weight: 1.0 }];
-        let err = train_linear(&x, &bad, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &params, None, &Control::new());
+        let err =
+            train_linear(&x, &bad, &vec![1.0; n], &mut plain, &MarginLoss::Hinge, &params, None, true, &Control::new());
         assert!(err.unwrap_err().to_string().contains("+1 or -1"));
     }
 
@@ -326,6 +347,7 @@ mod tests {
                 &MarginLoss::SquaredHinge,
                 &params,
                 None,
+                true,
                 &Control::new(),
             )
             .unwrap()
@@ -358,6 +380,7 @@ mod tests {
             &MarginLoss::Hinge,
             &bad,
             None,
+            true,
             &Control::new(),
         );
         assert!(err.unwrap_err().to_string().contains("tol"));

@@ -20,6 +20,9 @@
 //! that D would jump (1 - eta lambda below 1/2: the first steps of a small t0) is applied to u
 //! itself after folding F u into a. The vectors are float64: a - F du adds terms of the size
 //! k |w| and cancels them, which float32 would not survive after a few thousand steps.
+//!
+//! After a pass `settle` folds the average into a, the model's weights themselves; a finished
+//! fit copies them out (`settle_into`) and drops the state.
 
 use crate::data::Real;
 use crate::kernel::Query;
@@ -48,15 +51,8 @@ pub struct Averaged {
 
 impl Averaged {
     /// Starts from the weights w and bias: the iterate is w, nothing averaged yet.
-    pub fn new(w: &[f32], bias: f64) -> Self {
-        Averaged {
-            ua: w.iter().map(|&v| [v as f64, 0.0]).collect(),
-            divisor: 1.0,
-            coef: 0.0,
-            norm: 1.0,
-            bias,
-            count: 0.0,
-        }
+    pub fn new(w: impl Iterator<Item = f64>, bias: f64) -> Self {
+        Averaged { ua: w.map(|v| [v, 0.0]).collect(), divisor: 1.0, coef: 0.0, norm: 1.0, bias, count: 0.0 }
     }
 
     /// f(x) of the iterate: <u, x> / D + b.
@@ -138,24 +134,74 @@ impl Averaged {
     /// enough keeps that cancellation to a few digits of float64.
     fn renormalise(&mut self) {
         if self.divisor > RENORMALISE || self.norm > RENORMALISE {
-            let (d, coef, norm) = (self.divisor, self.coef, self.norm);
+            self.fold();
+        }
+    }
+
+    /// a = (a + F u) / A, u = u / D, and D = A = 1, F = 0.
+    fn fold(&mut self) {
+        let (d, coef, norm) = (self.divisor, self.coef, self.norm);
+        self.ua.iter_mut().for_each(|p| {
+            p[1] = (p[1] + coef * p[0]) / norm;
+            p[0] /= d;
+        });
+        (self.divisor, self.coef, self.norm) = (1.0, 0.0, 1.0);
+    }
+
+    /// Leaves the model's weights in a (the average once averaging has started, else the
+    /// iterate) and u the iterate itself, D = A = 1, F = 0: the same state, to rounding, which
+    /// can be read as the model (after each pass) or kept.
+    pub fn settle(&mut self) {
+        if self.count > 0.0 {
+            self.fold();
+        } else {
+            let d = self.divisor;
             self.ua.iter_mut().for_each(|p| {
-                p[1] = (p[1] + coef * p[0]) / norm;
                 p[0] /= d;
+                p[1] = p[0];
             });
             (self.divisor, self.coef, self.norm) = (1.0, 0.0, 1.0);
         }
     }
 
-    /// The model's weights: the average once averaging has started, else the iterate.
-    pub fn weights_into(&self, w: &mut [f32]) {
+    /// `settle`, then the model's weights into `out` (as wide as the weights), the state dropped
+    /// from its end as they are copied, so that the copy never holds both in full (on 10^7
+    /// features the state is 160 MB, the weights 80 MB).
+    pub fn settle_into(&mut self, out: &mut [f64]) {
+        self.settle();
+        assert_eq!(out.len(), self.ua.len(), "weights of another width");
+        const PIECE: usize = 1 << 20;
+        while !self.ua.is_empty() {
+            let start = self.ua.len().saturating_sub(PIECE);
+            out[start..self.ua.len()].iter_mut().zip(&self.ua[start..]).for_each(|(o, p)| *o = p[1]);
+            self.ua.truncate(start);
+            // (a large allocation shrinks in place: its tail goes back to the system)
+            self.ua.shrink_to_fit();
+        }
+    }
+
+    /// The model's weights, one at a time (nothing allocated: on 10^7 features a copy is 80 MB).
+    pub fn for_each_weight(&self, mut visit: impl FnMut(f64)) {
         if self.count > 0.0 {
             let (coef, norm) = (self.coef, self.norm);
-            w.iter_mut().zip(&self.ua).for_each(|(w, &[u, a])| *w = ((a + coef * u) / norm) as f32);
+            self.ua.iter().for_each(|&[u, a]| visit((a + coef * u) / norm));
         } else {
             let d = self.divisor;
-            w.iter_mut().zip(&self.ua).for_each(|(w, p)| *w = (p[0] / d) as f32);
+            self.ua.iter().for_each(|p| visit(p[0] / d));
         }
+    }
+
+    /// The model's f(x) but for its bias: <w_bar, x> (before averaging starts, the iterate's).
+    pub fn model_dot(&self, x: Query) -> f64 {
+        let mut s = 0.0;
+        if self.count > 0.0 {
+            let (coef, norm) = (self.coef, self.norm);
+            x.for_each_nonzero(|j, v| s += (self.ua[j][1] + coef * self.ua[j][0]) / norm * v);
+        } else {
+            let d = self.divisor;
+            x.for_each_nonzero(|j, v| s += self.ua[j][0] / d * v);
+        }
+        s
     }
 
     /// The weights in float64 (tests compare them with a direct computation).

@@ -158,11 +158,64 @@ pub fn skip_for_density(rows: usize, cols: usize, nnz: Option<usize>) -> u64 {
     (16.0 / density.max(1e-12)).round().clamp(1.0, 1e9) as u64
 }
 
+/// Where a model keeps its float64 weights: a vector of its own, or a row of the caller's
+/// output (a fit of many problems writes each into its row of one matrix, nothing copied).
+#[derive(Debug)]
+pub enum Store<'w> {
+    /// The model's own vector.
+    Owned(Vec<f64>),
+    /// A row the caller lends.
+    Row(&'w mut [f64]),
+}
+
+impl Default for Store<'_> {
+    fn default() -> Self {
+        Store::Owned(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Store<'_> {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        match self {
+            Store::Owned(v) => v,
+            Store::Row(r) => r,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Store<'_> {
+    fn deref_mut(&mut self) -> &mut [f64] {
+        match self {
+            Store::Owned(v) => v,
+            Store::Row(r) => r,
+        }
+    }
+}
+
+impl Clone for Store<'_> {
+    /// A copy of its own (a lent row cannot be lent twice).
+    fn clone(&self) -> Self {
+        Store::Owned(self.to_vec())
+    }
+}
+
+impl PartialEq for Store<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
 /// A linear model and the state of its optimiser: training can stop and continue (partial_fit)
-/// exactly where it was.
+/// exactly where it was, unless `release` dropped that state.
+///
+/// The model's weights are `w` (float32) for every algorithm but ASGD, whose weights are the
+/// average of its iterates (float64, in `averaged`); `release` moves either to `average`, so that
+/// a finished model is `average` and the bias.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LinearModel {
-    /// The weights of f(x) = <w, x> + b, one per feature, dense f32.
+pub struct LinearModel<'w> {
+    /// The weights of f(x) = <w, x> + b, one per feature, dense f32 (empty once released, or for
+    /// ASGD, which keeps its weights in `averaged`).
     pub w: Vec<f32>,
     /// The bias b (ASGD: the averaged bias).
     pub bias: f64,
@@ -178,14 +231,25 @@ pub struct LinearModel {
     pub update_scale: bool,
     /// SGD-QN: w before the last regularisation step (the secant's other end).
     pub previous: Vec<f32>,
-    /// ASGD's iterate and implicit average (`w` holds the average after each pass).
+    /// ASGD's iterate and implicit average.
     pub averaged: Averaged,
+    /// A released model's weights in float64 (empty, or a row of the caller's output, before).
+    pub average: Store<'w>,
 }
 
-impl LinearModel {
+impl LinearModel<'static> {
     /// A zero model over `d` features.
     pub fn new(d: usize) -> Self {
+        LinearModel::zero(d, Store::default())
+    }
+}
+
+impl<'w> LinearModel<'w> {
+    /// A zero model over `d` features whose weights, once released, go to `average` (empty, or
+    /// `d` zeros: a row of the caller's output).
+    pub fn zero(d: usize, average: Store<'w>) -> Self {
         LinearModel {
+            // (never written by ASGD: its zero pages are never made resident)
             w: vec![0.0; d],
             bias: 0.0,
             t: 0.0,
@@ -195,13 +259,114 @@ impl LinearModel {
             update_scale: false,
             previous: Vec::new(),
             averaged: Averaged::default(),
+            average,
+        }
+    }
+
+    /// The number of features.
+    pub fn dim(&self) -> usize {
+        if !self.w.is_empty() {
+            self.w.len()
+        } else if !self.averaged.ua.is_empty() {
+            self.averaged.ua.len()
+        } else {
+            self.average.len()
         }
     }
 
     /// f(x_i); x may not be wider than the model.
     pub fn decision(&self, x: &Matrix, i: usize) -> f64 {
-        assert!(x.cols() <= self.w.len(), "{} features for a model of {}", x.cols(), self.w.len());
-        Query::row(x, i).dot(&self.w) + self.bias
+        assert!(x.cols() <= self.dim(), "{} features for a model of {}", x.cols(), self.dim());
+        let q = Query::row(x, i);
+        if !self.averaged.ua.is_empty() {
+            self.averaged.model_dot(q) + self.bias
+        } else if self.w.is_empty() {
+            let mut s = 0.0;
+            q.for_each_nonzero(|j, v| s += self.average[j] * v);
+            s + self.bias
+        } else {
+            q.dot(&self.w) + self.bias
+        }
+    }
+
+    /// The model's weights in float64.
+    pub fn weights(&self) -> Vec<f64> {
+        if !self.averaged.ua.is_empty() {
+            let mut out = Vec::with_capacity(self.dim());
+            self.averaged.for_each_weight(|v| out.push(v));
+            out
+        } else if self.w.is_empty() {
+            self.average.to_vec()
+        } else {
+            self.w.iter().map(|&v| v as f64).collect()
+        }
+    }
+
+    /// |w|^2 of the model's weights.
+    pub fn norm2(&self) -> f64 {
+        if !self.averaged.ua.is_empty() {
+            let mut sum = 0.0;
+            self.averaged.for_each_weight(|v| sum += v * v);
+            sum
+        } else if self.w.is_empty() {
+            self.average.iter().map(|v| v * v).sum()
+        } else {
+            self.w.iter().map(|&v| v as f64 * v as f64).sum()
+        }
+    }
+
+    /// Whether the model's weights and bias are all finite.
+    pub fn is_finite(&self) -> bool {
+        let finite = if !self.averaged.ua.is_empty() {
+            let mut all = true;
+            self.averaged.for_each_weight(|v| all &= v.is_finite());
+            all
+        } else if self.w.is_empty() {
+            self.average.iter().all(|v| v.is_finite())
+        } else {
+            self.w.iter().all(|v| v.is_finite())
+        };
+        finite && self.bias.is_finite()
+    }
+
+    /// ASGD: the average folded into its explicit form (O(d); the state continues as it was, to
+    /// rounding), what the model is evaluated and returned as. Nothing for the other algorithms.
+    pub fn settle(&mut self) {
+        if !self.averaged.ua.is_empty() {
+            self.averaged.settle();
+        }
+    }
+
+    /// The model's weights into `average` as float64 and the optimiser's per-feature state
+    /// dropped (all of it with `keep_state` false; with it, what a continued fit cannot rebuild
+    /// from the weights: ASGD's iterate and average, SGD-QN's rescaling and its secant's other
+    /// end). The model predicts the same; a continued fit starts again from it.
+    pub fn release(&mut self, keep_state: bool) {
+        let d = self.dim();
+        if self.average.len() != d {
+            self.average = Store::Owned(vec![0.0; d]);
+        }
+        if !self.averaged.ua.is_empty() {
+            if keep_state {
+                self.settle();
+                let average = &mut self.average;
+                let mut k = 0;
+                self.averaged.for_each_weight(|v| {
+                    average[k] = v;
+                    k += 1;
+                });
+            } else {
+                self.averaged.settle_into(&mut self.average);
+            }
+        } else if !self.w.is_empty() {
+            self.average.iter_mut().zip(&self.w).for_each(|(a, &w)| *a = w as f64);
+        }
+        self.w = Vec::new();
+        if !keep_state {
+            self.averaged = Averaged::default();
+            self.scale = Vec::new();
+            self.previous = Vec::new();
+        }
     }
 
     /// One pass over the examples `order` of x with labels y (+1/-1) and weights c.
@@ -218,8 +383,8 @@ impl LinearModel {
         control: &Control,
     ) -> Result<()> {
         p.validate()?;
-        if x.cols() > self.w.len() {
-            return Err(Error::InvalidData(format!("{} features for a model of {}", x.cols(), self.w.len())));
+        if x.cols() > self.dim() {
+            return Err(Error::InvalidData(format!("{} features for a model of {}", x.cols(), self.dim())));
         }
         if y.len() != x.rows() || c.len() != x.rows() {
             return Err(Error::InvalidData("one label and one weight per example".into()));
@@ -227,7 +392,12 @@ impl LinearModel {
         if let Some(&i) = order.iter().find(|&&i| i >= x.rows()) {
             return Err(Error::InvalidData(format!("example {i} of {}", x.rows())));
         }
-        let d = self.w.len();
+        let d = self.dim();
+        if p.algorithm != Algorithm::Asgd && (self.w.is_empty() || !self.averaged.ua.is_empty()) {
+            // a released model trained on: its weights back in float32 (exact when they came from there)
+            self.w = self.weights().iter().map(|&v| v as f32).collect();
+            self.averaged = Averaged::default();
+        }
         match p.algorithm {
             Algorithm::SgdQn2009 if self.scale.len() != d => {
                 // B starts as first-order SGD's lambda^-1
@@ -240,7 +410,16 @@ impl LinearModel {
                 self.previous = self.w.clone();
                 self.r = self.t;
             }
-            Algorithm::Asgd if self.averaged.ua.len() != d => self.averaged = Averaged::new(&self.w, self.bias),
+            Algorithm::Asgd if self.averaged.ua.len() != d => {
+                // the iterate starts at the model's weights, the averaging anew
+                self.averaged = if self.w.is_empty() {
+                    Averaged::new(self.average.iter().copied(), self.bias)
+                } else {
+                    Averaged::new(self.w.iter().map(|&v| v as f64), self.bias)
+                };
+                // (the float32 weights play no part)
+                self.w = Vec::new();
+            }
             _ => {}
         }
         if self.count == 0 {
@@ -249,16 +428,11 @@ impl LinearModel {
         // (rows in storage order stream by themselves; a shuffled order is staged or prefetched)
         let shuffled = order.windows(2).any(|k| k[1] != k[0] + 1);
         let staged = team.size() >= 2 && shuffled;
-        let outcome = match x {
+        match x {
             Matrix::Csr32(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
             Matrix::Csr64(m) if staged => self.staged_epoch(team, m, y, c, order, loss, p, control),
             _ => self.blocks(x, y, c, order, shuffled, loss, p, control),
-        };
-        if p.algorithm == Algorithm::Asgd {
-            // the model is the average (or, before averaging starts, the iterate)
-            self.averaged.weights_into(&mut self.w);
         }
-        outcome
     }
 
     /// The steps over `order` a block at a time, polling `control` between blocks.

@@ -39,7 +39,7 @@ pub fn primal(model: &LinearModel, x: &Matrix, y: &[f64], c: &[f64], loss: &dyn 
         (0..blocks).map(block).collect()
     };
     let (total, wrong) = parts.iter().fold((0.0, 0usize), |(t, w), &(bt, bw)| (t + bt, w + bw));
-    let norm: f64 = model.w.iter().map(|&v| v as f64 * v as f64).sum();
+    let norm = model.norm2();
     (0.5 * lambda * norm + total / n.max(1) as f64, wrong as f64 / n.max(1) as f64)
 }
 
@@ -169,7 +169,7 @@ pub fn choose_t0(
         let q = SgdParams { t0, ..p.clone() };
         let mut m = LinearModel::new(x.cols());
         m.epoch(x, y, c, &subset, loss, &q, control)?;
-        let norm: f64 = m.w.iter().map(|&v| v as f64 * v as f64).sum();
+        let norm = m.norm2();
         let mut data = 0.0;
         for_each_loss(subset.iter().copied(), |i| m.decision(x, i), y, loss, |i, _, l| data += c[i] * l);
         Ok(0.5 * p.lambda * norm + data / subset.len().max(1) as f64)

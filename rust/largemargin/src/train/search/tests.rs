@@ -154,7 +154,13 @@ fn warm_starts_reach_the_same_optimum_in_fewer_iterations() {
     let kept =
         search(&x, d, task, &[0.5], &cs, &f, &SearchParams { warm_start: WarmStart::Keep, ..Default::default() });
     let iters = |r: &SearchResult| r.points.iter().map(|p| p.n_iter).sum::<u64>();
-    eprintln!("iterations: cold {} auto {} kept {} scaled {}", iters(&cold), iters(&warm), iters(&kept), iters(&scaled));
+    eprintln!(
+        "iterations: cold {} auto {} kept {} scaled {}",
+        iters(&cold),
+        iters(&warm),
+        iters(&kept),
+        iters(&scaled)
+    );
     assert!(iters(&warm) < iters(&cold), "{} vs {}", iters(&warm), iters(&cold));
     // every start, along all four values of C (a scaled start from a scaled start included)
     for (name, r) in [("auto", &warm), ("keep", &kept), ("scale", &scaled)] {
