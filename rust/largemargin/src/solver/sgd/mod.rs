@@ -24,13 +24,15 @@
 //! dense or sparse rows of any `Matrix`.
 
 pub mod asgd;
+mod example;
 pub mod loss;
 mod staging;
+mod store;
 pub mod t0;
 
 use crate::data::{CsrView, Matrix};
 use crate::error::{Error, Result};
-use crate::kernel::{dense_dot, gather_dot, Query};
+use crate::kernel::Query;
 use crate::runtime::control::Control;
 use crate::runtime::team::{Team, SOLO};
 use crate::runtime::vecops::{avx2_fma, prefetch_lines};
@@ -38,6 +40,8 @@ use crate::solver::sgd::asgd::Averaged;
 use crate::solver::sgd::loss::Loss;
 use crate::solver::sgd::staging::{staged_pass, Gathered, Value};
 
+pub(crate) use crate::solver::sgd::example::Example;
+pub use crate::solver::sgd::store::Store;
 pub use crate::solver::sgd::t0::{choose_t0, loss_curvature, primal, stable_t0, t0_candidates};
 
 /// Which stochastic gradient method updates the weights (see the module's list).
@@ -156,54 +160,6 @@ pub fn skip_for_density(rows: usize, cols: usize, nnz: Option<usize>) -> u64 {
     let cells = (rows as f64) * (cols.max(1) as f64);
     let density = nnz.map_or(1.0, |z| z as f64 / cells.max(1.0));
     (16.0 / density.max(1e-12)).round().clamp(1.0, 1e9) as u64
-}
-
-/// Where a model keeps its float64 weights: a vector of its own, or a row of the caller's
-/// output (a fit of many problems writes each into its row of one matrix, nothing copied).
-#[derive(Debug)]
-pub enum Store<'w> {
-    /// The model's own vector.
-    Owned(Vec<f64>),
-    /// A row the caller lends.
-    Row(&'w mut [f64]),
-}
-
-impl Default for Store<'_> {
-    fn default() -> Self {
-        Store::Owned(Vec::new())
-    }
-}
-
-impl std::ops::Deref for Store<'_> {
-    type Target = [f64];
-    fn deref(&self) -> &[f64] {
-        match self {
-            Store::Owned(v) => v,
-            Store::Row(r) => r,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Store<'_> {
-    fn deref_mut(&mut self) -> &mut [f64] {
-        match self {
-            Store::Owned(v) => v,
-            Store::Row(r) => r,
-        }
-    }
-}
-
-impl Clone for Store<'_> {
-    /// A copy of its own (a lent row cannot be lent twice).
-    fn clone(&self) -> Self {
-        Store::Owned(self.to_vec())
-    }
-}
-
-impl PartialEq for Store<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
 }
 
 /// A linear model and the state of its optimiser: training can stop and continue (partial_fit)
@@ -711,119 +667,6 @@ fn scale_by(w: &mut [f32], factor: f64) {
     let f = factor as f32;
     for v in w.iter_mut() {
         *v *= f;
-    }
-}
-
-/// w[j] for a sparse row's column j, unchecked: this runs on each nonzero of each pass.
-///
-/// # Safety
-/// `j as usize < w.len()`. The `Example` methods know it from one comparison per row: a
-/// `Query`'s sparse indices are non-negative and increasing, so the last is the largest.
-#[inline(always)]
-unsafe fn weight(w: &[f32], j: i32) -> f32 {
-    debug_assert!((j as usize) < w.len());
-    // SAFETY: the function's contract.
-    unsafe { *w.get_unchecked(j as usize) }
-}
-
-/// # Safety
-/// As for `weight`.
-#[inline(always)]
-unsafe fn weight_mut(w: &mut [f32], j: i32) -> &mut f32 {
-    debug_assert!((j as usize) < w.len());
-    // SAFETY: the function's contract.
-    unsafe { w.get_unchecked_mut(j as usize) }
-}
-
-/// Whether every index of a `Query`'s sparse row is below `len` (they increase: the last decides).
-#[inline(always)]
-fn indices_below(j: &[i32], len: usize) -> bool {
-    j.last().is_none_or(|&l| (l as usize) < len)
-}
-
-/// What the steps do with one example, a row as the kernel engine reads it (`Query`). A row
-/// wider than `w` (or `s`) is a caller's bug: `LinearModel` checks widths before its passes, and
-/// these methods assert it once per row before reading without bounds checks.
-pub(crate) trait Example {
-    /// <w, x>.
-    fn dot(&self, w: &[f32]) -> f64;
-    /// w += a x.
-    fn add_to(&self, w: &mut [f32], a: f64);
-    /// w += a (s . x), s a diagonal.
-    fn add_scaled_to(&self, w: &mut [f32], a: f64, s: &[f32]);
-}
-
-impl Example for Query<'_> {
-    #[inline(always)]
-    fn dot(&self, w: &[f32]) -> f64 {
-        /// Single precision throughout (as the thesis computed), eight running sums.
-        #[inline(always)]
-        fn sparse32(j: &[i32], v: &[f32], w: &[f32]) -> f64 {
-            assert!(indices_below(j, w.len()), "a row wider than the weights");
-            let mut acc = [0.0f32; 8];
-            let (cj, cv) = (j.chunks_exact(8), v.chunks_exact(8));
-            let (rj, rv) = (cj.remainder(), cv.remainder());
-            for (jj, vv) in cj.zip(cv) {
-                for k in 0..8 {
-                    // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
-                    acc[k] += unsafe { weight(w, jj[k]) } * vv[k];
-                }
-            }
-            // SAFETY: as above.
-            let tail: f32 = rj.iter().zip(rv).map(|(&j, x)| unsafe { weight(w, j) } * x).sum();
-            (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail) as f64
-        }
-        match *self {
-            Query::D32(x) => dense_dot(x, &w[..x.len()]),
-            Query::D64(x) => dense_dot(x, &w[..x.len()]),
-            Query::S32(j, v) => sparse32(j, v, w),
-            Query::S64(j, v) => {
-                assert!(indices_below(j, w.len()), "a row wider than the weights");
-                // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
-                unsafe { gather_dot(w, j, v) }
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn add_to(&self, w: &mut [f32], a: f64) {
-        match *self {
-            Query::D32(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * *x as f64) as f32),
-            Query::D64(x) => x.iter().zip(w.iter_mut()).for_each(|(x, w)| *w += (a * x) as f32),
-            Query::S32(j, v) => {
-                assert!(indices_below(j, w.len()), "a row wider than the weights");
-                let a = a as f32;
-                // SAFETY: a Query's indices are non-negative and at most the last, below w.len() (asserted).
-                j.iter().zip(v).for_each(|(&j, &x)| *unsafe { weight_mut(w, j) } += a * x);
-            }
-            Query::S64(j, v) => {
-                assert!(indices_below(j, w.len()), "a row wider than the weights");
-                // SAFETY: as above.
-                j.iter().zip(v).for_each(|(&j, x)| *unsafe { weight_mut(w, j) } += (a * x) as f32)
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn add_scaled_to(&self, w: &mut [f32], a: f64, s: &[f32]) {
-        match *self {
-            Query::D32(x) => {
-                x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * *x as f64) as f32)
-            }
-            Query::D64(x) => x.iter().zip(w.iter_mut()).zip(s).for_each(|((x, w), s)| *w += (a * *s as f64 * x) as f32),
-            Query::S32(j, v) => {
-                assert!(indices_below(j, w.len().min(s.len())), "a row wider than the weights");
-                let a = a as f32;
-                // SAFETY: a Query's indices are non-negative and at most the last, below both
-                // w.len() and s.len() (asserted).
-                j.iter().zip(v).for_each(|(&j, &x)| unsafe { *weight_mut(w, j) += a * weight(s, j) * x })
-            }
-            Query::S64(j, v) => {
-                assert!(indices_below(j, w.len().min(s.len())), "a row wider than the weights");
-                // SAFETY: as above.
-                j.iter().zip(v).for_each(|(&j, x)| unsafe { *weight_mut(w, j) += (a * weight(s, j) as f64 * x) as f32 })
-            }
-        }
     }
 }
 
