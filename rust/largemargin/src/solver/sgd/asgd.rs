@@ -203,15 +203,6 @@ impl Averaged {
         }
         s
     }
-
-    /// The weights in float64 (tests compare them with a direct computation).
-    pub fn weights(&self) -> Vec<f64> {
-        if self.count > 0.0 {
-            self.ua.iter().map(|&[u, a]| (a + self.coef * u) / self.norm).collect()
-        } else {
-            self.ua.iter().map(|p| p[0] / self.divisor).collect()
-        }
-    }
 }
 
 /// The pattern step on a sparse row: u += du x and, while averaging (`coef` F), a -= F du x,
