@@ -3,8 +3,9 @@ and ``SVRSearchCV`` behave as scikit-learn's ``GridSearchCV`` over such an estim
 ``cv_results_`` keys, ``best_params_``, ``best_estimator_``, scorers), but run the whole grid in
 one native call that shares what independent fits compute again and again:
 
-- one kernel engine per kernel setting, whose rows (over every example) serve every fold and
-  every C from one bounded cache;
+- one kernel engine per kernel setting; each fold's cache of kernel rows lasts along its Cs,
+  and when one kernel's rows over every example fit the budget (``cache_size`` per thread),
+  one cache of them serves every fold and every C;
 - along increasing C, each fold's problem starts from the previous C's solution;
 - each fold's kernel values between its test rows and the support vectors of all its models are
   computed once.

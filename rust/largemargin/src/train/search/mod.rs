@@ -1,8 +1,9 @@
 //! Cross-validated search over C and the other settings of C-SVC and epsilon-SVR (kernel, class
 //! weights, epsilon), sharing what independent fits would each compute again:
-//! - kernel rows: for one kernel, the kernel between two examples is the same in every fold and
-//!   for every C, so whole rows over the full data (per class pair for one-vs-one) live in one
-//!   `SharedRows` cache that every fold's solver reads, each gathering its own variables' entries;
+//! - kernel rows: each chain's own cache lasts along its Cs; and for one kernel, the kernel
+//!   between two examples is the same in every fold, so when a kernel's rows over the full data
+//!   (per class pair for one-vs-one) fit most of the budget they live in one `SharedRows` cache
+//!   that every fold's solver reads, each gathering its own variables' entries;
 //! - solutions: along increasing C each problem starts from the last solution, its coefficients
 //!   scaled to the new box (alpha seeding) and its gradient updated without a kernel row
 //!   (g = p - Q alpha is affine in alpha);
@@ -26,6 +27,8 @@ use crate::runtime::control::Control;
 use crate::runtime::team::SOLO;
 use crate::solver::qmatrix::{ExampleQ, PairedQ, Prefix, QMatrix, SharedSource};
 use crate::solver::smo::{self, DualProblem, Equality, Selection, SmoParams};
+
+use warm::Warm;
 
 /// What is learnt: class indices 0..n_classes (one-vs-one C-SVC) or real targets (epsilon-SVR).
 #[derive(Clone, Copy, Debug)]
@@ -204,14 +207,29 @@ pub fn cross_validate(
         kernels.iter().map(|k| KernelEngine::within(*x, k.clone(), per_engine)).collect::<Result<_>>()?;
     let extra: usize = engines.iter().map(KernelEngine::extra_bytes).sum();
     let row_bytes = budget.saturating_sub(extra + workers * eval_bytes);
-    // a fifth for the running chains' own rows, the rest for the rows they all share (measured on
-    // adult, ijcnn1 and letter: a tenth to a half of the budget local, a fifth was best on all)
-    let local_bytes = row_bytes / 5 / workers;
+    // Shared rows pay when one kernel's rows over its domains fit the shared part of the budget:
+    // then a fifth goes to the running chains' own rows, the rest to the rows they all share
+    // (measured on adult, ijcnn1 and letter: a tenth to a half local, a fifth was best on all).
+    // Else a row is evicted before another fold asks for it, and each costs a domain's length
+    // where the fold needs its own (adult, 16,000 rows: as many kernel values as independent
+    // fits, 1.3x their time): every chain then keeps its own rows only, as an independent fit.
+    let matrix_bytes: usize = problem.domains.iter().map(|d| d.len().saturating_mul(d.len()).saturating_mul(4)).sum();
+    let share = matrix_bytes <= row_bytes / 5 * 4;
+    let local_bytes = if share { row_bytes / 5 / workers } else { row_bytes / workers };
     let longest = problem.domains.iter().map(Vec::len).max().unwrap_or(0);
-    let rows =
-        SharedRows::new(kernels.len() * problem.domains.len(), row_bytes - local_bytes * workers).with_row_len(longest);
-    let plan =
-        Plan { problem: &problem, engines: &engines, rows: &rows, settings, folds, params, eval_bytes, local_bytes };
+    let shared_bytes = if share { row_bytes - local_bytes * workers } else { 0 };
+    let rows = SharedRows::new(kernels.len() * problem.domains.len(), shared_bytes).with_row_len(longest);
+    let plan = Plan {
+        problem: &problem,
+        engines: &engines,
+        rows: &rows,
+        settings,
+        folds,
+        params,
+        eval_bytes,
+        local_bytes,
+        share,
+    };
 
     let next = AtomicUsize::new(0);
     let done: Vec<Mutex<Option<Vec<SearchPoint>>>> = (0..chains).map(|_| Mutex::new(None)).collect();
@@ -372,73 +390,8 @@ struct Plan<'p, 'a> {
     eval_bytes: usize,
     /// Budget of each chain's own cache of rows.
     local_bytes: usize,
-}
-
-/// A solver's start: alpha, the gradient p - Q alpha, and its bound part if known.
-type Start = (Vec<f64>, Vec<f64>, Option<Vec<f64>>);
-
-/// The state a problem carries from one C to the next: alpha, gradient and its bound part, in
-/// the problem's variable order, with the bounds they were for.
-struct Warm {
-    alpha: Vec<f64>,
-    gradient: Vec<f64>,
-    gbar: Vec<f64>,
-    lo: Vec<f64>,
-    hi: Vec<f64>,
-    c: f64,
-}
-
-impl Warm {
-    /// The start for C = `c` (bounds `lo`, `hi`) as `mode` says: (alpha, gradient, its bound part
-    /// if known).
-    fn start(&self, mode: WarmStart, p: &[f64], lo: &[f64], hi: &[f64], c: f64) -> Start {
-        match mode {
-            WarmStart::Keep => self.kept(lo, hi),
-            WarmStart::Scale => self.rescaled(p, lo, hi, c),
-            WarmStart::Auto => {
-                let (kept, scaled) = (self.kept(lo, hi), self.rescaled(p, lo, hi, c));
-                // the dual objective, up to its factor 1/2: sum_t a_t (p_t + g_t)
-                let dual = |(a, g, _): &Start| a.iter().zip(p).zip(g).map(|((a, p), g)| a * (p + g)).sum::<f64>();
-                if dual(&scaled) > dual(&kept) {
-                    scaled
-                } else {
-                    kept
-                }
-            }
-            WarmStart::Cold => (vec![0.0; p.len()], p.to_vec(), Some(vec![0.0; p.len()])),
-        }
-    }
-
-    /// The last solution as the start for a wider box `lo`, `hi`.
-    fn kept(&self, lo: &[f64], hi: &[f64]) -> Start {
-        let alpha: Vec<f64> = self.alpha.iter().zip(lo.iter().zip(hi)).map(|(&a, (&l, &h))| a.clamp(l, h)).collect();
-        // gbar sums a_s Q_st over the variables at a nonzero bound: those at the old C are inside
-        // the grown box, so there are none (else the solver computes it)
-        let at_bound = alpha.iter().zip(lo.iter().zip(hi)).any(|(&a, (&l, &h))| a != 0.0 && (a == l || a == h));
-        let gbar = (!at_bound).then(|| vec![0.0; alpha.len()]);
-        (alpha, self.gradient.clone(), gbar)
-    }
-
-    /// The start for C = `c` with bounds `lo`, `hi`: alpha scaled by c / c_old (at a bound: the
-    /// new bound), the gradient p - Q alpha and its bound part updated to match.
-    fn rescaled(&self, p: &[f64], lo: &[f64], hi: &[f64], c: f64) -> Start {
-        let r = c / self.c;
-        let alpha = (0..p.len())
-            .map(|t| {
-                let a = self.alpha[t];
-                if a == self.hi[t] {
-                    hi[t]
-                } else if a == self.lo[t] {
-                    lo[t]
-                } else {
-                    (a * r).clamp(lo[t], hi[t])
-                }
-            })
-            .collect();
-        let gradient = p.iter().zip(&self.gradient).map(|(&pt, &g)| (1.0 - r) * pt + r * g).collect();
-        let gbar = self.gbar.iter().map(|&g| r * g).collect();
-        (alpha, gradient, Some(gbar))
-    }
+    /// Whether the chains read the shared rows (else each keeps its own only).
+    share: bool,
 }
 
 impl Plan<'_, '_> {
@@ -469,13 +422,18 @@ impl Plan<'_, '_> {
             let source =
                 SharedSource { rows: self.rows, domain: kernel * self.problem.domains.len() + pair, members: domain };
             let fresh = || -> Box<dyn QMatrix + '_> {
-                match self.problem.task {
-                    SearchTask::Regression { .. } => Box::new(
-                        PairedQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
-                    ),
-                    SearchTask::Classification { .. } => Box::new(
-                        ExampleQ::new(engine, examples.clone(), self.local_bytes).shared(source, positions.clone()),
-                    ),
+                let own = self.local_bytes;
+                match (self.problem.task, self.share) {
+                    (SearchTask::Regression { .. }, true) => {
+                        Box::new(PairedQ::new(engine, examples.clone(), own).shared(source, positions.clone()))
+                    }
+                    (SearchTask::Regression { .. }, false) => Box::new(PairedQ::new(engine, examples.clone(), own)),
+                    (SearchTask::Classification { .. }, true) => {
+                        Box::new(ExampleQ::new(engine, examples.clone(), own).shared(source, positions.clone()))
+                    }
+                    (SearchTask::Classification { .. }, false) => {
+                        Box::new(ExampleQ::new(engine, examples.clone(), own))
+                    }
                 }
             };
             // one matrix for every C: its own cache of rows (in its order) lasts along the chain;
@@ -687,3 +645,4 @@ fn sparse(alpha: &[f64], bias: f64, examples: &[usize]) -> Sparse {
 
 #[cfg(test)]
 mod tests;
+mod warm;
