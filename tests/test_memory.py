@@ -120,14 +120,16 @@ print(json.dumps(measure(eval(sys.argv[1]), X, y)))
 @pytest.mark.skipif(not LINUX, reason="reads /proc")
 @pytest.mark.parametrize("estimator", ["lm.LaSVM(cache_size=300)", "lm.SVC(cache_size=300)",
                                        "lm.Huller(cache_size=300)",
-                                       "lm.SVCSearchCV(lm.SVC(cache_size=300), {'C': [0.5, 2.0]}, cv=3)"])
+                                       "lm.SVCSearchCV(lm.SVC(cache_size=300), {'C': [0.5, 2.0]}, cv=3, n_jobs=2)"])
 def test_the_cache_budget_is_kept_and_given_back(estimator):
     # 20,000 x 20: the cache fills its 300 MB; afterwards the freed rows go back to the system
     # (they stayed in the allocator's arenas: 454 MB of a 500 MB LaSVM cache after the fit)
     r = subprocess.run([sys.executable, "-c", CACHE_CHILD, estimator], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     m = json.loads(r.stdout.strip().splitlines()[-1])
-    assert m["growth"] < 300 + 80, m
+    # (a search's budget is cache_size per thread, what as many independent fits would hold)
+    threads = 2 if "SearchCV" in estimator else 1
+    assert m["growth"] < 300 * threads + 80, m
     # (the search frees its Python side, folds' slices and scorers' arrays, after the native run
     # has handed memory back: 3-36 MB of it stayed with the allocator in repeated runs)
     assert m["kept"] < (60 if "SearchCV" in estimator else 30), m
