@@ -171,6 +171,31 @@ def test_grids_it_cannot_run_go_to_gridsearchcv(binary):
         assert ours.best_params_ == theirs.best_params_
 
 
+def test_what_a_fit_trains_and_the_search_cannot_goes_to_gridsearchcv(three):
+    # a hard margin, and a class without training weight (a fit trains without it)
+    X, y = three
+    no_class_2 = (y != 2).astype(float)
+    for grid, fit_params, why in [
+        ({"C": [1.0, np.inf]}, {}, "C=inf"),
+        ({"C": [0.5, 2.0], "gamma": [0.1, 1.0]}, {"sample_weight": no_class_2}, "positive weight"),
+        ({"C": [1.0], "class_weight": [None, {0: 1.0, 1: 1.0, 2: 0.0}]}, {}, "positive weight"),
+    ]:
+        with pytest.warns(UserWarning, match=why):
+            ours = lm.SVCSearchCV(lm.SVC(), grid, cv=3).fit(X, y, **fit_params)
+        theirs = GridSearchCV(lm.SVC(), grid, cv=3).fit(X, y, **fit_params)
+        assert not ours.native_
+        np.testing.assert_array_equal(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+
+
+def test_a_scorer_of_probabilities_is_refused_before_any_fit(three):
+    X, y = three
+    with pytest.raises(AttributeError, match="scoring 'neg_log_loss' needs predict_proba"):
+        lm.SVCSearchCV(lm.SVC(), {"C": [1.0]}, cv=3, scoring="neg_log_loss").fit(X, y)
+    with pytest.raises(AttributeError, match="scoring 'proba' needs predict_proba"):
+        lm.SVCSearchCV(lm.SVC(), {"C": [1.0]}, cv=3, scoring={"acc": "accuracy", "proba": "roc_auc_ovr"},
+                       refit=False).fit(X, y)
+
+
 def test_bad_parameters_are_refused(binary):
     X, y = binary
     with pytest.raises(ValueError, match="c_start"):

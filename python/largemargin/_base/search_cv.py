@@ -144,6 +144,36 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
                 return f"the kernel {e.kernel!r} is computed in Python"
             if e._native_kernel == "precomputed":
                 return "a precomputed kernel"
+            if not np.isfinite(float(e.C)):
+                return "C=inf (a hard margin) has no warm start along C"
+        # before any work: a scorer that reads probabilities only would fail once every fold is fitted
+        for name, scorer in scorers.items():
+            if getattr(scorer, "_response_method", None) == "predict_proba":
+                what = repr(self.scoring) if name == "score" else repr(name)
+                raise AttributeError(
+                    f"scoring {what} needs predict_proba: the search scores its models through predict and "
+                    "decision_function; set probability=True on the estimator (the grid then runs through "
+                    "GridSearchCV) or choose a scorer that reads decision values"
+                )
+        return None
+
+    @staticmethod
+    def _weightless_fold(est, candidates, splits, y_idx, n_classes, sample_weight):
+        """The first fold in which some class has no training weight (its examples' sample weights
+        all zero, or a zero class weight in some candidate): the native search refuses such a
+        problem, a fit trains without that class."""
+        for cand in candidates:
+            cw = clone(est).set_params(**cand).class_weight
+            if isinstance(cw, dict) and any(v == 0 for v in cw.values()):
+                return 0
+        if sample_weight is None:
+            return None
+        sw = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if sw.shape != y_idx.shape:
+            return None  # refused with its own message where the weights are checked
+        for f, (train, _) in enumerate(splits):
+            if np.any(np.bincount(y_idx[train], weights=sw[train], minlength=n_classes) <= 0):
+                return f
         return None
 
     # --- fitting ----------------------------------------------------------------------------
@@ -192,8 +222,11 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
                 if len(classes) < 2:
                     raise ValueError(f"the search needs at least two classes, got only {classes.tolist()}")
                 missing = [f for f, (train, _) in enumerate(splits) if len(np.unique(y_idx[train])) < len(classes)]
+                weightless = self._weightless_fold(est, candidates, splits, y_idx, len(classes), sample_weight)
                 if missing:
                     reason = f"fold {missing[0]} has no training example of some class"
+                elif weightless is not None:
+                    reason = f"fold {weightless} has no training example of positive weight in some class"
                 elif len(classes) > 2 and est.decision_function_shape == "ovo" and not self._votes_suffice(est, scorers):
                     reason = "a scorer may read one-vs-one decision values (decision_function_shape='ovo')"
         if reason is not None:
