@@ -105,7 +105,9 @@ class SVCSearchCV(ClassifierMixin, _SearchCV):
     n_kernel_evals_ : int
         Kernel values computed by the whole search (None when it ran through GridSearchCV).
     search_stats_ : dict
-        Kernel evaluations, rows served from the shared cache and rows computed, SMO iterations.
+        ``kernel_evals`` (as ``n_kernel_evals_``), ``smo_iterations`` (every problem's),
+        ``cached_row_hits`` and ``kernel_rows_computed`` (the rows shared between folds: requests
+        they answered, rows computed into them; 0 when the rows are not shared).
     n_iter_ : ndarray of shape (n_candidates,)
         SMO iterations per candidate, summed over the folds (native search only).
     native_ : bool
