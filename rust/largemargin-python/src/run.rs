@@ -112,11 +112,10 @@ fn tune_allocator() {
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            let user_set = ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"]
-                .iter()
-                .any(|v| std::env::var_os(v).is_some())
-                || std::env::var("GLIBC_TUNABLES")
-                    .is_ok_and(|t| t.contains("malloc.trim_threshold") || t.contains("malloc.mmap_threshold"));
+            let user_set =
+                ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"].iter().any(|v| std::env::var_os(v).is_some())
+                    || std::env::var("GLIBC_TUNABLES")
+                        .is_ok_and(|t| t.contains("malloc.trim_threshold") || t.contains("malloc.mmap_threshold"));
             if user_set {
                 return;
             }
