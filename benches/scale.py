@@ -19,13 +19,15 @@ mixture        largemargin.MixtureSVC(n_experts=n/2000, max_iter=8, n_jobs=2), g
 ``LinearSGD(algorithm="asgd", epochs=2)`` and the exact ``LinearSVC`` at its defaults.
 
 Every fit runs in its own process. Reported: wall time of the fit, test error, support vectors,
-kernel values (``n_kernel_evals_``), peak RSS of the process and what it held before the fit. A
+kernel values (``n_kernel_evals_``), the peak RSS from the start of the fit (VmHWM, reset once
+the data is made) and the RSS before the fit. A
 method is not run at a size when its time extrapolated from the smaller sizes (log-log) exceeds
 --limit seconds; a run that passes the limit is stopped there. The cost exponent of each method
 is the log-log slope of its fit time over the sizes it ran.
 """
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -42,7 +44,29 @@ METHODS = "svc,sklearn,lasvm,lasvm-finish,mixture"
 
 
 def peak_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    # VmHWM, which reset_peak() can lower (ru_maxrss cannot): the fit's own peak, not the data's making
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024.0
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def rss_mb():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return peak_mb()
+
+
+def reset_peak():
+    # Linux 4.0+: "5" resets the high-water mark to the current RSS
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
 
 
 def forest(n):
@@ -54,9 +78,9 @@ def forest(n):
 
 
 def rcv1():
-    import largemargin as lm
+    from largemargin.datasets import make_rcv1_like
 
-    X, y = lm.make_rcv1_like(RCV1_TRAIN + RCV1_TEST, n_features=RCV1_FEATURES, random_state=0)
+    X, y = make_rcv1_like(RCV1_TRAIN + RCV1_TEST, n_features=RCV1_FEATURES, random_state=0)
     return X[:RCV1_TRAIN], y[:RCV1_TRAIN], X[RCV1_TRAIN:], y[RCV1_TRAIN:]
 
 
@@ -83,7 +107,9 @@ def model(method, n, tol):
 
 def worker(method, n, tol):
     X, y, Xt, yt = rcv1() if method in ("asgd", "linearsvc") else forest(n)
-    base = peak_mb()
+    gc.collect()
+    reset_peak()
+    base = rss_mb()
     m = model(method, len(y), tol)
     t = time.perf_counter()
     m.fit(X, y)
