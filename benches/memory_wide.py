@@ -16,6 +16,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from process_memory import peak_mb, rss_mb  # noqa: E402
+
 N, D, NNZ = 2_000, 10_000_000, 15
 
 
@@ -51,17 +54,6 @@ def data(classes):
     X.sum_duplicates()
     y = rng.standard_normal(N) if classes == 0 else rng.integers(0, classes, N).astype(float)
     return X, y
-
-
-def rss_mb():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def peak_mb():
-    """This process's own high-water mark (ru_maxrss would start at the forking parent's RSS)."""
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def worker(name):

@@ -30,7 +30,6 @@ import argparse
 import gc
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -38,35 +37,12 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from process_memory import peak_mb, reset_peak, rss_mb  # noqa: E402
+
 GAMMA, C, TEST = 0.1, 10.0, 50_000
 RCV1_TRAIN, RCV1_TEST, RCV1_FEATURES = 781_265, 23_149, 47_236
 METHODS = "svc,sklearn,lasvm,lasvm-finish,mixture"
-
-
-def peak_mb():
-    # VmHWM, which reset_peak() can lower (ru_maxrss cannot): the fit's own peak, not the data's making
-    try:
-        with open("/proc/self/status") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024.0
-    except (OSError, StopIteration):
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def rss_mb():
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except OSError:
-        return peak_mb()
-
-
-def reset_peak():
-    # Linux 4.0+: "5" resets the high-water mark to the current RSS
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
 
 
 def forest(n):
