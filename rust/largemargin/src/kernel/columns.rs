@@ -107,6 +107,9 @@ impl DenseColumns {
     pub(super) fn bytes(&self) -> usize {
         self.value.len() * 8
     }
+    pub(super) fn rows(&self) -> usize {
+        self.rows
+    }
     /// acc[r - lo] = <q, x_r> for r in lo..hi.
     #[inline(always)]
     fn dots(&self, q: &Query, lo: usize, hi: usize, acc: &mut [f64]) {

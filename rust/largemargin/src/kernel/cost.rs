@@ -14,6 +14,9 @@ pub(super) const DIRECT_VISIT_COST: f64 = 4.0;
 pub(super) const DIRECT_VISIT_COST_CACHED: f64 = 0.8;
 /// Bytes of a sparse entry (f64 value, i32 index).
 pub(super) const SPARSE_ENTRY_BYTES: f64 = 12.0;
+/// Cost of a dense column's value read in memory order by a pass, relative to a sparse column's
+/// entry (which is 12 bytes to the value's 8, and is added to its row's sum at the row's place).
+pub(super) const DENSE_ENTRY_COST: f64 = 0.5;
 
 /// How many bytes of requested rows a direct visit may expect to find in cache: a quarter of the
 /// last-level cache (the solver's rows, gradients and the rest of the process share it).

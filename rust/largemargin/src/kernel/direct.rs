@@ -7,6 +7,7 @@ use super::scratch::{with_scratch, SCATTER};
 use super::Query;
 use crate::data::{CsrView, DenseView, Matrix, Real};
 use crate::runtime::vecops::avx2_fma;
+use crate::runtime::vecops::prefetch_lines;
 
 /// Dot products (or, dense against dense for RBF, squared distances) of `q` with target rows
 /// `cols`, visiting the targets directly.
@@ -28,11 +29,17 @@ fn direct_bases(q: &Query, targets: &Matrix, cols: &[usize], dist: bool, tmp: &m
     fn sparse_targets<Q: Real, T: Real>(q: &[Q], t: &CsrView<T>, cols: &[usize], tmp: &mut [f64]) {
         // once per block: the rows' indices are below t.cols() (CsrView's invariant)
         assert!(q.len() >= t.cols(), "a query of {} features against data of {}", q.len(), t.cols());
+        let indptr = t.indptr();
         for (k, (o, &c)) in tmp.iter_mut().zip(cols).enumerate() {
+            // Two steps: a row's bounds first, so that when its entries are asked for their
+            // address is at hand (a miss on the bounds would stall the whole loop there).
+            if let Some(&far) = cols.get(k + 2 * PREFETCH_DISTANCE) {
+                prefetch(indptr[far..].as_ptr());
+            }
             if let Some(&ahead) = cols.get(k + PREFETCH_DISTANCE) {
                 let (ai, av) = t.row(ahead);
-                prefetch(ai.as_ptr());
-                prefetch(av.as_ptr());
+                prefetch_lines(ai);
+                prefetch_lines(av);
             }
             let (ti, tv) = t.row(c);
             // SAFETY: every index of a CsrView row is below t.cols() <= q.len() (asserted above).

@@ -131,12 +131,13 @@ impl<'a> KernelEngine<'a> {
             }
             _ => None,
         };
-        let narrow_dense = !targets.is_sparse() && targets.cols() <= DENSE_COLUMNS_MAX_WIDTH;
-        let dense_columns = if copies && narrow_dense && fits(targets.rows() * targets.cols() * 8) {
-            DenseColumns::build(&targets)
-        } else {
-            None
-        };
+        // narrow dense data gets a feature-major copy even beside a sparse one: a query with few
+        // zeros (a dense part, as Forest's ten measurements) streams its columns faster than it
+        // scatters their entries
+        let narrow_dense =
+            !x.is_sparse() && x.cols() <= DENSE_COLUMNS_MAX_WIDTH && (sparse_copy.is_none() || has_dense_feature(&x));
+        let dense_columns =
+            if copies && narrow_dense && fits(x.rows() * x.cols() * 8) { DenseColumns::build(&x) } else { None };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
         if let Some(i) = sqnorms.iter().position(|v| !v.is_finite()) {
             return Err(overflowing_norm(i));
@@ -261,7 +262,7 @@ impl<'a> KernelEngine<'a> {
     }
 
     /// Target row i as a query, with its squared norm (0 if the kernel needs none).
-    fn target_query(&self, i: usize) -> (Query<'_>, f64) {
+    pub(super) fn target_query(&self, i: usize) -> (Query<'_>, f64) {
         let q = if self.spec.is_precomputed() { Query::row(&self.x, i) } else { Query::row(&self.targets(), i) };
         (q, self.sqnorms.get(i).copied().unwrap_or(0.0))
     }
@@ -390,8 +391,6 @@ impl<'a> KernelEngine<'a> {
         }
         match &self.columns {
             Some(c) => {
-                let mut touched = 0usize;
-                q.for_each_nonzero(|f, _| touched += c.column_len(f));
                 let per_row = (c.entries() as f64 / n.max(1) as f64).max(1.0);
                 let visited = requested as f64 * per_row;
                 let cost = if visited * SPARSE_ENTRY_BYTES <= cache_resident_bytes() {
@@ -399,10 +398,27 @@ impl<'a> KernelEngine<'a> {
                 } else {
                     DIRECT_VISIT_COST
                 };
-                ((touched + n / 2) as f64) < cost * visited
+                let (touched, dense) = self.pass_costs(c, q);
+                (touched.min(dense) + (n / 2) as f64) < cost * visited
             }
             None => false,
         }
+    }
+
+    /// A pass's cost over the sparse columns and over the dense ones (infinite without them), in
+    /// sparse entries read in memory order: the entries of the query's features, against a dense
+    /// column's values for each of its nonzero features.
+    pub(super) fn pass_costs(&self, c: &Columns, q: &Query) -> (f64, f64) {
+        let (mut touched, mut features) = (0usize, 0usize);
+        q.for_each_nonzero(|f, _| {
+            touched += c.column_len(f);
+            features += 1;
+        });
+        let dense = match &self.dense_columns {
+            Some(d) => (features * d.rows()) as f64 * DENSE_ENTRY_COST,
+            None => f64::INFINITY,
+        };
+        (touched as f64, dense)
     }
 
     /// out[k] = K(q, x_cols[k]), by one pass over all targets if `pass`, else visiting them.
@@ -485,9 +501,18 @@ impl<'a> KernelEngine<'a> {
         let n = base.len();
         let targets = self.targets();
         let dist = self.spec.uses_distance();
+        // the cheaper copy for this query (both give the same sums, term by term in its order)
+        let dense_pays = match (&self.columns, &self.dense_columns) {
+            (Some(c), Some(_)) => {
+                let (touched, dense) = self.pass_costs(c, q);
+                dense <= touched
+            }
+            _ => true,
+        };
         let fill = |lo: usize, part: &mut [f64]| {
             let hi = lo + part.len();
             match (&self.columns, &self.dense_columns) {
+                (_, Some(cols)) if dense_pays => dense_dots_fast(cols, q, lo, hi, part),
                 (Some(cols), _) => {
                     part.fill(0.0);
                     accumulate_fast(cols, q, lo, hi, lo == 0 && hi == n, part);
@@ -538,6 +563,16 @@ fn split_chunks<T: Send>(split: Split, out: &mut [T], f: &(dyn Fn(usize, &mut [T
     } else {
         f(0, out);
     }
+}
+
+/// Whether some feature is nonzero in enough rows for a pass to read its dense column at less
+/// cost than its sparse one (see `DENSE_ENTRY_COST`).
+fn has_dense_feature(x: &Matrix) -> bool {
+    let mut count = vec![0usize; x.cols()];
+    for i in 0..x.rows() {
+        Query::row(x, i).for_each_nonzero(|f, _| count[f] += 1);
+    }
+    count.iter().any(|&c| c as f64 > DENSE_ENTRY_COST * x.rows() as f64)
 }
 
 /// Training data for a precomputed kernel is the kernel matrix: square.

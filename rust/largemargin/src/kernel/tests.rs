@@ -211,3 +211,62 @@ fn mostly_zero_dense_data_is_held_sparse_and_budgeted() {
     assert!((e.eval(0, 1) - (-2.0f64).exp()).abs() < 1e-15);
     assert_eq!(e.evals(), 2);
 }
+
+#[test]
+fn a_dense_part_beside_one_hot_features_is_streamed_from_its_columns() {
+    // four measurements in every row, then one of 36 one-hot features: held sparse, with both a
+    // sparse and a dense column copy, and each pass takes the cheaper one for its query
+    let (n, d) = (300, 40);
+    let mut data = vec![0.0f64; n * d];
+    for r in 0..n {
+        for f in 0..4 {
+            data[r * d + f] = ((r * 7 + f * 13) % 23) as f64 / 11.0 - 1.0;
+        }
+        data[r * d + 4 + r % 36] = 1.0;
+    }
+    let m = Matrix::Dense64(DenseView::new(&data, n, d).unwrap());
+    let spec = KernelSpec::Rbf { gamma: 0.3 };
+    let e = KernelEngine::new(m, spec.clone()).unwrap();
+    assert!(e.sparse_copy.is_some() && e.columns.is_some() && e.dense_columns.is_some());
+    // the same engine without its dense copy: every pass scatters the sparse columns
+    let mut only_sparse = KernelEngine::new(m, spec.clone()).unwrap();
+    only_sparse.dense_columns = None;
+    let all: Vec<usize> = (0..n).collect();
+    let (mut pass, mut scattered) = (vec![0.0f64; n], vec![0.0f64; n]);
+    for i in [0, 17, n - 1] {
+        let (q, _) = e.target_query(i);
+        let (touched, dense) = e.pass_costs(e.columns.as_ref().unwrap(), &q);
+        assert!(dense < touched, "a row with its measurements streams the dense columns");
+        e.row(i, &all, &mut pass);
+        only_sparse.row(i, &all, &mut scattered);
+        for c in 0..n {
+            let want = reference(&spec, &data[i * d..(i + 1) * d], &data[c * d..(c + 1) * d]);
+            assert!((pass[c] - want).abs() < 1e-12, "row {i} column {c}: {} against {want}", pass[c]);
+            // each sum adds the query's terms in its order, whichever copy they come from
+            assert_eq!(pass[c].to_bits(), scattered[c].to_bits(), "row {i} column {c}: the copies differ");
+        }
+    }
+    // a query of one one-hot feature reads its short sparse column instead
+    let (idx, val) = ([9i32], [1.0f64]);
+    let q = Query::sparse(&idx, &val).unwrap();
+    let (touched, dense) = e.pass_costs(e.columns.as_ref().unwrap(), &q);
+    assert!(touched < dense);
+    let mut out = vec![0.0f64; n];
+    e.query(&q, 1.0, &all, &mut out).unwrap();
+    let mut one_hot = vec![0.0f64; d];
+    one_hot[9] = 1.0;
+    for c in 0..n {
+        let want = reference(&spec, &one_hot, &data[c * d..(c + 1) * d]);
+        assert!((out[c] - want).abs() < 1e-12, "column {c}: {} against {want}", out[c]);
+    }
+
+    // data with no dense feature gets no dense copy
+    let mut sparse_only = vec![0.0f64; n * d];
+    for r in 0..n {
+        sparse_only[r * d + r % d] = 1.0;
+        sparse_only[r * d + (r * 3 + 1) % d] = 2.0;
+    }
+    let m = Matrix::Dense64(DenseView::new(&sparse_only, n, d).unwrap());
+    let e = KernelEngine::new(m, spec).unwrap();
+    assert!(e.sparse_copy.is_some() && e.dense_columns.is_none());
+}
