@@ -31,6 +31,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from process_memory import reset_peak  # noqa: E402
+
 CACHE = os.environ.get("LARGEMARGIN_BENCH_CACHE", "/tmp/largemargin-bench-cache")
 MB = 1 << 20
 
@@ -97,15 +100,6 @@ def _cpu():
     return r.ru_utime + r.ru_stime
 
 
-def _reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def svc_objective(model, X, y):
     """LIBLINEAR's primal summed over the one-vs-rest problems (unit weights)."""
     classes = model.classes_
@@ -147,7 +141,7 @@ def worker(spec):
     params["dual"] = spec["dual"]
     gc.collect()
     rss_data, _ = _rss()
-    peak_reset = _reset_peak()
+    peak_reset = reset_peak()
     model = getattr(mod, kind)(**params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)

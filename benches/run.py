@@ -23,6 +23,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from process_memory import reset_peak  # noqa: E402
 
 # name -> (dataset, estimator, parameters); tol and cache_size are shared by all.
 CONFIGS = {
@@ -94,16 +95,6 @@ def _rss():
     return psutil.Process().memory_info().rss
 
 
-def _reset_peak_rss():
-    """Linux: make the peak-RSS counter restart from the current RSS. False if not possible."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _subsample(X, y, n, seed=0):
     if X.shape[0] <= n:
         return X, y
@@ -132,7 +123,7 @@ def worker(spec):
         Xtr, ytr = _subsample(Xtr, ytr, QUICK_ROWS)
     gc.collect()
     rss_data = _rss()
-    peak_reset = _reset_peak_rss()
+    peak_reset = reset_peak()
 
     model = getattr(mod, kind)(**params)
     t0 = time.perf_counter()
