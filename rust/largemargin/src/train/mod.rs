@@ -6,7 +6,7 @@
 //! `svm` (C-SVC and epsilon-SVR by SMO or ISDA, and the `LibsvmModel` of a fit), `lasvm`
 //! (LaSVM and the online baselines), `larank` (multiclass LaRank, from labels or candidate label
 //! sets), `linear` (linear models by SGD), `linear_svm` (exact linear SVMs by dual coordinate descent), `sequence` (sequence labelers by LaRank or the
-//! structured perceptron) and `search` (a cross-validated grid of C and kernels); above them,
+//! structured perceptron), `semantic_parser` (OSPAS: MRs from ambiguous supervision) and `search` (a cross-validated grid of C and kernels); above them,
 //! `estimator`'s `Svc` and `Svr` builders, which take labels as they come and return a
 //! `LibsvmModel`.
 
@@ -16,5 +16,6 @@ pub mod lasvm;
 pub mod linear;
 pub mod linear_svm;
 pub mod search;
+pub mod semantic_parser;
 pub mod sequence;
 pub mod svm;

@@ -86,6 +86,44 @@ impl Bags {
     }
 }
 
+/// AMBIGSVMDUALSTEP (Algorithm 23 of the thesis, chapter 6) for `Phi(x, y) = e_y (x) x`, on one example
+/// whose labels score `scores` and whose candidate set is `inside`: the pairs (y in the set, y' not in
+/// it) with a margin `S_y - S_y'` below 1 give `v` (`v_y` = pairs where y is the candidate minus pairs
+/// where y is the other label); with `N` = |set| |others| the step is `w_y += alpha v_y / N x`,
+/// `alpha = min(c, loss / ||Psi||^2)`, loss the mean of the violated pairs' hinges and
+/// `||Psi||^2 = sq_norm ||v||^2 / N^2` (`sq_norm` = `||x||^2`). Writes `alpha v_y / N` into `coef`
+/// and returns true, or returns false (`coef` untouched) when no pair is violated, the set is
+/// empty or full, or `x` is zero. Shared by LaRank's `ambigsvm` method and the semantic parser.
+pub fn pairwise_step(scores: &[f64], inside: &[bool], sq_norm: f64, c: f64, coef: &mut [f64]) -> bool {
+    let k = scores.len();
+    let size = inside.iter().filter(|&&b| b).count();
+    if size == 0 || size == k || sq_norm <= 0.0 {
+        return false;
+    }
+    coef[..k].fill(0.0);
+    let mut hinge = 0.0;
+    for y in (0..k).filter(|&c| inside[c]) {
+        for o in (0..k).filter(|&c| !inside[c]) {
+            let l = 1.0 - (scores[y] - scores[o]);
+            if l > 0.0 {
+                coef[y] += 1.0;
+                coef[o] -= 1.0;
+                hinge += l;
+            }
+        }
+    }
+    let n = (size * (k - size)) as f64;
+    let psi2 = sq_norm * coef[..k].iter().map(|a| a * a).sum::<f64>() / (n * n);
+    if hinge == 0.0 || psi2 <= 0.0 {
+        return false;
+    }
+    let alpha = (hinge / n / psi2).min(c);
+    for v in &mut coef[..k] {
+        *v = alpha * *v / n;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
