@@ -63,6 +63,7 @@ SAME = {
     "SCHEDULES": "larank_schedule", "CLOCKS": "larank_clock", "INFERENCES": "sequence_inference",
     "MLP_CRITERIA": "mlp_criterion", "MLP_OPTIMIZERS": "mlp_optimizer", "C_STARTS": "warm_start",
     "LINEAR_SVC_LOSSES": "linear_svc_loss", "LINEAR_SVR_LOSSES": "linear_svr_loss", "MULTI_CLASS_LINEAR": "multi_class",
+    "OSPAS_STRATEGIES": "ospas_strategy",
 }
 SUBSET = {
     "BASELINE_RULES": "online_algorithm", "LARANK_METHODS": "larank_method",

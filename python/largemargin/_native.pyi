@@ -77,6 +77,7 @@ _Schedule = Literal["adaptive", "fixed"]  # OPTIONS["larank_schedule"]
 _Clock = Literal["cost", "wall"]  # OPTIONS["larank_clock"]
 _SeqMethod = Literal["larank", "larank_adaptive", "pa", "perceptron", "averaged_perceptron"]  # OPTIONS["sequence_method"]
 _Inference = Literal["greedy", "exact"]  # OPTIONS["sequence_inference"]
+_OspasStrategy = Literal["random", "left-right", "order-free"]  # OPTIONS["ospas_strategy"]
 _SgdAlgorithm = Literal["sgd", "svmsgd2", "sgdqn", "sgdqn2009", "asgd", "margin_perceptron"]  # OPTIONS["sgd_algorithm"]
 _Loss = Literal["hinge", "squared_hinge", "log_loss", "log", "modified_huber"]  # OPTIONS["loss"]
 _LinearSvcLoss = Literal["hinge", "squared_hinge"]  # OPTIONS["linear_svc_loss"]
@@ -322,6 +323,41 @@ def predict_sequence(
     indptr: _I64, indices: _I32, data: _F64, *, n_features: int, seq_ptr: _I64,
     emission: _F64, transition: _F64, order: int, inference_name: _Inference,
 ) -> _I64: ...
+
+# ---------------------------------------------------------------------------------------------
+# The semantic parser, OSPAS (semantic.rs): sentences as word ids (CSR by sent_ptr; -1 an unknown
+# word at parsing), candidate MRs as pairs (CSR by mr_ptr then pair_ptr; role -1 is REL), the
+# symbol bags as (symbol, count) entries (CSR by bag_ptr). Weights are features x labels.
+
+@type_check_only
+class FitSemanticParserResult(TypedDict):
+    symbol_w: _F64
+    role_w: _F64
+    sentences: int
+    symbol_updates: int
+    symbol_tries: int
+    role_updates: int
+    role_tries: int
+    role_passes: int
+
+@type_check_only
+class ParseResult(TypedDict):
+    alignment: _I64  # a symbol id per word, in the layout of the words
+    mr_ptr: _I64  # MRs of each sentence
+    pair_ptr: _I64  # pairs of each MR
+    pair_symbol: _I64
+    pair_role: _I64  # -1: REL
+
+def fit_semantic_parser(
+    sent_ptr: _I64, words: _I64, mr_ptr: _I64, pair_ptr: _I64, pair_symbol: _I64, pair_role: _I64,
+    bag_ptr: _I64, bag_symbol: _I64, bag_count: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,
+    words_n: int, symbols_n: int, roles_n: int, symbol_window: int, role_window: int,
+    c: float, strategy: _OspasStrategy, epochs: int, seed: int, verbose: bool,
+) -> FitSemanticParserResult: ...
+def parse_sentences(
+    sent_ptr: _I64, words: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,
+    words_n: int, symbols_n: int, roles_n: int, symbol_window: int, role_window: int, n_jobs: int | None,
+) -> ParseResult: ...
 
 # ---------------------------------------------------------------------------------------------
 # Linear SGD (linear.rs): loss is a built-in loss's name or a CheckedLoss. fit_linear continues

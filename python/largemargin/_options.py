@@ -33,6 +33,7 @@ SCHEDULES = ("adaptive", "fixed")
 CLOCKS = ("cost", "wall")
 SEQUENCE_METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
 INFERENCES = ("greedy", "exact")
+OSPAS_STRATEGIES = ("random", "left-right", "order-free")  # SemanticParser's exploration
 ADAPTIVE = "adaptive"  # SequenceLabeler's n_reprocess that follows LaRank's adaptive schedule
 
 # --- linear and MLPs ---------------------------------------------------------------------------

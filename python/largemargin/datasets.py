@@ -1,7 +1,9 @@
 """Datasets: the LIBSVM/svmlight reader (whole files, or chunk by chunk in bounded memory; .gz/.bz2
 handled here), the small real dataset the package ships (UCI Adult in Platt's 123-feature
 encoding, the LaSVM papers' copy), and seeded generators of large problems like those the papers
-used (RCV1-like sparse text, ALPHA/DELTA-like dense badly conditioned data)."""
+used (RCV1-like sparse text, ALPHA/DELTA-like dense badly conditioned data), and the semantic
+parsing corpora of the thesis' chapter 6 (`make_ambighouse`, `make_ambigchild`, defined in
+`largemargin.semantic.corpora`)."""
 
 import bz2
 import gzip
@@ -13,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _native
+from .semantic.corpora import make_ambigchild, make_ambighouse  # noqa: F401  (exported here)
 
 _CHUNK = 1 << 20
 

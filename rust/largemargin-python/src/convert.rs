@@ -17,6 +17,7 @@ use largemargin::solver::isda::BiasKind;
 use largemargin::solver::larank::sequence::SeqMethodKind;
 use largemargin::solver::larank::{Clock, MethodKind, ScheduleKind};
 use largemargin::solver::online::lasvm::SelectionKind;
+use largemargin::solver::ospas::Strategy;
 use largemargin::solver::sgd::asgd::Averaged;
 use largemargin::solver::sgd::loss::MarginLoss;
 use largemargin::solver::sgd::{Algorithm, LinearModel, Store};
@@ -154,6 +155,7 @@ pub fn option_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ("linear_svr_loss", SvrLoss::NAMES),
         ("multi_class", MultiClass::NAMES),
         ("linear_solver", LinearSolver::NAMES),
+        ("ospas_strategy", Strategy::NAMES),
     ] {
         d.set_item(key, PyTuple::new(py, names)?)?;
     }

@@ -1,6 +1,6 @@
 //! largemargin._native: the thin PyO3 layer over the core crate. This module only declares the
 //! exported functions and classes; their bodies live in one module per family (`svm`, `search`,
-//! `online`, `larank`, `sequence`, `linear`, `linear_svm`, `mixture`, `mlp`, `io`), conversions of Python
+//! `online`, `larank`, `sequence`, `semantic`, `linear`, `linear_svm`, `mixture`, `mlp`, `io`), conversions of Python
 //! objects and option names in `convert`, Python objects the core calls back in `adapters`, and
 //! running detached from the GIL in `run`.
 
@@ -15,6 +15,7 @@ mod mlp;
 mod online;
 mod run;
 mod search;
+mod semantic;
 mod sequence;
 mod svm;
 
@@ -38,6 +39,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(larank::fit_ambiguous, m)?)?;
     m.add_function(wrap_pyfunction!(sequence::fit_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(sequence::predict_sequence, m)?)?;
+    // the semantic parser (OSPAS)
+    m.add_function(wrap_pyfunction!(semantic::fit_semantic_parser, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::parse_sentences, m)?)?;
     // linear SGD
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     // exact linear SVMs
