@@ -27,6 +27,8 @@ __all__ = [
     "fit_ambiguous",
     "fit_sequence",
     "predict_sequence",
+    "fit_semantic_parser",
+    "parse_sentences",
     "fit_linear",
     "fit_linear_svc",
     "fit_linear_svr",
