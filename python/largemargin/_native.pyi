@@ -329,7 +329,9 @@ def predict_sequence(
 # ---------------------------------------------------------------------------------------------
 # The semantic parser, OSPAS (semantic.rs): sentences as word ids (CSR by sent_ptr; -1 an unknown
 # word at parsing), candidate MRs as pairs (CSR by mr_ptr then pair_ptr; role -1 is REL), the
-# symbol bags as (symbol, count) entries (CSR by bag_ptr). Weights are features x labels.
+# symbol bags as (symbol, count) entries (CSR by bag_ptr), the symbols and roles met up to each
+# sentence (ids in the order met), per symbol the first sentence where it heads an MR (0: an earlier
+# call, -1: never). Weights are features x labels.
 
 @type_check_only
 class FitSemanticParserResult(TypedDict):
@@ -341,6 +343,7 @@ class FitSemanticParserResult(TypedDict):
     role_updates: int
     role_tries: int
     role_passes: int
+    rng_state: int  # where the random stream stopped, for the next call to continue it
 
 @type_check_only
 class ParseResult(TypedDict):
@@ -352,9 +355,9 @@ class ParseResult(TypedDict):
 
 def fit_semantic_parser(
     sent_ptr: _I64, words: _I64, mr_ptr: _I64, pair_ptr: _I64, pair_symbol: _I64, pair_role: _I64,
-    bag_ptr: _I64, bag_symbol: _I64, bag_count: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,
+    bag_ptr: _I64, bag_symbol: _I64, bag_count: _I64, known_symbols: _I64, known_roles: _I64, rel_since: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,
     words_n: int, symbols_n: int, roles_n: int, symbol_window: int, role_window: int,
-    c: float, strategy: _OspasStrategy, epochs: int, seed: int, verbose: bool,
+    c: float, strategy: _OspasStrategy, epochs: int, seed: int, rng_state: int | None, verbose: bool,
 ) -> FitSemanticParserResult: ...
 def parse_sentences(
     sent_ptr: _I64, words: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,

@@ -65,10 +65,13 @@ def _check_mr(mr, i, j):
     where = f"MR {j} of sentence {i}"
     if isinstance(mr, (str, bytes)) or not hasattr(mr, "__iter__"):
         raise ValueError(f"{where} must be a sequence of (symbol, role) pairs, got {mr!r:.60}")
+    if isinstance(mr, (set, frozenset)):
+        mr = sorted(mr)
     pairs = []
     for pair in mr:
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
-            raise ValueError(f"{where}: {pair!r:.40} is not a (symbol, role) pair")
+            hint = " (a bag is a list of MRs: is this one MR not wrapped in a list?)" if isinstance(pair, str) else ""
+            raise ValueError(f"{where}: {pair!r:.40} is not a (symbol, role) pair{hint}")
         symbol, role = pair
         if not isinstance(symbol, str) or not isinstance(role, str):
             raise ValueError(f"{where}: symbols and roles must be strings, got {pair!r:.40}")
@@ -92,6 +95,8 @@ def _check_bags(bags, sentences):
     for i, bag in enumerate(bags):
         if isinstance(bag, (str, bytes)) or not hasattr(bag, "__iter__"):
             raise ValueError(f"the bag of sentence {i} must be a list of MRs, got {type(bag).__name__}")
+        if isinstance(bag, (set, frozenset)):
+            bag = sorted(bag)  # a set's order follows Python's string hashing, which varies by process
         mrs = [_check_mr(mr, i, j) for j, mr in enumerate(bag)]
         if not mrs and sentences[i]:
             raise ValueError(f"the bag of sentence {i} is empty: give at least one candidate MR")
@@ -140,9 +145,14 @@ class SemanticParser(BaseEstimator):
         or the word whose best symbol scores highest first (the thesis' Figure 6.4).
     window : tuple of (int, int), default=(1, 5)
         Window sizes (odd) of the symbol tagger (1: the word alone, as in the thesis) and of the
-        role tagger (words and predicted symbols around the word).
+        role tagger (words and predicted symbols around the word). Keep the symbol window at 1: a
+        wider one lets a symbol move onto the neighbours of its word (a word that predicts its
+        neighbour's symbol takes it from the bag), and on AMBIGHOUSE a window of 3 misaligns
+        nearly every sentence.
     epochs : int, default=1
-        Passes over the training sentences, in their order (online learning makes one).
+        Passes over the training sentences, in their order (online learning makes one). With one
+        epoch, `partial_fit` on consecutive batches gives the model `fit` gives on all of them
+        (with C given: C=None takes the first batch's size).
     random_state : int, RandomState or None, default=None
         Seeds the random strategy, and the choice among labels of equal score in training (with
         every strategy).
@@ -154,7 +164,8 @@ class SemanticParser(BaseEstimator):
     Attributes
     ----------
     vocabulary_ : dict of str to int
-        The words seen in training, with their ids (from 1). Other words have no features of
+        The words seen in training (as given: "The" and "the" are two words), with their ids
+        (from 1). Other words have no features of
         their own, as in the thesis, where a word outside the vocabulary is a zero vector: with the
         default symbol window of 1 they are labelled ``"-"``; with a wider one their neighbours
         decide.
@@ -172,7 +183,8 @@ class SemanticParser(BaseEstimator):
     C_ : float
         The C used.
     n_sentences_seen_ : int
-        Sentences trained on, over every fit and `partial_fit` call since the last `fit`.
+        Sentences trained on, each counted once per epoch, over the `partial_fit` calls since the
+        last `fit`.
     n_updates_ : dict
         Steps and tries of each tagger in the last call: ``symbol_updates``, ``symbol_tries``,
         ``role_updates``, ``role_tries``, ``role_passes``.
@@ -235,14 +247,15 @@ class SemanticParser(BaseEstimator):
         bags : list of list of MR
             For each sentence, its candidate MRs: tuples of ``(symbol, role)`` string pairs with
             exactly one role ``"REL"`` and no other role repeated. Symbols and roles may be any
-            strings but ``"-"``.
+            strings but ``"-"``. The order of the MRs and of their pairs is part of the input (a set
+            is taken in sorted order, so that the fit does not depend on Python's hashing).
 
         Returns
         -------
         self : SemanticParser
             The fitted parser.
         """
-        for name in ("vocabulary_", "symbols_", "symbol_coef_"):
+        for name in ("vocabulary_", "symbols_", "symbol_coef_", "_rng_state"):
             self.__dict__.pop(name, None)
         with _gc_paused():
             return self._train(sentences, bags, first=True)
@@ -291,6 +304,8 @@ class SemanticParser(BaseEstimator):
         sent_ptr = np.concatenate([[0], np.cumsum([len(s) for s in sentences])]).astype(np.int64)
         mr_ptr, pair_ptr, pair_symbol, pair_role = [0], [0], [], []
         bag_ptr, bag_symbol, bag_count = [0], [], []
+        known_symbols, known_roles = [], []  # labels met up to each sentence (ids in that order)
+        rel_since = {}  # the sentence of this call where a symbol first heads an MR
         for s, mrs in zip(sentences, bags):
             need, smallest = {}, len(s)
             for mr in mrs:
@@ -300,6 +315,8 @@ class SemanticParser(BaseEstimator):
                     k = symbols.setdefault(symbol, len(symbols))
                     pair_symbol.append(k)
                     if role == REL:
+                        if symbol not in rel:
+                            rel_since[symbol] = len(mr_ptr) - 1  # this sentence
                         rel.add(symbol)
                         pair_role.append(-1)
                     else:
@@ -317,6 +334,8 @@ class SemanticParser(BaseEstimator):
             bag_symbol.extend(need)
             bag_count.extend(need.values())
             bag_ptr.append(len(bag_symbol))
+            known_symbols.append(len(symbols))
+            known_roles.append(len(roles))
         n_words, n_symbols, n_roles = len(vocab) + 1, len(symbols), len(roles)
         slots = window[1] + 2 * 4 + 1 + 3  # the core's role slots per word or symbol
         sym_w = _grow(sym_w, n_words * window[0], n_symbols)
@@ -333,10 +352,11 @@ class SemanticParser(BaseEstimator):
         arr = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
         out = _native.fit_semantic_parser(
             sent_ptr, words, arr(mr_ptr), arr(pair_ptr), arr(pair_symbol), arr(pair_role), arr(bag_ptr),
-            arr(bag_symbol), arr(bag_count), is_rel=is_rel, symbol_w=np.ascontiguousarray(sym_w),
+            arr(bag_symbol), arr(bag_count), arr(known_symbols), arr(known_roles),
+            arr([rel_since.get(sym, 0 if sym in rel else -1) for sym in symbol_names]), is_rel=is_rel, symbol_w=np.ascontiguousarray(sym_w),
             role_w=np.ascontiguousarray(role_w), words_n=n_words, symbols_n=n_symbols, roles_n=n_roles,
             symbol_window=window[0], role_window=window[1], c=c, strategy=self.strategy, epochs=int(self.epochs),
-            seed=draw_seed(self.random_state), verbose=bool(self.verbose))
+            seed=draw_seed(self.random_state), rng_state=None if first else getattr(self, "_rng_state", None), verbose=bool(self.verbose))
         self.vocabulary_ = vocab
         self.symbols_ = symbol_names
         self.roles_ = np.array(list(roles), dtype=object)
@@ -347,6 +367,7 @@ class SemanticParser(BaseEstimator):
         self.C_ = c
         self.n_sentences_seen_ = seen + out["sentences"]
         self.n_updates_ = {k: out[k] for k in ("symbol_updates", "symbol_tries", "role_updates", "role_tries", "role_passes")}
+        self._rng_state = out["rng_state"]  # the next partial_fit goes on with the same random stream
         self.fit_time_ = time.perf_counter() - started
         return self
 
@@ -369,7 +390,8 @@ class SemanticParser(BaseEstimator):
         Parameters
         ----------
         sentences : list of list of str
-            Sentences to parse; words never seen in training are labelled ``"-"``.
+            Sentences to parse; words never seen in training have no features of their own (with
+            the default symbol window they are labelled ``"-"``).
 
         Returns
         -------
@@ -387,21 +409,23 @@ class SemanticParser(BaseEstimator):
         Parameters
         ----------
         sentences : list of list of str
-            Sentences to parse; words never seen in training are labelled ``"-"``.
+            Sentences to parse; words never seen in training have no features of their own (with
+            the default symbol window they are labelled ``"-"``).
 
         Returns
         -------
         list of list of tuple
             For each sentence, its MRs: tuples of ``(symbol, role)`` pairs, the ``"REL"`` pair first,
-            then the arguments in the order of their roles. Each role of a relation goes to the
-            word that takes it with the highest score, so no role appears twice in an MR.
+            then the arguments sorted by role name. Each role of a relation goes to the word that
+            takes it with the highest score, so no role appears twice in an MR. A sentence with no
+            word labelled with a relation symbol gets no MR (an empty list).
         """
         with _gc_paused():
             _, out = self._parse(sentences)
         symbols, roles = self.symbols_.tolist(), self.roles_.tolist()
         mr_ptr, pair_ptr = out["mr_ptr"], out["pair_ptr"]
         ps, pr = out["pair_symbol"], out["pair_role"]
-        role_rank = {r: k for k, r in enumerate(sorted(roles[1:]))}
+        role_rank = {r: k for k, r in enumerate(sorted(roles[1:]))}  # arguments by role name
         result = []
         for i in range(len(mr_ptr) - 1):
             mrs = []
@@ -429,6 +453,8 @@ class SemanticParser(BaseEstimator):
             The F1 of precision (correct among the valid MRs produced) and recall (the true MRs
             produced).
         """
+        if hasattr(mrs, "__len__") and hasattr(sentences, "__len__") and len(mrs) != len(sentences):
+            raise ValueError(f"{len(sentences)} sentences but {len(mrs)} lists of true MRs")
         return mr_f1(mrs, self.predict(sentences))
 
     def __sklearn_tags__(self):

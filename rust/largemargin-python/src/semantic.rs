@@ -1,6 +1,7 @@
 //! Entry points of the semantic parser (OSPAS): online training from candidate MRs, and parsing.
 //! Sentences, MRs and bags arrive as int64 index arrays built by `largemargin.semantic.parser`.
 
+use largemargin::runtime::rng::Rng;
 use largemargin::solver::ospas::Strategy;
 use largemargin::train::semantic_parser::{
     MrPair, ParserParams, ParserShape, SemanticParser, Sentences, Supervision, REL, UNKNOWN_WORD,
@@ -46,14 +47,16 @@ fn parser(
 /// One online pass per epoch over the sentences, from the weights given; returns the new weights
 /// and counts.
 #[pyfunction]
-#[pyo3(signature = (sent_ptr, words, mr_ptr, pair_ptr, pair_symbol, pair_role, bag_ptr, bag_symbol, bag_count, *, is_rel, symbol_w, role_w, words_n, symbols_n, roles_n, symbol_window, role_window, c, strategy, epochs, seed, verbose))]
+#[pyo3(signature = (sent_ptr, words, mr_ptr, pair_ptr, pair_symbol, pair_role, bag_ptr, bag_symbol, bag_count, known_symbols, known_roles, rel_since, *, is_rel, symbol_w, role_w, words_n, symbols_n, roles_n, symbol_window, role_window, c, strategy, epochs, seed, rng_state, verbose))]
 pub fn fit_semantic_parser<'py>(
     py: Python<'py>, sent_ptr: PyReadonlyArray1<'py, i64>, words: PyReadonlyArray1<'py, i64>,
     mr_ptr: PyReadonlyArray1<'py, i64>, pair_ptr: PyReadonlyArray1<'py, i64>, pair_symbol: PyReadonlyArray1<'py, i64>,
     pair_role: PyReadonlyArray1<'py, i64>, bag_ptr: PyReadonlyArray1<'py, i64>, bag_symbol: PyReadonlyArray1<'py, i64>,
-    bag_count: PyReadonlyArray1<'py, i64>, is_rel: PyReadonlyArray1<'py, bool>, symbol_w: PyReadonlyArray2<'py, f64>,
-    role_w: PyReadonlyArray2<'py, f64>, words_n: usize, symbols_n: usize, roles_n: usize, symbol_window: usize,
-    role_window: usize, c: f64, strategy: Wrap<Strategy>, epochs: usize, seed: u64, verbose: bool,
+    bag_count: PyReadonlyArray1<'py, i64>, known_symbols: PyReadonlyArray1<'py, i64>,
+    known_roles: PyReadonlyArray1<'py, i64>, rel_since: PyReadonlyArray1<'py, i64>,
+    is_rel: PyReadonlyArray1<'py, bool>, symbol_w: PyReadonlyArray2<'py, f64>, role_w: PyReadonlyArray2<'py, f64>,
+    words_n: usize, symbols_n: usize, roles_n: usize, symbol_window: usize, role_window: usize, c: f64,
+    strategy: Wrap<Strategy>, epochs: usize, seed: u64, rng_state: Option<u64>, verbose: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let shape = ParserShape { words: words_n, symbols: symbols_n, roles: roles_n, symbol_window, role_window };
     let mut model = parser(shape, &is_rel, &symbol_w, &role_w)?;
@@ -69,11 +72,27 @@ pub fn fit_semantic_parser<'py>(
         return Err(PyValueError::new_err("one count per bag symbol"));
     }
     let bag: Vec<(u32, u32)> = bs.into_iter().zip(bc).collect();
-    let params = ParserParams { c, strategy: strategy.0, epochs, seed };
+    let (ks, kr) = (ids(&known_symbols, None, "count")?, ids(&known_roles, None, "count")?);
+    if ks.len() != kr.len() {
+        return Err(PyValueError::new_err("one count of known symbols and roles per sentence"));
+    }
+    let known: Vec<(u32, u32)> = ks.into_iter().zip(kr).collect();
+    let since = ids(&rel_since, Some(u32::MAX), "sentence")?;
+    let params = ParserParams { c, strategy: strategy.0, epochs };
+    // a call that continues a stream goes on with the generator where the last one left it
+    let mut rng = rng_state.map_or_else(|| Rng::new(seed), Rng::resume);
     let (stats, model) = run_fit(py, Some(1), verbose.then_some("semantic parser fit"), None, |ctl| {
         let sentences = Sentences { ptr: &sp, words: &w };
-        let sup = Supervision { mr_ptr: &mp, pair_ptr: &pp, pairs: &pairs, bag_ptr: &bp, bag: &bag };
-        let stats = model.train(&sentences, &sup, &params, ctl)?;
+        let sup = Supervision {
+            mr_ptr: &mp,
+            pair_ptr: &pp,
+            pairs: &pairs,
+            bag_ptr: &bp,
+            bag: &bag,
+            known: &known,
+            rel_since: &since,
+        };
+        let stats = model.train(&sentences, &sup, &params, &mut rng, ctl)?;
         Ok((stats, model))
     })?;
     let d = PyDict::new(py);
@@ -86,6 +105,7 @@ pub fn fit_semantic_parser<'py>(
     d.set_item("role_updates", stats.role.updates)?;
     d.set_item("role_tries", stats.role.tries)?;
     d.set_item("role_passes", stats.role_passes)?;
+    d.set_item("rng_state", rng.state())?;
     Ok(d)
 }
 

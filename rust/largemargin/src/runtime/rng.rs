@@ -10,6 +10,14 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
     }
+    /// The generator's state, to continue its stream later with `resume` (a fit in several calls).
+    pub fn state(&self) -> u64 {
+        self.0
+    }
+    /// The generator that `state` was taken from, at the same point of its stream.
+    pub fn resume(state: u64) -> Self {
+        Rng(state)
+    }
     /// The next 64 uniformly distributed bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);

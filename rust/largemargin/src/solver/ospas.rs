@@ -143,6 +143,10 @@ pub struct BagProblem<'a> {
     pub items: &'a [u32],
     /// How many copies of each entry the bag still holds.
     pub bag: &'a mut [u32],
+    /// Labels 0..known are those met so far in the stream: the others are neither predicted nor
+    /// pushed down, as if they did not exist yet, so that training on a stream in several calls
+    /// (where later labels are added later) is training on it in one.
+    pub known: usize,
 }
 
 /// What a sentence's training did.
@@ -160,11 +164,12 @@ pub fn label_from_bag(
     tagger: &mut LinearTagger, problem: BagProblem<'_>, strategy: Strategy, c: f64, rng: &mut Rng,
     outcome: &mut BagOutcome,
 ) -> Vec<Option<usize>> {
-    let BagProblem { x, items, bag } = problem;
+    let BagProblem { x, items, bag, known } = problem;
     let (m, l) = (x.len(), tagger.labels);
+    let known = known.min(l);
     let mut out = vec![None; m];
     let mut unlabelled: Vec<usize> = (0..m).collect();
-    let (mut scores, mut coef, mut inside) = (vec![0.0; l], vec![0.0; l], vec![false; l]);
+    let (mut scores, mut coef, mut inside) = (vec![0.0; l], vec![0.0; known], vec![false; known]);
     while !unlabelled.is_empty() {
         let mut order = unlabelled.clone(); // kept in increasing position: left-right as it is
         if strategy == Strategy::Random {
@@ -177,7 +182,7 @@ pub fn label_from_bag(
                 let mut best = (i, f64::NEG_INFINITY);
                 for (j, &k) in order.iter().enumerate().skip(i) {
                     tagger.scores(&x[k], &mut scores);
-                    let top = scores[best_label(&scores)];
+                    let top = scores[best_label(&scores[..known])];
                     if top > best.1 {
                         best = (j, top);
                     }
@@ -186,7 +191,7 @@ pub fn label_from_bag(
             }
             let k = order[i];
             tagger.scores(&x[k], &mut scores);
-            let y = best_label_tied(&scores, rng);
+            let y = best_label_tied(&scores[..known], rng);
             outcome.tries += 1;
             let item = items[k * l + y];
             if item != NOT_IN_BAG && bag[item as usize] > 0 {
@@ -199,7 +204,7 @@ pub fn label_from_bag(
                 let it = items[k * l + z];
                 *inn = it != NOT_IN_BAG && bag[it as usize] > 0;
             }
-            if pairwise_step(&scores, &inside, x[k].len() as f64, c, &mut coef) {
+            if pairwise_step(&scores[..known], &inside, x[k].len() as f64, c, &mut coef) {
                 tagger.add(&x[k], &coef);
                 outcome.updates += 1;
             }
@@ -245,7 +250,7 @@ mod tests {
                 let before: u32 = bag.iter().sum();
                 let out = label_from_bag(
                     &mut tagger,
-                    BagProblem { x: &x, items: &items, bag: &mut bag },
+                    BagProblem { x: &x, items: &items, bag: &mut bag, known: labels },
                     strategy,
                     1.0,
                     &mut rng,
@@ -274,7 +279,7 @@ mod tests {
         let mut outcome = BagOutcome::default();
         let out = label_from_bag(
             &mut tagger,
-            BagProblem { x: &x, items: &items, bag: &mut bag },
+            BagProblem { x: &x, items: &items, bag: &mut bag, known: 3 },
             Strategy::Random,
             0.5,
             &mut Rng::new(1),

@@ -201,6 +201,12 @@ pub struct Supervision<'a> {
     pub bag_ptr: &'a [usize],
     /// (symbol, copies) entries.
     pub bag: &'a [(u32, u32)],
+    /// Per sentence, how many symbols and roles the stream has met up to it (ids are given in
+    /// the order they are met): the taggers neither predict nor push the others yet.
+    pub known: &'a [(u32, u32)],
+    /// Per symbol, the first sentence where a candidate MR makes it a relation (0 for a relation
+    /// met in an earlier call, `u32::MAX` for none): a role pass runs for it from there on.
+    pub rel_since: &'a [u32],
 }
 
 impl Supervision<'_> {
@@ -210,7 +216,11 @@ impl Supervision<'_> {
 
     fn check(&self, sentences: &Sentences<'_>, shape: &ParserShape) -> Result<()> {
         let n = sentences.len();
-        if self.mr_ptr.len() != n + 1 || self.bag_ptr.len() != n + 1 {
+        if self.mr_ptr.len() != n + 1
+            || self.bag_ptr.len() != n + 1
+            || self.known.len() != n
+            || self.rel_since.len() != shape.symbols
+        {
             return Err(Error::InvalidData(format!("{n} sentences but supervision for another number")));
         }
         check_offsets(self.mr_ptr, self.pair_ptr.len().saturating_sub(1), "MR")?;
@@ -220,8 +230,12 @@ impl Supervision<'_> {
             if self.bag_ptr[s] == self.bag_ptr[s + 1] {
                 return Err(Error::InvalidData(format!("the bag of sentence {s} is empty")));
             }
+            let (ks, kr) = (self.known[s].0 as usize, self.known[s].1 as usize);
+            if ks > shape.symbols || kr > shape.roles {
+                return Err(Error::InvalidData(format!("sentence {s}: more labels known than the parser has")));
+            }
             for &(symbol, copies) in &self.bag[self.bag_ptr[s]..self.bag_ptr[s + 1]] {
-                if symbol as usize >= shape.symbols || copies == 0 {
+                if symbol as usize >= ks || copies == 0 {
                     return Err(Error::InvalidData(format!("sentence {s}: bag entry ({symbol}, {copies}) is invalid")));
                 }
             }
@@ -231,8 +245,8 @@ impl Supervision<'_> {
                     return Err(Error::InvalidData(format!("MR {j} of sentence {s} has {rels} REL pairs, not one")));
                 }
                 for p in mr {
-                    let bad_role = p.role != REL && (p.role == 0 || p.role as usize >= shape.roles);
-                    if p.symbol == 0 || p.symbol as usize >= shape.symbols || bad_role {
+                    let bad_role = p.role != REL && (p.role == 0 || p.role as usize >= kr);
+                    if p.symbol == 0 || p.symbol as usize >= ks || bad_role {
                         return Err(Error::InvalidData(format!(
                             "MR {j} of sentence {s}: pair ({}, {}) is out of range",
                             p.symbol, p.role
@@ -254,8 +268,6 @@ pub struct ParserParams {
     pub strategy: Strategy,
     /// Passes over the sentences, in their order.
     pub epochs: usize,
-    /// Seeds the random strategy.
-    pub seed: u64,
 }
 
 /// What a training run did.
@@ -332,9 +344,12 @@ impl SemanticParser {
         (self.symbols.into_weights(), self.roles.into_weights())
     }
 
-    /// One online pass per epoch over the sentences, in order, with their supervision.
+    /// One online pass per epoch over the sentences, in order, with their supervision. `rng` (the
+    /// random strategy, ties) goes on where the previous call left it when the caller keeps it, so
+    /// that training on a stream in several calls is training on it in one.
     pub fn train(
-        &mut self, sentences: &Sentences<'_>, supervision: &Supervision<'_>, params: &ParserParams, control: &Control,
+        &mut self, sentences: &Sentences<'_>, supervision: &Supervision<'_>, params: &ParserParams, rng: &mut Rng,
+        control: &Control,
     ) -> Result<ParserStats> {
         if !(params.c > 0.0 && params.c.is_finite()) {
             return Err(Error::InvalidParameter(format!("C must be positive, got {}", params.c)));
@@ -342,13 +357,19 @@ impl SemanticParser {
         sentences.check(&self.shape, true)?;
         supervision.check(sentences, &self.shape)?;
         let mut stats = ParserStats::default();
-        let mut rng = Rng::new(params.seed);
         let mut bag = vec![0u32; self.shape.symbols];
         control.plan((params.epochs * sentences.len()) as u64);
-        for _ in 0..params.epochs {
+        for epoch in 0..params.epochs {
             for s in 0..sentences.len() {
                 control.poll()?;
-                self.train_sentence(sentences.get(s), supervision, s, &mut bag, params, &mut rng, &mut stats);
+                // after the first pass every label of the stream has been met
+                let known = if epoch == 0 {
+                    let (a, b) = supervision.known[s];
+                    (a as usize, b as usize)
+                } else {
+                    (self.shape.symbols, self.shape.roles)
+                };
+                self.train_sentence(sentences.get(s), supervision, s, known, &mut bag, params, rng, &mut stats);
                 stats.sentences += 1;
                 control.problem_done();
             }
@@ -358,8 +379,8 @@ impl SemanticParser {
 
     #[allow(clippy::too_many_arguments)]
     fn train_sentence(
-        &mut self, words: &[u32], sup: &Supervision<'_>, s: usize, bag: &mut [u32], params: &ParserParams,
-        rng: &mut Rng, stats: &mut ParserStats,
+        &mut self, words: &[u32], sup: &Supervision<'_>, s: usize, known: (usize, usize), bag: &mut [u32],
+        params: &ParserParams, rng: &mut Rng, stats: &mut ParserStats,
     ) {
         let (m, shape) = (words.len(), self.shape);
         // symbols: every label draws on its own bag entry
@@ -369,15 +390,16 @@ impl SemanticParser {
         for &(symbol, copies) in &sup.bag[sup.bag_ptr[s]..sup.bag_ptr[s + 1]] {
             bag[symbol as usize] += copies;
         }
-        let problem = BagProblem { x: &x, items: &items, bag };
+        let (known_symbols, known_roles) = known;
+        let problem = BagProblem { x: &x, items: &items, bag, known: known_symbols };
         let labels = label_from_bag(&mut self.symbols, problem, params.strategy, params.c, rng, &mut stats.symbol);
         let symbols: Vec<u32> = labels.iter().map(|l| l.map_or(0, |y| y as u32)).collect();
         // roles, once per relation word, from the pairs of that relation's candidate MRs
         let roles = shape.roles;
         for p in 0..m {
             let r = symbols[p];
-            if !self.is_rel[r as usize] {
-                continue;
+            if !self.is_rel[r as usize] || (known.0 < shape.symbols && sup.rel_since[r as usize] as usize > s) {
+                continue; // not (yet, in the stream) a relation
             }
             let mut pairs: Vec<MrPair> = sup
                 .mrs(s)
@@ -410,7 +432,7 @@ impl SemanticParser {
                 }
             }
             let x: Vec<Vec<u32>> = tokens.iter().map(|&i| shape.role_x(words, &symbols, i, p)).collect();
-            let problem = BagProblem { x: &x, items: &items, bag: &mut counts };
+            let problem = BagProblem { x: &x, items: &items, bag: &mut counts, known: known_roles };
             label_from_bag(&mut self.roles, problem, params.strategy, params.c, rng, &mut stats.role);
             stats.role_passes += 1;
         }
@@ -498,6 +520,8 @@ mod tests {
         (ptr, words, mr_ptr, pair_ptr, pairs, bag_ptr, bag)
     }
 
+    const SINCE: [u32; 6] = [u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX, 0];
+
     fn shape() -> ParserShape {
         ParserShape { words: 7, symbols: 6, roles: 3, symbol_window: 1, role_window: 3 }
     }
@@ -507,12 +531,22 @@ mod tests {
         for distractors in [false, true] {
             let (ptr, words, mr_ptr, pair_ptr, pairs, bag_ptr, bag) = world(300, distractors, 4);
             let sentences = Sentences { ptr: &ptr, words: &words };
-            let sup = Supervision { mr_ptr: &mr_ptr, pair_ptr: &pair_ptr, pairs: &pairs, bag_ptr: &bag_ptr, bag: &bag };
+            let known = vec![(6, 3); 300];
+            let since = SINCE;
+            let sup = Supervision {
+                mr_ptr: &mr_ptr,
+                pair_ptr: &pair_ptr,
+                pairs: &pairs,
+                bag_ptr: &bag_ptr,
+                bag: &bag,
+                known: &known,
+                rel_since: &since,
+            };
             let mut is_rel = vec![false; 6];
             is_rel[5] = true;
             let mut parser = SemanticParser::new(shape(), is_rel).unwrap();
-            let params = ParserParams { c: 1.0, strategy: Strategy::Random, epochs: 1, seed: 1 };
-            let stats = parser.train(&sentences, &sup, &params, &Control::new()).unwrap();
+            let params = ParserParams { c: 1.0, strategy: Strategy::Random, epochs: 1 };
+            let stats = parser.train(&sentences, &sup, &params, &mut Rng::new(1), &Control::new()).unwrap();
             assert_eq!(stats.sentences, 300);
             let test = [1u32, 3, 6, 1, 5];
             let parsed = parser.parse(&Sentences { ptr: &[0, 5], words: &test }, &Control::new()).unwrap();
@@ -533,16 +567,46 @@ mod tests {
         assert!(parser.parse(&Sentences { ptr: &[0, 1], words: &[9] }, &Control::new()).is_err());
         // an MR with two RELs, an empty bag, an empty sentence
         let mut p2 = parser.clone();
-        let params = ParserParams { c: 1.0, strategy: Strategy::Random, epochs: 1, seed: 1 };
+        let params = ParserParams { c: 1.0, strategy: Strategy::Random, epochs: 1 };
         let two = [MrPair { symbol: 5, role: REL }, MrPair { symbol: 1, role: REL }];
-        let sup = Supervision { mr_ptr: &[0, 1], pair_ptr: &[0, 2], pairs: &two, bag_ptr: &[0, 1], bag: &[(0, 1)] };
-        let err = p2.train(&Sentences { ptr: &[0, 1], words: &[1] }, &sup, &params, &Control::new()).unwrap_err();
+        let sup = Supervision {
+            mr_ptr: &[0, 1],
+            pair_ptr: &[0, 2],
+            pairs: &two,
+            bag_ptr: &[0, 1],
+            bag: &[(0, 1)],
+            known: &[(6, 3)],
+            rel_since: &SINCE,
+        };
+        let err = p2
+            .train(&Sentences { ptr: &[0, 1], words: &[1] }, &sup, &params, &mut Rng::new(1), &Control::new())
+            .unwrap_err();
         assert!(err.to_string().contains("2 REL pairs"), "{err}");
-        let sup = Supervision { mr_ptr: &[0, 0], pair_ptr: &[0], pairs: &[], bag_ptr: &[0, 0], bag: &[] };
-        let err = p2.train(&Sentences { ptr: &[0, 1], words: &[1] }, &sup, &params, &Control::new()).unwrap_err();
+        let sup = Supervision {
+            mr_ptr: &[0, 0],
+            pair_ptr: &[0],
+            pairs: &[],
+            bag_ptr: &[0, 0],
+            bag: &[],
+            known: &[(6, 3)],
+            rel_since: &[u32::MAX, u32::MAX, u32::MAX, u32::MAX, u32::MAX, 0],
+        };
+        let err = p2
+            .train(&Sentences { ptr: &[0, 1], words: &[1] }, &sup, &params, &mut Rng::new(1), &Control::new())
+            .unwrap_err();
         assert!(err.to_string().contains("bag of sentence 0 is empty"), "{err}");
-        let sup = Supervision { mr_ptr: &[0, 0], pair_ptr: &[0], pairs: &[], bag_ptr: &[0, 1], bag: &[(0, 1)] };
-        let err = p2.train(&Sentences { ptr: &[0, 0], words: &[] }, &sup, &params, &Control::new()).unwrap_err();
+        let sup = Supervision {
+            mr_ptr: &[0, 0],
+            pair_ptr: &[0],
+            pairs: &[],
+            bag_ptr: &[0, 1],
+            bag: &[(0, 1)],
+            known: &[(6, 3)],
+            rel_since: &SINCE,
+        };
+        let err = p2
+            .train(&Sentences { ptr: &[0, 0], words: &[] }, &sup, &params, &mut Rng::new(1), &Control::new())
+            .unwrap_err();
         assert!(err.to_string().contains("no tokens"), "{err}");
     }
 }
