@@ -217,3 +217,16 @@ def test_scores_of_a_corpus_bags():
     n_true = sum(len(mrs) for mrs in true_mrs)
     assert recall == 1.0
     assert precision == pytest.approx(n_true / sum(len(bag) for bag in bags))
+
+
+def test_a_single_mr_not_wrapped_in_a_list_is_an_error_not_a_zero():
+    with pytest.raises(TypeError, match=r"pred_mrs\[0\] is one MR, not a list of MRs"):
+        mr_scores([[EAT]], [EAT])
+    with pytest.raises(TypeError, match=r"true_mrs\[0\] is one MR"):
+        mr_scores([EAT], [[EAT]])
+
+
+def test_an_mr_with_the_empty_symbol_is_invalid_and_a_true_one_says_why():
+    assert mr_scores([[EAT]], [[EAT, (("eat", "REL"), ("-", "A0"))]]) == (1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="has 2 pairs of role 'REL'"):
+        mr_scores([[(("eat", "REL"), ("sleep", "REL"))]], [[EAT]])

@@ -7,27 +7,45 @@ from collections import Counter
 __all__ = ["alignment_error", "mr_f1", "mr_scores"]
 
 
-def _canonical(mr):
-    """The MR as a frozenset of its (symbol, role) pairs, or None when it is not a valid MR: a
-    non-empty sequence of pairs of strings with exactly one "REL" role and no role twice."""
+def _why_invalid(mr):
+    """Why `mr` is not a valid MR (a non-empty sequence of (symbol, role) pairs of strings, exactly
+    one role "REL", no role twice, no "-"), or None when it is one."""
     if isinstance(mr, (str, bytes)):
-        return None
+        return "an MR is a sequence of (symbol, role) pairs, not a string"
     try:
-        pairs = [None if isinstance(pair, (str, bytes)) else tuple(pair) for pair in mr]
-    except TypeError:  # not a sequence, or a member that is not one
-        return None
+        pairs = list(mr)
+    except TypeError:
+        return f"an MR is a sequence of (symbol, role) pairs, not {type(mr).__name__}"
     if not pairs:
-        return None
-    roles = set()
+        return "it has no pairs"
+    roles = []
     for pair in pairs:
-        if pair is None or len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], str):
-            return None
-        if pair[1] in roles:
-            return None
-        roles.add(pair[1])
-    if "REL" not in roles:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2 \
+                or not all(isinstance(v, str) for v in pair):
+            return f"{pair!r:.40} is not a (symbol, role) pair of strings"
+        if "-" in pair:
+            return "'-' is the empty symbol and role, not one of an MR's"
+        roles.append(pair[1])
+    rels = roles.count("REL")
+    if rels != 1:
+        return f"it has {rels} pairs of role 'REL', not one"
+    twice = sorted({r for r in roles if roles.count(r) > 1})
+    if twice:
+        return f"role {twice[0]!r} is given twice"
+    return None
+
+
+def _canonical(mr):
+    """The MR as a frozenset of its (symbol, role) pairs, or None when it is not a valid MR."""
+    if _why_invalid(mr) is not None:
         return None
-    return frozenset(pairs)
+    return frozenset(tuple(pair) for pair in mr)
+
+
+def _looks_like_one_mr(entry):
+    """Whether a sentence's list of MRs is itself a single MR (its items are (symbol, role) pairs)."""
+    return bool(entry) and all(
+        isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in entry)
 
 
 def _sentences(name, value):
@@ -39,7 +57,10 @@ def _sentences(name, value):
 def _entry(name, i, entry):
     if isinstance(entry, (str, bytes)) or not hasattr(entry, "__iter__"):
         raise TypeError(f"{name}[{i}] must be a list of MRs, got {type(entry).__name__}")
-    return list(entry)
+    entry = list(entry)
+    if _looks_like_one_mr(entry):
+        raise TypeError(f"{name}[{i}] is one MR, not a list of MRs: wrap it in a list")
+    return entry
 
 
 def mr_scores(true_mrs, pred_mrs):
@@ -48,8 +69,8 @@ def mr_scores(true_mrs, pred_mrs):
     MRs are compared as sets of (symbol, role) pairs, so the order of the pairs does not matter. In
     each sentence the correct predictions are as many as the size of the multiset intersection of the
     true and the valid predicted MRs (an MR predicted twice but true once is correct once). A valid
-    MR is a non-empty sequence of (symbol, role) pairs of strings with exactly one "REL" role and no
-    role twice; invalid predictions count nowhere. Precision is the number of correct predictions
+    MR is a non-empty sequence of (symbol, role) pairs of strings with exactly one "REL" role, no
+    role twice and no "-" (the empty symbol and role); invalid predictions count nowhere. Precision is the number of correct predictions
     over the number of valid ones (0.0 when none is valid), recall the number of correct
     predictions over the number of true MRs, and F1 their harmonic mean (0.0 when both are 0), as in
     Kate and Mooney (2007) and Bordes (2010, section 6.2.2).
@@ -97,10 +118,10 @@ def mr_scores(true_mrs, pred_mrs):
     for i, (true, pred) in enumerate(zip(true_mrs, pred_mrs)):
         gold = Counter()
         for j, mr in enumerate(_entry("true_mrs", i, true)):
-            form = _canonical(mr)
-            if form is None:
-                raise ValueError(f"true_mrs[{i}][{j}] is not a valid MR: {mr!r}")
-            gold[form] += 1
+            why = _why_invalid(mr)
+            if why is not None:
+                raise ValueError(f"true_mrs[{i}][{j}] is not a valid MR: {why}: {mr!r:.80}")
+            gold[_canonical(mr)] += 1
         guessed = Counter(form for form in map(_canonical, _entry("pred_mrs", i, pred)) if form is not None)
         n_true += sum(gold.values())
         n_valid += sum(guessed.values())
