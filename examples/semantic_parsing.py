@@ -25,7 +25,7 @@ shows as a bump in a curve. Run it with::
     python examples/semantic_parsing.py
 
 The plot shows the three learning curves; the script then prints the MRs the parser trained at
-ambiguity 4 gives for two test sentences (the first one, and the first one it gets wrong),
+ambiguity 4 gives for two test sentences (the first one, and the first one it gets wrong if any),
 beside the correct ones.
 """
 
@@ -83,8 +83,9 @@ def main():
     wrong = [i for i, (pred, true) in enumerate(zip(pred_mrs, test_mrs))
              if sorted(map(frozenset, pred)) != sorted(map(frozenset, true))]
     picks = [0, wrong[0] if wrong and wrong[0] > 0 else 1]
+    second = "the first one it gets wrong" if wrong else "the second one"
     print(f"\nThe parser trained at ambiguity 4 gets the MRs of {len(wrong)} of the {len(test)} test sentences wrong. "
-          "The first test sentence, and the first one it gets wrong:")
+          f"The first test sentence, and {second}:")
     for i in picks:
         sentence, pred, true = test[i], pred_mrs[i], test_mrs[i]
         print("   ", " ".join(sentence))
