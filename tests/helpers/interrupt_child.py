@@ -88,6 +88,9 @@ def problem(family):
         return lm.AmbiguousLaRankClassifier(C=1000, cache_size=10, epochs=50), *dense(60_000, 50, classes=10)
     if family == "sequence":
         return lm.SequenceLabeler("larank_exact", epochs=1000, C=10.0), *sequences(20_000, 30, 50)
+    if family == "semantic":
+        sentences, bags, _, _ = lm.make_ambighouse(2_000, ambiguity=2, random_state=0)
+        return lm.SemanticParser(C=0.1, epochs=1_000_000), sentences, bags
     if family == "svc_predict":
         X, y = dense(3_000, 50)
         return Predicting(lm.SVC(C=1000).fit(X, y)), dense(2_000_000, 50)[0], None
@@ -125,7 +128,7 @@ def problem(family):
     raise SystemExit(f"unknown family {family!r}")
 
 
-FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "svc_predict", "python_kernel", "sgd", "python_loss",
+FAMILIES = ["smo", "smo_svr", "isda", "lasvm", "huller", "perceptron", "larank", "ambiguous", "sequence", "semantic", "svc_predict", "python_kernel", "sgd", "python_loss",
             "linear_svc", "crammer_singer", "margin_perceptron", "mlp", "mlp_tanh", "mlp_block_newton", "mlp_nilsson", "mixture", "search"]
 
 def measure(family, delay=1.5, timeout=120):
