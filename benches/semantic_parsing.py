@@ -105,33 +105,33 @@ def online(seed):
     return rows
 
 
+def curve_table(rows, key, values, title):
+    """Markdown lines: the learning curves of `rows` (one column per value of `key`) at a few
+    sizes, and each curve's mean error (lower: learns faster)."""
+    if not rows:
+        return []
+    names = [f"{key} {v}" if key == "ambiguity" else v for v in values]
+    out = [f"## {title}", "", "| training sentences | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for n in sorted({r["n_train"] for r in rows}):
+        if n % 500 and n not in (100, 200):
+            continue
+        cells = [f"{100 * r['alignment_error']:.1f}" for v in values for r in rows if r[key] == v and r["n_train"] == n]
+        out.append(f"| {n} | " + " | ".join(cells) + " |")
+    means = [100 * np.mean([r["alignment_error"] for r in rows if r[key] == v]) for v in values]
+    out += ["", "Mean error over the curve (lower: learns faster): "
+            + ", ".join(f"{name} {m:.1f}%" for name, m in zip(names, means)), ""]
+    return out
+
+
 def markdown(rows, meta):
     out = [f"# OSPAS on the generated corpora ({meta['date']}, {meta['machine']})", "",
            f"`{meta['command']}`", ""]
-    fig63_rows = [r for r in rows if r["part"] == "fig63"]
-    if fig63_rows:
-        out += ["## Figure 6.3: test alignment error (%), AMBIGHOUSE, random strategy, C = 0.1, one pass", "",
-                "| training sentences | " + " | ".join(f"ambiguity {a}" for a in range(5)) + " |",
-                "|---|" + "---|" * 5]
-        for n in sorted({r["n_train"] for r in fig63_rows}):
-            if n % 500 and n not in (100, 200):
-                continue
-            cells = [f"{100 * r['alignment_error']:.1f}" for a in range(5) for r in fig63_rows if r["ambiguity"] == a and r["n_train"] == n]
-            out.append(f"| {n} | " + " | ".join(cells) + " |")
-        out.append("")
-    fig64_rows = [r for r in rows if r["part"] == "fig64"]
-    if fig64_rows:
-        strategies = ("random", "left-right", "order-free")
-        out += ["## Figure 6.4: test alignment error (%), AMBIGHOUSE ambiguity 3, by exploration strategy", "",
-                "| training sentences | " + " | ".join(strategies) + " |", "|---|---|---|---|"]
-        for n in sorted({r["n_train"] for r in fig64_rows}):
-            if n % 500 and n not in (100, 200):
-                continue
-            cells = [f"{100 * r['alignment_error']:.1f}" for s in strategies for r in fig64_rows if r["strategy"] == s and r["n_train"] == n]
-            out.append(f"| {n} | " + " | ".join(cells) + " |")
-        area = {s: np.mean([r["alignment_error"] for r in fig64_rows if r["strategy"] == s]) for s in strategies}
-        out += ["", "Mean error over the curve (lower: learns faster): "
-                + ", ".join(f"{s} {100 * v:.1f}%" for s, v in area.items()), ""]
+    for part, key, values, title in (
+            ("fig63", "ambiguity", range(5),
+             "Figure 6.3: test alignment error (%), AMBIGHOUSE, random strategy, C = 0.1, one pass"),
+            ("fig64", "strategy", ("random", "left-right", "order-free"),
+             "Figure 6.4: test alignment error (%), AMBIGHOUSE ambiguity 3, by exploration strategy")):
+        out += curve_table([r for r in rows if r["part"] == part], key, values, title)
     t = [r for r in rows if r["part"] == "table61"]
     if t:
         out += ["## Table 6.1: MR F1 on AMBIGCHILD (10 splits of 900 train / 25 test, C = 1, one pass)", "",
