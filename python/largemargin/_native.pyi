@@ -28,6 +28,7 @@ __all__ = [
     "fit_sequence",
     "predict_sequence",
     "fit_semantic_parser",
+    "semantic_feature_counts",
     "parse_sentences",
     "fit_linear",
     "fit_linear_svc",
@@ -353,6 +354,9 @@ class ParseResult(TypedDict):
     pair_symbol: _I64
     pair_role: _I64  # -1: REL
 
+def semantic_feature_counts(
+    *, words_n: int, symbols_n: int, roles_n: int, symbol_window: int, role_window: int,
+) -> tuple[int, int]: ...  # rows of the symbol and of the role weights
 def fit_semantic_parser(
     sent_ptr: _I64, words: _I64, mr_ptr: _I64, pair_ptr: _I64, pair_symbol: _I64, pair_role: _I64,
     bag_ptr: _I64, bag_symbol: _I64, bag_count: _I64, known_symbols: _I64, known_roles: _I64, rel_since: _I64, *, is_rel: npt.NDArray[np.bool_], symbol_w: _F64, role_w: _F64,

@@ -337,9 +337,10 @@ class SemanticParser(BaseEstimator):
             known_symbols.append(len(symbols))
             known_roles.append(len(roles))
         n_words, n_symbols, n_roles = len(vocab) + 1, len(symbols), len(roles)
-        slots = window[1] + 2 * 4 + 1 + 3  # the core's role slots per word or symbol
-        sym_w = _grow(sym_w, n_words * window[0], n_symbols)
-        role_w = _grow(role_w, 2 * max(n_words, n_symbols) * slots, n_roles)
+        symbol_rows, role_rows = _native.semantic_feature_counts(
+            words_n=n_words, symbols_n=n_symbols, roles_n=n_roles, symbol_window=window[0], role_window=window[1])
+        sym_w = _grow(sym_w, symbol_rows, n_symbols)
+        role_w = _grow(role_w, role_rows, n_roles)
         symbol_names = np.array(list(symbols), dtype=object)
         is_rel = np.array([s in rel for s in symbol_names], dtype=bool)
         if first:

@@ -40,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sequence::fit_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(sequence::predict_sequence, m)?)?;
     // the semantic parser (OSPAS)
+    m.add_function(wrap_pyfunction!(semantic::semantic_feature_counts, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::fit_semantic_parser, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::parse_sentences, m)?)?;
     // linear SGD

@@ -44,6 +44,18 @@ fn parser(
     .map_err(to_py)
 }
 
+/// How many features the symbol and the role tagger have for this vocabulary and these windows
+/// (the rows of their weights), so that the layout is defined in one place.
+#[pyfunction]
+#[pyo3(signature = (*, words_n, symbols_n, roles_n, symbol_window, role_window))]
+pub fn semantic_feature_counts(
+    words_n: usize, symbols_n: usize, roles_n: usize, symbol_window: usize, role_window: usize,
+) -> PyResult<(usize, usize)> {
+    let shape = ParserShape { words: words_n, symbols: symbols_n, roles: roles_n, symbol_window, role_window };
+    shape.check().map_err(to_py)?;
+    Ok((shape.symbol_features(), shape.role_features()))
+}
+
 /// One online pass per epoch over the sentences, from the weights given; returns the new weights
 /// and counts.
 #[pyfunction]

@@ -27,6 +27,10 @@ pub const REL: u32 = u32::MAX;
 pub const BOUNDARY: u32 = 0;
 /// Distances to the relation word are told apart up to this many words on each side.
 const DISTANCE_BUCKETS: usize = 4;
+/// Relation words between a word and the relation word are counted up to this many: in "the girl
+/// hoped the baby brings a cookie", "girl" is two words from "brings" like "baby" is one, but a
+/// relation ("hoped") stands between it and "brings", which is what keeps it out of that MR.
+const BETWEEN_BUCKETS: usize = 3;
 
 /// The parser's vocabulary sizes and windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +48,8 @@ pub struct ParserShape {
 }
 
 impl ParserShape {
-    fn check(&self) -> Result<()> {
+    /// Refuses even or oversized windows and an empty vocabulary.
+    pub fn check(&self) -> Result<()> {
         for (name, w) in [("symbol window", self.symbol_window), ("role window", self.role_window)] {
             if w % 2 == 0 || w > 101 {
                 return Err(Error::InvalidParameter(format!("the {name} must be an odd size up to 101, got {w}")));
@@ -66,7 +71,7 @@ impl ParserShape {
 
     /// Role-tagger feature slots of one word or symbol.
     fn role_slots(&self) -> usize {
-        self.role_window + 2 * DISTANCE_BUCKETS + 1 + 3
+        self.role_window + 2 * DISTANCE_BUCKETS + 1 + 3 + 2 * BETWEEN_BUCKETS + 4
     }
 
     /// Features of the role tagger: words and symbols interleaved (2 a + kind), each with
@@ -98,9 +103,10 @@ impl ParserShape {
     }
 
     /// The role tagger's features of word i for the relation word p: the words and symbols in the
-    /// window, the relation symbol with the distance bucket, the word with it, and the word's
-    /// symbol with the side it lies on.
-    fn role_x(&self, words: &[u32], symbols: &[u32], i: usize, p: usize) -> Vec<u32> {
+    /// window, the relation symbol with the distance bucket, the word with it, the word's symbol
+    /// with the side it lies on, and both symbols with the side and the number of relation words
+    /// (`between`) that stand between the two.
+    fn role_x(&self, words: &[u32], symbols: &[u32], i: usize, p: usize, between: usize, arg_rel: bool) -> Vec<u32> {
         let (h, b) = (self.role_window / 2, DISTANCE_BUCKETS as isize);
         let mut x = Vec::with_capacity(2 * self.role_window + 3);
         for o in 0..self.role_window {
@@ -121,6 +127,19 @@ impl ParserShape {
         }
         let side = self.role_window + 2 * DISTANCE_BUCKETS + 1 + (d.signum() + 1) as usize;
         x.push(self.symbol_slot(symbols[i], side));
+        let crossed = side + 3 + usize::from(i > p) * BETWEEN_BUCKETS + between.min(BETWEEN_BUCKETS - 1);
+        x.push(self.symbol_slot(symbols[i], crossed));
+        x.push(self.symbol_slot(symbols[p], crossed));
+        // what the relation takes: a clause (a relation symbol) or a thing, on either side
+        let base = side + 3 + 2 * BETWEEN_BUCKETS;
+        x.push(self.symbol_slot(symbols[p], base + 2 * usize::from(i > p) + usize::from(arg_rel)));
+        // the words between the two, on either side ("and", "that", "to" end or open a clause)
+        let (a, b) = if i < p { (i + 1, p) } else { (p + 1, i) };
+        for &w in &words[a..b] {
+            if w != UNKNOWN_WORD {
+                x.push(self.word_slot(w, base + 2 * usize::from(i > p)));
+            }
+        }
         x.sort_unstable();
         x.dedup();
         x
@@ -431,7 +450,19 @@ impl SemanticParser {
                     counts[pairs.len()] += 1;
                 }
             }
-            let x: Vec<Vec<u32>> = tokens.iter().map(|&i| shape.role_x(words, &symbols, i, p)).collect();
+            let x: Vec<Vec<u32>> = tokens
+                .iter()
+                .map(|&i| {
+                    shape.role_x(
+                        words,
+                        &symbols,
+                        i,
+                        p,
+                        self.rels_between(&symbols, i, p),
+                        self.is_rel[symbols[i] as usize],
+                    )
+                })
+                .collect();
             let problem = BagProblem { x: &x, items: &items, bag: &mut counts, known: known_roles };
             label_from_bag(&mut self.roles, problem, params.strategy, params.c, rng, &mut stats.role);
             stats.role_passes += 1;
@@ -446,6 +477,12 @@ impl SemanticParser {
         let out = (0..sentences.len()).into_par_iter().map(|s| self.parse_one(sentences.get(s))).collect();
         control.poll()?;
         Ok(out)
+    }
+
+    /// How many words strictly between positions i and p carry a relation symbol.
+    fn rels_between(&self, symbols: &[u32], i: usize, p: usize) -> usize {
+        let (a, b) = if i < p { (i + 1, p) } else { (p + 1, i) };
+        symbols[a..b].iter().filter(|&&y| self.is_rel[y as usize]).count()
     }
 
     fn parse_one(&self, words: &[u32]) -> Parse {
@@ -469,7 +506,9 @@ impl SemanticParser {
                 if i == p || symbol == 0 {
                     continue;
                 }
-                self.roles.scores(&shape.role_x(words, &alignment, i, p), &mut scores);
+                let between = self.rels_between(&alignment, i, p);
+                self.roles
+                    .scores(&shape.role_x(words, &alignment, i, p, between, self.is_rel[symbol as usize]), &mut scores);
                 let role = best_label(&scores[..shape.roles]);
                 if role != 0 && best[role].is_none_or(|(s, _)| scores[role] > s) {
                     best[role] = Some((scores[role], i));
@@ -555,6 +594,32 @@ mod tests {
                 vec![MrPair { symbol: 5, role: REL }, MrPair { symbol: 2, role: 1 }, MrPair { symbol: 4, role: 2 }];
             assert_eq!(parsed[0].mrs, vec![want], "distractors: {distractors}");
         }
+    }
+
+    /// "girl hoped baby brings cookie": for "brings", "girl" has a relation ("hoped") between
+    /// them and "baby" none; the role features tell the two apart beyond their distance, and a
+    /// clause argument ("brings" for "hoped") from a thing.
+    #[test]
+    fn role_features_see_relations_in_between() {
+        let shape = ParserShape { words: 6, symbols: 6, roles: 3, symbol_window: 1, role_window: 1 };
+        let mut is_rel = vec![false; 6];
+        (is_rel[2], is_rel[4]) = (true, true);
+        let parser = SemanticParser::new(shape, is_rel).unwrap();
+        let (words, symbols) = ([1u32, 2, 3, 4, 5], [1u32, 2, 3, 4, 5]);
+        assert_eq!(parser.rels_between(&symbols, 0, 3), 1);
+        assert_eq!(parser.rels_between(&symbols, 2, 3), 0);
+        assert_eq!(parser.rels_between(&symbols, 4, 1), 1);
+        let far = shape.role_x(&words, &symbols, 0, 3, 1, false);
+        let near = shape.role_x(&words, &symbols, 0, 3, 0, false);
+        assert_ne!(far, near, "the relation in between is a feature");
+        let clause = shape.role_x(&words, &symbols, 3, 1, 0, true);
+        let thing = shape.role_x(&words, &symbols, 3, 1, 0, false);
+        assert_ne!(clause, thing, "a clause argument is told from a thing");
+        let rows = shape.role_features() as u32;
+        assert!(far.iter().chain(&clause).all(|&f| f < rows), "features within the weights");
+        // the words between are features, on the side the word lies on
+        let words_between = shape.role_x(&words, &symbols, 0, 4, 2, false);
+        assert!(words_between.len() > far.len());
     }
 
     #[test]
