@@ -95,6 +95,30 @@ def test_epochs_make_passes():
     assert parser.n_sentences_seen_ == 300
 
 
+def test_padding_all_learns_sentences_of_several_mrs_without_ambiguity():
+    """With no distractor, a sentence's MRs together are its meaning: counting "-" from all their
+    pairs leaves few enough that a content word predicting "-" gets corrected, where the count
+    that keeps each MR feasible alone leaves most of the sentence to "-"."""
+    f1 = {"each": [], "all": []}
+    for seed in (0, 1):
+        sentences, bags, true_mrs, _ = lm.make_ambigchild(2100, ambiguity=0, random_state=seed)
+        for padding in f1:
+            parser = lm.SemanticParser(C=1.0, padding=padding, random_state=seed).fit(sentences[:2000], bags[:2000])
+            f1[padding].append(parser.score(sentences[2000:], true_mrs[2000:]))
+    assert np.mean(f1["all"]) > np.mean(f1["each"]) + 0.1, f1
+
+
+def test_padding_each_keeps_every_candidate_feasible(house):
+    """Among distractors, "all" would leave the function words no "-": "each" keeps a sentence
+    of one MR learnable."""
+    sentences, bags, _, alignments = house
+    errors = {}
+    for padding in ("each", "all"):
+        parser = lm.SemanticParser(C=0.1, padding=padding, random_state=0).fit(sentences[:2000], bags[:2000])
+        errors[padding] = lm.alignment_error(alignments[2000:], parser.predict_alignment(sentences[2000:]))
+    assert errors["each"] < 0.05 < errors["all"], errors
+
+
 MR = (("eat", "REL"), ("dog", "A0"))
 
 
@@ -119,7 +143,7 @@ def test_wrong_input_is_refused_with_a_clear_error(sentences, bags, match):
 
 
 @pytest.mark.parametrize("params", [{"strategy": "best-first"}, {"window": (2, 5)}, {"window": (1,)}, {"C": -1.0},
-                                    {"epochs": 0}, {"window": "15"}])
+                                    {"epochs": 0}, {"window": "15"}, {"padding": "none"}])
 def test_bad_parameters(params):
     with pytest.raises(InvalidParameterError):
         lm.SemanticParser(**params).fit([["a", "dog", "eats"]], [[MR]])

@@ -34,6 +34,7 @@ CLOCKS = ("cost", "wall")
 SEQUENCE_METHODS = ("larank_greedy", "larank_exact", "perceptron", "pa")
 INFERENCES = ("greedy", "exact")
 OSPAS_STRATEGIES = ("random", "left-right", "order-free")  # SemanticParser's exploration
+OSPAS_PADDINGS = ("each", "all")  # SemanticParser's count of "-" in a bag
 ADAPTIVE = "adaptive"  # SequenceLabeler's n_reprocess that follows LaRank's adaptive schedule
 
 # --- linear and MLPs ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from .. import _native
 from .._base.estimator import BaseEstimator
 from .._checks import draw_seed
 from .._guard import unchanged_on_failure
-from .._options import OSPAS_STRATEGIES
+from .._options import OSPAS_PADDINGS, OSPAS_STRATEGIES
 from .._validation import InstanceOf, Interval, Options
 from ..exceptions import InvalidParameterError
 from .metrics import mr_f1
@@ -126,7 +126,7 @@ class SemanticParser(BaseEstimator):
     Both taggers are linear over one-hot word windows and learn online, in one pass by default.
     The symbol tagger follows the thesis' Algorithm 24: the words are labelled one at a time, in
     the order of `strategy`; a prediction outside the bag of candidate symbols (those of the bag's
-    MRs, and ``"-"`` for as many words as the smallest MR leaves without a symbol) triggers an AmbigSVM dual step (the thesis'
+    MRs, completed with ``"-"`` as `padding` says) triggers an AmbigSVM dual step (the thesis'
     Algorithm 23) towards the symbols still in the bag; a prediction inside it labels the word and
     leaves the bag. The role tagger learns the same way, for each relation word, from the
     (symbol, role) pairs of that relation's candidate MRs. A symbol is a relation symbol when some
@@ -143,6 +143,18 @@ class SemanticParser(BaseEstimator):
     strategy : {"random", "left-right", "order-free"}, default="random"
         The order a training sweep tries the unlabelled words in: at random, from left to right,
         or the word whose best symbol scores highest first (the thesis' Figure 6.4).
+    padding : {"each", "all"}, default="each"
+        How many ``"-"`` complete a training bag of symbols. ``"each"``: as many as the smallest
+        candidate MR leaves words without a symbol, so that each candidate's alignment is
+        feasible on its own; right when any one candidate may be the whole meaning (a sentence
+        with one MR among distractors). ``"all"``: the sentence's length minus the pairs of all
+        its candidate MRs (a symbol counted once per pair, never below zero), the thesis' count;
+        right when the candidates together are the meaning (sentences with several MRs and
+        little ambiguity). With distractors, ``"all"`` leaves too few ``"-"`` and pushes function
+        words onto symbols; with several MRs per sentence, ``"each"`` leaves so many that a word
+        predicting ``"-"`` is seldom corrected. On AMBIGCHILD without ambiguity ``"all"`` gives
+        an MR F1 of 0.44 against 0.19; on AMBIGHOUSE with one distractor or more it misaligns
+        most sentences (``benches/semantic_parsing.py``).
     window : tuple of (int, int), default=(1, 5)
         Window sizes (odd) of the symbol tagger (1: the word alone, as in the thesis) and of the
         role tagger (words and predicted symbols around the word). Keep the symbol window at 1: a
@@ -214,6 +226,7 @@ class SemanticParser(BaseEstimator):
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "strategy": [Options(OSPAS_STRATEGIES)],
+        "padding": [Options(OSPAS_PADDINGS)],
         "window": [InstanceOf((tuple, list), "a pair of odd window sizes")],
         "epochs": [Interval(Integral, 1, None)],
         "random_state": ["random_state"],
@@ -221,10 +234,11 @@ class SemanticParser(BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, *, C=None, strategy="random", window=(1, 5), epochs=1, random_state=None, n_jobs=None,
-                 verbose=False):
+    def __init__(self, *, C=None, strategy="random", padding="each", window=(1, 5), epochs=1, random_state=None,
+                 n_jobs=None, verbose=False):
         self.C = C
         self.strategy = strategy
+        self.padding = padding
         self.window = window
         self.epochs = epochs
         self.random_state = random_state
@@ -327,8 +341,9 @@ class SemanticParser(BaseEstimator):
                     need[k] = max(need.get(k, 0), c)
             mr_ptr.append(len(pair_ptr) - 1)
             # the bag of symbols: each symbol as often as one MR needs it, and "-" for the words
-            # that any one MR leaves without a symbol, so that every MR's alignment is feasible
-            pad = len(s) - smallest
+            # that any one MR leaves without a symbol (every MR's alignment is feasible), or for
+            # those that all the MRs' pairs together leave
+            pad = len(s) - (smallest if self.padding == "each" else sum(len(mr) for mr in mrs))
             if pad > 0:
                 need[0] = pad
             bag_symbol.extend(need)
