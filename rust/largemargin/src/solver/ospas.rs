@@ -133,14 +133,14 @@ fn best_label_tied(scores: &[f64], rng: &mut Rng) -> usize {
 }
 
 /// One sentence to label from a bag: each token's active features, and the candidates table
-/// (`items[k * labels + y]`: the bag entry label y of token k draws on, or `NOT_IN_BAG`). For symbol
-/// labelling every token's entry for y is y itself; for role labelling it is the (symbol, role)
-/// pair of the token's symbol.
+/// (`items[k * labels + y]`: the bag entry label y of token k draws on, or `NOT_IN_BAG`). For role
+/// labelling it is the (symbol, role) pair of the token's symbol; symbol labelling gives no
+/// table, every token's entry for y being y itself.
 pub struct BagProblem<'a> {
     /// Token k's active features, sorted and distinct.
     pub x: &'a [Vec<u32>],
-    /// tokens x labels entries into `bag`.
-    pub items: &'a [u32],
+    /// tokens x labels entries into `bag`; None: label y draws on entry y.
+    pub items: Option<&'a [u32]>,
     /// How many copies of each entry the bag still holds.
     pub bag: &'a mut [u32],
     /// Labels 0..known are those met so far in the stream: the others are neither predicted nor
@@ -167,6 +167,7 @@ pub fn label_from_bag(
     let BagProblem { x, items, bag, known } = problem;
     let (m, l) = (x.len(), tagger.labels);
     let known = known.min(l);
+    let entry = |k: usize, y: usize| items.map_or(y as u32, |t| t[k * l + y]);
     let mut out = vec![None; m];
     let mut unlabelled: Vec<usize> = (0..m).collect();
     let (mut scores, mut coef, mut inside) = (vec![0.0; l], vec![0.0; known], vec![false; known]);
@@ -193,7 +194,7 @@ pub fn label_from_bag(
             tagger.scores(&x[k], &mut scores);
             let y = best_label_tied(&scores[..known], rng);
             outcome.tries += 1;
-            let item = items[k * l + y];
+            let item = entry(k, y);
             if item != NOT_IN_BAG && bag[item as usize] > 0 {
                 bag[item as usize] -= 1;
                 out[k] = Some(y);
@@ -201,7 +202,7 @@ pub fn label_from_bag(
                 break;
             }
             for (z, inn) in inside.iter_mut().enumerate() {
-                let it = items[k * l + z];
+                let it = entry(k, z);
                 *inn = it != NOT_IN_BAG && bag[it as usize] > 0;
             }
             if pairwise_step(&scores[..known], &inside, x[k].len() as f64, c, &mut coef) {
@@ -221,11 +222,9 @@ pub fn label_from_bag(
 mod tests {
     use super::*;
 
-    /// Tokens that are their own single feature; symbols y = token's word + 1, '-' = 0.
-    fn problem(words: &[u32], labels: usize) -> (Vec<Vec<u32>>, Vec<u32>) {
-        let x = words.iter().map(|&w| vec![w]).collect::<Vec<_>>();
-        let items = (0..words.len()).flat_map(|_| 0..labels as u32).collect();
-        (x, items)
+    /// Tokens that are their own single feature.
+    fn features(words: &[u32]) -> Vec<Vec<u32>> {
+        words.iter().map(|&w| vec![w]).collect()
     }
 
     /// With no ambiguity, each word's symbol is learnt: word w means symbol w (w > 0), word 0
@@ -242,7 +241,7 @@ mod tests {
                 let b = 1 + rng.below(words - 1) as u32;
                 let mut sentence = vec![0u32, a, b];
                 rng.shuffle(&mut sentence);
-                let (x, items) = problem(&sentence, labels);
+                let x = features(&sentence);
                 let mut bag = vec![0u32; labels];
                 for &w in &sentence {
                     bag[w as usize] += 1; // symbol of word w is w; '-' for word 0
@@ -250,7 +249,7 @@ mod tests {
                 let before: u32 = bag.iter().sum();
                 let out = label_from_bag(
                     &mut tagger,
-                    BagProblem { x: &x, items: &items, bag: &mut bag, known: labels },
+                    BagProblem { x: &x, items: None, bag: &mut bag, known: labels },
                     strategy,
                     1.0,
                     &mut rng,
@@ -279,7 +278,7 @@ mod tests {
         let mut outcome = BagOutcome::default();
         let out = label_from_bag(
             &mut tagger,
-            BagProblem { x: &x, items: &items, bag: &mut bag, known: 3 },
+            BagProblem { x: &x, items: Some(&items), bag: &mut bag, known: 3 },
             Strategy::Random,
             0.5,
             &mut Rng::new(1),

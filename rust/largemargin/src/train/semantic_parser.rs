@@ -404,13 +404,12 @@ impl SemanticParser {
         let (m, shape) = (words.len(), self.shape);
         // symbols: every label draws on its own bag entry
         let x: Vec<Vec<u32>> = (0..m).map(|i| shape.symbol_x(words, i)).collect();
-        let items: Vec<u32> = (0..m).flat_map(|_| 0..shape.symbols as u32).collect();
         bag.fill(0);
         for &(symbol, copies) in &sup.bag[sup.bag_ptr[s]..sup.bag_ptr[s + 1]] {
             bag[symbol as usize] += copies;
         }
         let (known_symbols, known_roles) = known;
-        let problem = BagProblem { x: &x, items: &items, bag, known: known_symbols };
+        let problem = BagProblem { x: &x, items: None, bag, known: known_symbols };
         let labels = label_from_bag(&mut self.symbols, problem, params.strategy, params.c, rng, &mut stats.symbol);
         let symbols: Vec<u32> = labels.iter().map(|l| l.map_or(0, |y| y as u32)).collect();
         // roles, once per relation word, from the pairs of that relation's candidate MRs
@@ -420,12 +419,12 @@ impl SemanticParser {
             if !self.is_rel[r as usize] || (known.0 < shape.symbols && sup.rel_since[r as usize] as usize > s) {
                 continue; // not (yet, in the stream) a relation
             }
-            let mut pairs: Vec<MrPair> = sup
-                .mrs(s)
-                .filter(|mr| mr.iter().any(|q| q.role == REL && q.symbol == r))
-                .flat_map(|mr| mr.iter().copied().filter(|q| q.role != REL))
-                .collect();
-            if pairs.is_empty() && !sup.mrs(s).any(|mr| mr.iter().any(|q| q.role == REL && q.symbol == r)) {
+            let (mut pairs, mut headed) = (Vec::new(), false);
+            for mr in sup.mrs(s).filter(|mr| mr.iter().any(|q| q.role == REL && q.symbol == r)) {
+                headed = true;
+                pairs.extend(mr.iter().copied().filter(|q| q.role != REL));
+            }
+            if !headed {
                 continue; // no candidate MR of this relation: nothing to learn from
             }
             pairs.sort_unstable();
@@ -463,7 +462,7 @@ impl SemanticParser {
                     )
                 })
                 .collect();
-            let problem = BagProblem { x: &x, items: &items, bag: &mut counts, known: known_roles };
+            let problem = BagProblem { x: &x, items: Some(&items), bag: &mut counts, known: known_roles };
             label_from_bag(&mut self.roles, problem, params.strategy, params.c, rng, &mut stats.role);
             stats.role_passes += 1;
         }
