@@ -37,6 +37,8 @@ def test_without_logging_configured_verbose_prints_and_changes_nothing(unconfigu
     out = capsys.readouterr().out
     assert "[largemargin] SVC fit: 3 of 3 pairs done" in out and "(finished)" in out
     assert "[largemargin] LaRank fit: 2 of 2 epochs done" in out
+    lm.SemanticParser(verbose=True, random_state=0).fit([["a", "dog", "eats"]] * 3, [[(("eat", "REL"), ("dog", "A0"))]] * 3)
+    assert "[largemargin] semantic parser fit: 3 of 3 sentences done" in capsys.readouterr().out
     assert unconfigured.handlers == [] and unconfigured.propagate and unconfigured.level == logging.NOTSET
     lm.SVC().fit(X, Y3)  # quiet by default
     assert capsys.readouterr().out == ""

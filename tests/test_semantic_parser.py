@@ -119,6 +119,18 @@ def test_padding_each_keeps_every_candidate_feasible(house):
     assert errors["each"] < 0.05 < errors["all"], errors
 
 
+def test_an_mr_given_twice_in_a_bag_is_one_candidate():
+    """A repeated MR (its pairs in any order) would otherwise count its pairs twice against the
+    "-" of padding="all" and draw the role tagger twice as hard to it."""
+    sentences, bags, _, _ = lm.make_ambigchild(300, ambiguity=1, random_state=0)
+    repeated = [b + [tuple(reversed(mr)) for mr in b] for b in bags]
+    for padding in ("each", "all"):
+        once = lm.SemanticParser(C=1.0, padding=padding, random_state=0).fit(sentences, bags)
+        twice = lm.SemanticParser(C=1.0, padding=padding, random_state=0).fit(sentences, repeated)
+        np.testing.assert_array_equal(once.symbol_coef_, twice.symbol_coef_)
+        np.testing.assert_array_equal(once.role_coef_, twice.role_coef_)
+
+
 MR = (("eat", "REL"), ("dog", "A0"))
 
 

@@ -18,7 +18,8 @@ logger = logging.getLogger("largemargin")
 
 # what the native fits count, by the label they report under
 _UNITS = {"SVC fit": "pair", "LaRank fit": "epoch", "ambiguous LaRank fit": "epoch", "sequence fit": "epoch",
-          "SGD fit": "problem", "LaSVM fit": "problem", "online fit": "problem", "SVR fit": "problem"}
+          "SGD fit": "problem", "LaSVM fit": "problem", "online fit": "problem", "SVR fit": "problem",
+          "semantic parser fit": "sentence"}
 LOG_EVERY = 2.0  # seconds between log lines
 
 

@@ -97,7 +97,13 @@ def _check_bags(bags, sentences):
             raise ValueError(f"the bag of sentence {i} must be a list of MRs, got {type(bag).__name__}")
         if isinstance(bag, (set, frozenset)):
             bag = sorted(bag)  # a set's order follows Python's string hashing, which varies by process
-        mrs = [_check_mr(mr, i, j) for j, mr in enumerate(bag)]
+        mrs, seen = [], set()
+        for j, mr in enumerate(bag):
+            mr = _check_mr(mr, i, j)
+            key = frozenset(mr)  # the same MR twice (its arguments in any order) is one candidate
+            if key not in seen:
+                seen.add(key)
+                mrs.append(mr)
         if not mrs and sentences[i]:
             raise ValueError(f"the bag of sentence {i} is empty: give at least one candidate MR")
         out.append(mrs)
@@ -144,17 +150,22 @@ class SemanticParser(BaseEstimator):
         The order a training sweep tries the unlabelled words in: at random, from left to right,
         or the word whose best symbol scores highest first (the thesis' Figure 6.4).
     padding : {"each", "all"}, default="each"
-        How many ``"-"`` complete a training bag of symbols. ``"each"``: as many as the smallest
-        candidate MR leaves words without a symbol, so that each candidate's alignment is
-        feasible on its own; right when any one candidate may be the whole meaning (a sentence
-        with one MR among distractors). ``"all"``: the sentence's length minus the pairs of all
-        its candidate MRs (a symbol counted once per pair, never below zero), the thesis' count;
-        right when the candidates together are the meaning (sentences with several MRs and
-        little ambiguity). With distractors, ``"all"`` leaves too few ``"-"`` and pushes function
-        words onto symbols; with several MRs per sentence, ``"each"`` leaves so many that a word
-        predicting ``"-"`` is seldom corrected. On AMBIGCHILD without ambiguity ``"all"`` gives
-        an MR F1 of 0.44 against 0.19; on AMBIGHOUSE with one distractor or more it misaligns
-        most sentences (``benches/semantic_parsing.py``).
+        How many ``"-"`` complete a training bag of symbols (the bag holds each symbol of the
+        candidate MRs as many times as one MR needs it, plus these). ``"each"``: as many as the
+        smallest candidate MR leaves words without a symbol, so that each candidate's alignment
+        is feasible on its own; right when any one candidate may be the whole meaning (a
+        sentence with one MR among distractors). ``"all"``: the sentence's length minus the
+        number of pairs of all its candidate MRs, never below zero: the thesis' count. A symbol
+        counts once per pair it is in, so an embedded relation (the REL of its own MR and an
+        argument of the other) counts twice, and each embedding leaves one ``"-"`` fewer than
+        the words need; an MR given twice in a bag counts once. ``"all"`` is right when the
+        candidates together are the meaning (sentences with several MRs and little ambiguity).
+        With distractors it leaves too few ``"-"`` and pushes function words onto symbols; with
+        several MRs per sentence, ``"each"`` leaves so many that a word predicting ``"-"`` is
+        seldom corrected. Neither learns sentences of several MRs among distractors well. On
+        AMBIGCHILD without ambiguity ``"all"`` gives an MR F1 of 0.44 (standard deviation 0.12
+        over 10 splits) against 0.19 (0.13); on AMBIGHOUSE with one distractor or more it
+        misaligns most sentences (``benches/semantic_parsing.py``).
     window : tuple of (int, int), default=(1, 5)
         Window sizes (odd) of the symbol tagger (1: the word alone, as in the thesis) and of the
         role tagger (words and predicted symbols around the word). Keep the symbol window at 1: a
@@ -278,7 +289,9 @@ class SemanticParser(BaseEstimator):
     def partial_fit(self, sentences, bags):
         """Continue training on more sentences (one pass over them per epoch), or start.
 
-        New words, symbols and roles are added to the model as they come.
+        New words, symbols and roles are added to the model as they come. `C`, `strategy`,
+        `padding` and `epochs` may change between calls (each call trains with its own values);
+        the window may not.
 
         Parameters
         ----------
@@ -461,7 +474,9 @@ class SemanticParser(BaseEstimator):
         sentences : list of list of str
             Sentences.
         mrs : list of list of MR
-            Each sentence's correct MRs.
+            Each sentence's correct MRs. Not the training bags: scored against a bag, the
+            distractors count as MRs to find (so a cross-validation whose ``y`` is the bags scores
+            against them too; give it the correct MRs, or a scorer that knows them).
 
         Returns
         -------
