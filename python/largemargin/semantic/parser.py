@@ -224,10 +224,10 @@ class SemanticParser(BaseEstimator):
     Examples
     --------
     >>> import largemargin as lm
-    >>> sentences, bags, true_mrs, _ = lm.make_ambighouse(700, ambiguity=1, random_state=0)
+    >>> sentences, bags, true_mrs, _ = lm.make_ambighouse(2000, ambiguity=1, random_state=0)
     >>> bags[0]  # the correct MR and a distractor
     [(('read', 'REL'), ('grandma', 'A0'), ('book', 'A1')), (('take', 'REL'), ('dog', 'A0'), ('apple', 'A1'))]
-    >>> parser = lm.SemanticParser(C=0.1, random_state=0).fit(sentences[:600], bags[:600])
+    >>> parser = lm.SemanticParser(C=0.1, random_state=0).fit(sentences, bags)  # the thesis' 2,000
     >>> parser.predict_alignment([["the", "dog", "eats", "the", "apple"]])
     [['-', 'dog', 'eat', '-', 'apple']]
     >>> parser.predict([["the", "dog", "eats", "the", "apple"]])
