@@ -80,8 +80,9 @@ def test_malformed_libsvm_file_names_the_line(tmp_path):
 
 def _slow_problem():
     rng = np.random.RandomState(0)
-    Xs = rng.randn(6000, 10)
-    ys = (Xs[:, 0] * Xs[:, 1] + 0.8 * rng.randn(6000) > 0).astype(int)
+    # (about 4 s of fit here: a stop request at 1 s must find it running, on a fast machine too)
+    Xs = rng.randn(12000, 10)
+    ys = (Xs[:, 0] * Xs[:, 1] + 0.8 * rng.randn(12000) > 0).astype(int)
     return Xs, ys
 
 

@@ -4,6 +4,8 @@ arrays, or CSR triples (indptr int64, indices int32, data float32/float64)."""
 import numpy as np
 import scipy.sparse as sp
 
+from . import _native
+
 
 def is_sparse(X):
     return sp.issparse(X)
@@ -45,6 +47,22 @@ def to_native(X, canonical=True):
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     return np.ascontiguousarray(X)
+
+
+def native_cache_size(cache_size, X):
+    """``cache_size`` in MB as the native fits take it: a number as given; ``"auto"`` sized from the
+    training data (its rows and stored values; a matrix or `to_native`'s CSR tuple) and the memory available now: the whole kernel
+    matrix in float32 and the engine's copies of the data, within a quarter of the available
+    memory, never below 200 MB unless a quarter is less (``largemargin::cache::budget``)."""
+    if isinstance(cache_size, str):  # "auto": the only string the constraints allow
+        if isinstance(X, tuple):  # CSR as `to_native` gives it: (indptr, indices, data, width)
+            rows, values = len(X[0]) - 1, len(X[2])
+        elif sp.issparse(X):
+            rows, values = X.shape[0], X.nnz
+        else:
+            rows, values = X.shape[0], X.size
+        return float(_native.auto_cache_size(int(rows), int(values)))
+    return float(cache_size)
 
 
 def scale_gamma(n_features, var):

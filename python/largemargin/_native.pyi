@@ -47,6 +47,7 @@ __all__ = [
     "network_decision",
     "decision_function",
     "kernel_matrix",
+    "auto_cache_size",
     "pairwise_probability",
     "write_libsvm_model",
     "read_libsvm_model",
@@ -211,6 +212,7 @@ def kernel_matrix(
     a: _NativeMatrix, b: _NativeMatrix, *,
     kernel: _BuiltinKernel, gamma: float, coef0: float, degree: int, n_jobs: int | None,
 ) -> _F64: ...  # m x n
+def auto_cache_size(rows: int, values: int) -> float: ...  # MB
 def pairwise_probability(dec: _F64, *, prob_a: _F64, prob_b: _F64, n_classes: int) -> _F64: ...  # m x n_classes
 
 # ---------------------------------------------------------------------------------------------

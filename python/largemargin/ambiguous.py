@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._arrays import to_native
+from ._arrays import native_cache_size, to_native
 from ._base import _LaRankBase
 from ._checks import draw_seed
 from ._guard import at_least_two, unchanged_on_failure
@@ -134,8 +134,9 @@ class AmbiguousLaRankClassifier(_LaRankBase):
         As in `LaRankClassifier` (None: passes until 10,000 examples are seen, at most three).
     until_gap : bool, default=False
         As in `LaRankClassifier`.
-    cache_size : float, default=200
-        The kernel cache, in MB.
+    cache_size : float or "auto", default=200
+        The kernel cache, in MB; ``"auto"`` as in `SVC` (the whole kernel matrix within a quarter
+        of the available memory, at least 200 MB).
     random_state : int, RandomState or None, default=None
         The order of the passes and the schedule's draws.
     n_jobs : int or None, default=None
@@ -230,7 +231,7 @@ class AmbiguousLaRankClassifier(_LaRankBase):
         fit = _native.fit_ambiguous(
             to_native(Xk), offsets, labels, n_classes=len(classes), sample_weight=np.ascontiguousarray(sample_weight, dtype=np.float64),
             kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, method_name=self.method, schedule=self.schedule, reprocess=int(self.n_reprocess), clock=self.clock,
-            c=float(self.C), tol=float(self.tol), epochs=self._epochs(n), until_gap=bool(self.until_gap), cache_size=float(self.cache_size),
+            c=float(self.C), tol=float(self.tol), epochs=self._epochs(n), until_gap=bool(self.until_gap), cache_size=native_cache_size(self.cache_size, Xk),
             seed=draw_seed(self.random_state), n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         support = fit["support"]

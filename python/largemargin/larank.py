@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from . import _native
-from ._arrays import to_native
+from ._arrays import native_cache_size, to_native
 from ._base import _after_support, _chunk, _labelled, _LaRankBase
 from ._checks import draw_seed
 from ._guard import unchanged_on_failure
@@ -71,8 +71,9 @@ class LaRankClassifier(_LaRankBase):
         Continue the passes until the duality gap is below C (LaRankGap). The gap is computed
         after each pass, over all examples. A ConvergenceWarning says when ``epochs`` ran out
         first.
-    cache_size : float, default=200
-        The kernel cache, in MB.
+    cache_size : float or "auto", default=200
+        The kernel cache, in MB; ``"auto"`` as in `SVC` (the whole kernel matrix within a quarter
+        of the available memory, at least 200 MB).
     class_weight : dict, "balanced" or None, default=None
         Multiplies C per class. ``"balanced"`` needs all the labels: `partial_fit` refuses it.
     random_state : int, RandomState or None, default=None
@@ -233,7 +234,7 @@ class LaRankClassifier(_LaRankBase):
             to_native(Xk), np.ascontiguousarray(y_idx, dtype=np.int64), n_classes=k,
             sample_weight=np.ascontiguousarray(weight, dtype=np.float64), kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, method_name=self.method,
             schedule=self.schedule, reprocess=int(self.n_reprocess), clock=self.clock, c=float(self.C), tol=float(self.tol),
-            epochs=epochs or self._epochs(), until_gap=bool(self.until_gap), cache_size=float(self.cache_size), warm=warm, seed=draw_seed(self.random_state), n_jobs=self.n_jobs,
+            epochs=epochs or self._epochs(), until_gap=bool(self.until_gap), cache_size=native_cache_size(self.cache_size, Xk), warm=warm, seed=draw_seed(self.random_state), n_jobs=self.n_jobs,
             verbose=bool(self.verbose),
         )
         support = fit["support"]

@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
+from ._arrays import native_cache_size
 from ._base import _after_support, _chunk, _OnlineClassifier, _rows
 from ._checks import warn_not_converged
 from ._guard import unchanged_on_failure
@@ -85,8 +86,9 @@ class LaSVM(_OnlineClassifier):
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         The shape of `decision_function` for more than two classes; ``"ovo"`` needs
         ``multiclass="ovo"``.
-    cache_size : float, default=200
-        The kernel cache, in MB.
+    cache_size : float or "auto", default="auto"
+        The kernel cache, in MB; ``"auto"`` as in `SVC` (the whole kernel matrix within a quarter of
+        the available memory, at least 200 MB).
     class_weight : dict or "balanced", default=None
         C of class i is ``class_weight[i] * C``. `partial_fit` refuses ``"balanced"``, and `fit`
         with an oracle refuses any class weight.
@@ -170,7 +172,7 @@ class LaSVM(_OnlineClassifier):
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, epochs=1,
                  max_iter=None, finishing=True, shrinking=False, selection="random", candidates=50, multiclass="ovo",
-                 decision_function_shape="ovr", cache_size=200, class_weight=None, verbose=False, random_state=None,
+                 decision_function_shape="ovr", cache_size="auto", class_weight=None, verbose=False, random_state=None,
                  n_jobs=None):
         self.C = C
         self.kernel = kernel
@@ -415,7 +417,7 @@ class LaSVM(_OnlineClassifier):
         return _native.fit_lasvm(
             Xk, labels, sample_c=sample_c, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
             epochs=int(self.epochs) if warm is None else 1, max_iter=max_iter, finishing=bool(self.finishing if finishing is None else finishing),
-            shrinking=bool(self.shrinking), selection=self._strategy_arg(len(labels), seed), candidates=int(self.candidates), cache_size=float(self.cache_size), seed=seed, warm=warm, oracle=oracle,
+            shrinking=bool(self.shrinking), selection=self._strategy_arg(len(labels), seed), candidates=int(self.candidates), cache_size=native_cache_size(self.cache_size, Xk), seed=seed, warm=warm, oracle=oracle,
             n_jobs=n_jobs, verbose=bool(self.verbose),
         )
 

@@ -70,7 +70,7 @@ class NuSVC(SVC):
     }
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
-                 probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False, max_iter=-1,
+                 probability=False, tol=1e-3, cache_size="auto", class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None, selection="second_order",
                  n_jobs=None):
         self.nu = nu
@@ -157,7 +157,7 @@ class NuSVR(SVR):
     _parameter_constraints = {**_NU_CONSTRAINTS, "C": SVR._parameter_constraints["C"]}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
-                 tol=1e-3, cache_size=200, verbose=False, max_iter=-1, selection="second_order", n_jobs=None):
+                 tol=1e-3, cache_size="auto", verbose=False, max_iter=-1, selection="second_order", n_jobs=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import OutlierMixin
 
 from . import _native
-from ._arrays import to_native
+from ._arrays import native_cache_size, to_native
 from ._base import _BaseSVM, _linear_coef
 from ._guard import unchanged_on_failure
 from ._options import SMO_SELECTIONS
@@ -80,7 +80,7 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
     }
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5, shrinking=True,
-                 cache_size=200, verbose=False, max_iter=-1, selection="second_order", n_jobs=None):
+                 cache_size="auto", verbose=False, max_iter=-1, selection="second_order", n_jobs=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -126,7 +126,7 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         fit = _native.fit_one_class(
             to_native(Xk), sample_weight=np.ascontiguousarray(sample_weight), nu=float(self.nu), kernel=kernel,
             gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol), shrinking=bool(self.shrinking),
-            cache_size=float(self.cache_size), max_iter=int(self.max_iter), selection=self.selection,
+            cache_size=native_cache_size(self.cache_size, Xk), max_iter=int(self.max_iter), selection=self.selection,
             n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         self._finish_fit(fit, Xk, started)

@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from . import _native
+from ._arrays import native_cache_size
 from ._base import _OnlineClassifier
 from ._guard import unchanged_on_failure
 from ._options import BASELINE_RULES
@@ -50,7 +51,7 @@ class _OnlineBaseline(_OnlineClassifier):
         algorithm, c, beta, budget = self._native_algorithm()
         return _native.fit_online_baseline(
             Xk, labels, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, algorithm=algorithm, c=c, beta=beta, budget=budget, epochs=int(self.epochs),
-            cache_size=float(self.cache_size), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
+            cache_size=native_cache_size(self.cache_size, Xk), seed=seed, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
 
     def _after_fit(self, problems, oracle):
@@ -76,8 +77,9 @@ class Huller(_OnlineBaseline):
         The constant term of the poly and sigmoid kernels.
     epochs : int, default=1
         Passes over the data.
-    cache_size : float, default=200
-        The kernel cache, in MB.
+    cache_size : float or "auto", default=200
+        The kernel cache, in MB; ``"auto"`` as in `SVC` (the whole kernel matrix within a quarter
+        of the available memory, at least 200 MB).
     verbose : bool, default=False
         Report progress (see the ``largemargin`` logger).
     random_state : int, RandomState or None, default=None
@@ -171,8 +173,9 @@ class KernelPerceptron(_OnlineBaseline):
         The most support vectors the ``"budget"`` rule keeps.
     epochs : int, default=1
         Passes over the data.
-    cache_size : float, default=200
-        The kernel cache, in MB.
+    cache_size : float or "auto", default=200
+        The kernel cache, in MB; ``"auto"`` as in `SVC` (the whole kernel matrix within a quarter
+        of the available memory, at least 200 MB).
     verbose : bool, default=False
         Report progress (see the ``largemargin`` logger).
     random_state : int, RandomState or None, default=None

@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._arrays import to_native
+from ._arrays import native_cache_size, to_native
 from ._base import _BaseSVM, _linear_coef
 from ._base.kernel_svm import HARD_MARGIN_C
 from ._checks import draw_seed
@@ -66,8 +66,12 @@ class SVC(ClassifierMixin, _BaseSVM):
         Fit Platt's sigmoids on 5-fold cross-validated decision values, for `predict_proba`.
     tol : float, default=1e-3
         Stopping tolerance on the KKT conditions (the maximal violation).
-    cache_size : float, default=200
-        The kernel cache for the whole fit, in MB.
+    cache_size : float or "auto", default="auto"
+        The kernel cache for the whole fit, in MB. ``"auto"`` sizes it from the data and the
+        machine: the whole kernel matrix (float32) and the engine's copies of the data, within a
+        quarter of the memory available when the fit starts, and never below 200 MB (scikit-learn's
+        default) unless a quarter of the available memory is less. The model does not depend on it;
+        the time does, on problems whose kernel matrix exceeds the budget.
     class_weight : dict or "balanced", default=None
         C of class i is ``class_weight[i] * C``.
     verbose : bool, default=False
@@ -163,7 +167,7 @@ class SVC(ClassifierMixin, _BaseSVM):
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
-                 probability=False, tol=1e-3, cache_size=200, class_weight=None, verbose=False,
+                 probability=False, tol=1e-3, cache_size="auto", class_weight=None, verbose=False,
                  max_iter=-1, decision_function_shape="ovr", break_ties=False, random_state=None,
                  selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.8,
                  n_jobs=None):
@@ -223,7 +227,7 @@ class SVC(ClassifierMixin, _BaseSVM):
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svc(
             to_native(Xk), y_idx.astype(np.int64), n_classes=len(self.classes_), sample_c=np.ascontiguousarray(bounds),
-            kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol), shrinking=bool(self.shrinking), cache_size=float(self.cache_size),
+            kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol), shrinking=bool(self.shrinking), cache_size=native_cache_size(self.cache_size, Xk),
             max_iter=int(self.max_iter), probability=bool(self.probability), seed=int(seed), selection=self.selection, n_jobs=self.n_jobs, verbose=bool(self.verbose),
             **self._formulation_args(),
         )
@@ -423,7 +427,7 @@ class SVR(RegressorMixin, _BaseSVM):
     _parameter_constraints = {**_LIBSVM_CONSTRAINTS, "epsilon": [Interval(Real, 0, None)]}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
-                 epsilon=0.1, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
+                 epsilon=0.1, shrinking=True, cache_size="auto", verbose=False, max_iter=-1,
                  selection="second_order", solver="smo", isda_bias="secant", isda_k=1.0, over_relaxation=1.8,
                  n_jobs=None):
         self.kernel = kernel
@@ -469,7 +473,7 @@ class SVR(RegressorMixin, _BaseSVM):
         kernel, gamma, coef0, degree = self._kernel_args(training_set=X)
         fit = _native.fit_svr(
             to_native(Xk), y, sample_c=sample_c, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree, tol=float(self.tol),
-            shrinking=bool(self.shrinking), cache_size=float(self.cache_size), max_iter=int(self.max_iter), selection=self.selection, n_jobs=self.n_jobs,
+            shrinking=bool(self.shrinking), cache_size=native_cache_size(self.cache_size, Xk), max_iter=int(self.max_iter), selection=self.selection, n_jobs=self.n_jobs,
             verbose=bool(self.verbose), **self._formulation_args(),
         )
         self._finish_fit(fit, Xk, started)

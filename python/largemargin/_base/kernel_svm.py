@@ -97,7 +97,7 @@ class _BaseSVM(BaseEstimator):
         "degree": [Interval(Integral, 0, None)],
         "coef0": [Interval(Real, None, None)],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [Options(("auto",)), Interval(Real, 0, None, closed="neither")],
         "class_weight": ["dict", Options(("balanced",)), None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],

@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._arrays import canonical_csr, is_sparse
+from .._arrays import canonical_csr, is_sparse, native_cache_size
 from .._guard import unchanged_on_failure
 from .._options import BACKENDS, C_STARTS
 from .._validation import InstanceOf, Options
@@ -239,7 +239,7 @@ class _SearchCV(MetaEstimatorMixin, BaseEstimator):
         plan = _Plan(est, candidates, Xv, yv, splits, classes if is_classifier(est) else None, self.return_train_score)
         task = dict(classes=y_idx.astype(np.int64), n_classes=len(classes)) if is_classifier(est) else dict(targets=np.ascontiguousarray(yv, dtype=np.float64))
         native = dict(
-            tol=float(est.tol), shrinking=bool(est.shrinking), cache_size=float(est.cache_size), max_iter=int(est.max_iter),
+            tol=float(est.tol), shrinking=bool(est.shrinking), cache_size=native_cache_size(est.cache_size, Xv), max_iter=int(est.max_iter),
             selection=est.selection, warm_start=self.c_start, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
         plan.score_weight = sw if sample_weight is not None and _scorers_take_weights(scorers, self) else None

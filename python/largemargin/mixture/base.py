@@ -54,7 +54,7 @@ class _MixtureBase(BaseEstimator):
         "kernel": _BaseSVM._parameter_constraints["kernel"],
         "gamma": _BaseSVM._parameter_constraints["gamma"],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [Options(("auto",)), Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None)],
         "min_moved": [Interval(Real, 0, 1, closed="left")],
         "capacity": [Interval(Integral, 1, None), None],

@@ -65,8 +65,9 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
         The built-in SVC experts' gamma; "scale" is resolved once on the whole training set.
     tol : float, default=1e-3
         The built-in SVC experts' stopping tolerance.
-    cache_size : float, default=200
-        The kernel cache per expert being trained, in MB.
+    cache_size : float or "auto", default="auto"
+        The kernel cache per expert being trained, in MB; ``"auto"`` sizes each expert's from its
+        own data as `SVC` does.
     max_iter : int, default=5
         Rounds of (train experts, train gater, reassign). Origin: the thesis' 5, checked on issue
         23's problems at 100k rows with K = 50, where the test error falls steeply for 4-5 rounds
@@ -176,7 +177,7 @@ class MixtureSVC(ClassifierMixin, _MixtureBase):
     _task = "classification"
 
     def __init__(self, *, n_experts="auto", gater="global", expert="svc", expert_params=None, C=1.0, kernel="rbf",
-                 gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None, gater_hidden=50,
+                 gamma="scale", tol=1e-3, cache_size="auto", max_iter=5, min_moved=0.001, capacity=None, gater_hidden=50,
                  gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, gater_candidates=5, n_gaussians=10,
                  local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None, n_jobs=None,
                  random_state=None, verbose=False):

@@ -38,8 +38,9 @@ class MixtureSVR(RegressorMixin, _MixtureBase):
         The built-in SVR experts' gamma; "scale" is resolved once on the whole training set.
     tol : float, default=1e-3
         The built-in SVR experts' stopping tolerance.
-    cache_size : float, default=200
-        The kernel cache per expert being trained, in MB.
+    cache_size : float or "auto", default="auto"
+        The kernel cache per expert being trained, in MB; ``"auto"`` sizes each expert's from its
+        own data as `SVC` does.
     max_iter : int, default=5
         As in `MixtureSVC`.
     min_moved : float, default=0.001
@@ -99,7 +100,7 @@ class MixtureSVR(RegressorMixin, _MixtureBase):
     _task = "regression"
 
     def __init__(self, *, n_experts=10, gater="global", expert="svr", expert_params=None, C=1.0, epsilon=0.1,
-                 kernel="rbf", gamma="scale", tol=1e-3, cache_size=200, max_iter=5, min_moved=0.001, capacity=None,
+                 kernel="rbf", gamma="scale", tol=1e-3, cache_size="auto", max_iter=5, min_moved=0.001, capacity=None,
                  gater_hidden=50, gater_epochs=5, gater_learning_rate=0.01, gater_samples=50000, gater_candidates=10,
                  n_gaussians=10, local_candidates=3, gate_tol=1e-3, validation_fraction=None, backend="threads", client=None,
                  n_jobs=None, random_state=None, verbose=False):

@@ -30,6 +30,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(search::cross_validate_svm, m)?)?;
     m.add_function(wrap_pyfunction!(svm::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(svm::kernel_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(svm::auto_cache_size, m)?)?;
     m.add_function(wrap_pyfunction!(svm::pairwise_probability, m)?)?;
     // online solvers
     m.add_function(wrap_pyfunction!(online::fit_lasvm, m)?)?;

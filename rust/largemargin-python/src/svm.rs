@@ -2,6 +2,7 @@
 //! (SMO; C-SVC and epsilon-SVR also ISDA), the decision values of a kernel expansion, kernel
 //! matrices and one-vs-one class probabilities.
 
+use largemargin::cache::auto_budget;
 use largemargin::model::predict::Expansion;
 use largemargin::model::probability::{couple, sigmoid_predict};
 use largemargin::solver::isda::BiasKind;
@@ -160,6 +161,14 @@ pub fn decision_function<'py>(
     let m = xv.rows();
     let dec = run_detached(py, threads_for(n_jobs)?, None, |c| exp.decision_with(&xv, c))?;
     matrix_array(py, dec, m, nout)
+}
+
+/// The kernel-cache budget in MB that `cache_size="auto"` gives a fit over `rows` examples whose
+/// data stores `values` values (see `largemargin::cache::budget`).
+#[pyfunction]
+#[pyo3(signature = (rows, values))]
+pub fn auto_cache_size(rows: usize, values: usize) -> f64 {
+    auto_budget(rows, values) as f64 / 1048576.0
 }
 
 /// The kernel matrix K(a_i, b_j), m x n, of a built-in or composed kernel.

@@ -53,7 +53,7 @@ impl Default for LaSvmTrainParams {
             finishing_selection: Selection::SecondOrder,
             finishing_shrinking: false,
             seed_per_class: 5,
-            cache_bytes: 200 << 20,
+            cache_bytes: crate::cache::DEFAULT_BUDGET,
             seed: 0,
         }
     }

@@ -82,7 +82,7 @@ impl Default for SvmParams {
             kernel: KernelSpec::Rbf { gamma: 1.0 },
             tol: 1e-3,
             shrinking: true,
-            cache_bytes: 200 << 20,
+            cache_bytes: crate::cache::DEFAULT_BUDGET,
             max_iter: None,
             selection: Selection::SecondOrder,
             probability: false,

@@ -108,7 +108,7 @@ impl Default for LaRankParams {
             tol: 1e-4,
             method: Method::LaRank(Schedule::Adaptive),
             clock: Clock::Cost,
-            cache_bytes: 200 << 20,
+            cache_bytes: crate::cache::DEFAULT_BUDGET,
         }
     }
 }

@@ -133,7 +133,7 @@ impl Default for SearchParams {
             shrinking: true,
             max_iter: None,
             selection: Selection::SecondOrder,
-            cache_bytes: 200 << 20,
+            cache_bytes: crate::cache::DEFAULT_BUDGET,
             warm_start: WarmStart::Auto,
             ovr_scores: true,
         }
