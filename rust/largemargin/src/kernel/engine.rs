@@ -6,6 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
+use super::block::{block_values, mean_row, supports, Rows, MR};
 use super::columns::{accumulate_fast, dense_dots_fast, Columns, DenseColumns, DENSE_COLUMNS_MAX_WIDTH};
 use super::cost::*;
 use super::direct::{direct_bases_fast, direct_gives_distance};
@@ -55,6 +56,8 @@ pub struct KernelEngine<'a> {
     failure: Mutex<Option<String>>,
     /// An external kernel's diagonal, asked for once (every solver over the engine needs it).
     external_diagonal: OnceLock<Vec<f64>>,
+    /// The data's mean row, for the blocked product's distances.
+    centre: OnceLock<Vec<f64>>,
 }
 
 impl<'a> KernelEngine<'a> {
@@ -152,6 +155,7 @@ impl<'a> KernelEngine<'a> {
             evals: AtomicU64::new(0),
             failure: Mutex::new(None),
             external_diagonal: OnceLock::new(),
+            centre: OnceLock::new(),
         })
     }
 
@@ -325,12 +329,56 @@ impl<'a> KernelEngine<'a> {
         if n == 0 {
             return Ok(out);
         }
+        if self.blocks_pay(q) && q.rows() > 0 {
+            if q.cols() != self.x.cols() {
+                return Err(Error::InvalidData(format!(
+                    "the query has {} features, the data {}",
+                    q.cols(),
+                    self.x.cols()
+                )));
+            }
+            let queries: Vec<usize> = (0..q.rows()).collect();
+            self.evals.fetch_add((q.rows() * n) as u64, Ordering::Relaxed);
+            let (a, b) = (Rows { x: q, rows: &queries }, Rows { x: &self.x, rows: &all });
+            block_values(&self.spec, a, b, self.centre(), self.x.cols(), &mut out, true);
+            return Ok(out);
+        }
         out.par_chunks_mut(n).enumerate().try_for_each(|(i, row)| {
             let qi = Query::row(q, i);
             let sq = if self.spec.needs_norms() { qi.squared_norm() } else { 0.0 };
             self.query(&qi, sq, &all, row)
         })?;
         Ok(out)
+    }
+
+    /// `out[k * cols.len() + c] = K(x_rows[k], x_cols[c])` for target rows, row-major: by the
+    /// blocked product where it pays (`blocks_pay`), else row by row. Row groups (or rows) are
+    /// computed in parallel over the rayon pool. Panics if `out` is not rows x cols long or an
+    /// index is not a target row.
+    pub fn block<S: Store>(&self, rows: &[usize], cols: &[usize], out: &mut [S]) {
+        assert_eq!(out.len(), rows.len() * cols.len(), "a value per pair");
+        if cols.is_empty() {
+            return;
+        }
+        if self.blocks_pay(&self.x) && rows.len() >= MR {
+            self.evals.fetch_add((rows.len() * cols.len()) as u64, Ordering::Relaxed);
+            let (a, b) = (Rows { x: &self.x, rows }, Rows { x: &self.x, rows: cols });
+            return block_values(&self.spec, a, b, self.centre(), self.x.cols(), out, true);
+        }
+        out.par_chunks_mut(cols.len()).zip(rows).for_each(|(o, &r)| self.row_split(r, cols, o, Split::Serial));
+    }
+
+    /// Whether blocks of rows against queries from `q` are computed by the blocked product: a
+    /// built-in transform kernel over dense data, given dense (mostly-zero dense data held as a
+    /// sparse copy included: the product's flops cost less than a sparse pass's scattered reads
+    /// at the widths dense data comes in).
+    pub fn blocks_pay(&self, q: &Matrix) -> bool {
+        supports(&self.spec) && !self.x.is_sparse() && !q.is_sparse()
+    }
+
+    /// The data's mean row, the centre of the blocked product's distances (made on first use).
+    fn centre(&self) -> Option<&[f64]> {
+        self.spec.uses_distance().then(|| self.centre.get_or_init(|| mean_row(&self.x)).as_slice())
     }
 
     /// K(x_i, x_j) for two target rows, through `row` (so it is counted in `evals`). Panics if

@@ -6,6 +6,7 @@
 //! kernels (`composite`) are several transforms of the same base; external kernels (`external`)
 //! are computed elsewhere, a row segment per call.
 
+mod block;
 mod columns;
 pub mod composite;
 mod cost;

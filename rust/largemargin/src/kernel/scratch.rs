@@ -24,3 +24,21 @@ pub(super) fn with_scratch<R>(
         Err(_) => f(&mut vec![0.0; len]),
     })
 }
+
+/// The packed panels of a blocked product: the rows', a column chunk's, a strip of dot products.
+type Panels = (Vec<f64>, Vec<f64>, Vec<f64>);
+
+thread_local! {
+    static PANELS: RefCell<Panels> = const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
+/// Runs f with this thread's panel buffers (fresh ones if they are in use), which f sizes itself.
+pub(super) fn with_panels<R>(f: impl FnOnce(&mut Vec<f64>, &mut Vec<f64>, &mut Vec<f64>) -> R) -> R {
+    PANELS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut p) => {
+            let (a, b, s) = &mut *p;
+            f(a, b, s)
+        }
+        Err(_) => f(&mut Vec::new(), &mut Vec::new(), &mut Vec::new()),
+    })
+}

@@ -270,3 +270,115 @@ fn a_dense_part_beside_one_hot_features_is_streamed_from_its_columns() {
     let e = KernelEngine::new(m, spec).unwrap();
     assert!(e.sparse_copy.is_some() && e.dense_columns.is_none());
 }
+
+/// The blocked product gives the values of the reference kernel (float64 throughout) for every
+/// built-in transform, blocks of every shape (rows not a multiple of the tile's, columns past one
+/// packed chunk, columns in any order), float32 and float64 data, queries from outside (`cross`)
+/// and from the targets (`block`).
+#[test]
+fn blocks_give_the_reference_values() {
+    let (n, d) = (1100, 13);
+    let mut rng = crate::runtime::rng::Rng::new(3);
+    let xs: Vec<f64> = (0..n * d).map(|_| rng.below(2000) as f64 / 400.0 - 2.5).collect();
+    let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+    let specs = [
+        KernelSpec::Linear,
+        KernelSpec::Rbf { gamma: 0.07 },
+        KernelSpec::Poly { degree: 3, gamma: 0.1, coef0: 1.0 },
+        KernelSpec::Sigmoid { gamma: 0.01, coef0: -0.5 },
+    ];
+    for spec in &specs {
+        for x in
+            [Matrix::Dense64(DenseView::new(&xs, n, d).unwrap()), Matrix::Dense32(DenseView::new(&x32, n, d).unwrap())]
+        {
+            let value = |i: usize, j: usize| {
+                let row = |r: usize| -> Vec<f64> {
+                    match x {
+                        Matrix::Dense64(m) => m.row(r).to_vec(),
+                        Matrix::Dense32(m) => m.row(r).iter().map(|&v| v as f64).collect(),
+                        _ => unreachable!(),
+                    }
+                };
+                reference(spec, &row(i), &row(j))
+            };
+            let engine = KernelEngine::new(x, spec.clone()).unwrap();
+            for m in [1, 6, 7, 40] {
+                let rows: Vec<usize> = (0..m).map(|k| (k * 37 + 5) % n).collect();
+                let cols: Vec<usize> = (0..n).rev().step_by(1 + m % 3).collect();
+                let mut out = vec![0.0f64; m * cols.len()];
+                engine.block(&rows, &cols, &mut out);
+                for (k, &r) in rows.iter().enumerate() {
+                    for (c, &col) in cols.iter().enumerate() {
+                        let (got, want) = (out[k * cols.len() + c], value(r, col));
+                        assert!(
+                            (got - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                            "{spec:?} ({r}, {col}): {got} vs {want}"
+                        );
+                    }
+                }
+            }
+            let q = Matrix::Dense64(DenseView::new(&xs[..9 * d], 9, d).unwrap());
+            let cross = engine.cross(&q).unwrap();
+            for i in 0..9 {
+                for j in 0..n {
+                    let want = value(i, j);
+                    let got = cross[i * n + j];
+                    // (float32 data: the query rows are the float64 originals)
+                    let tol = if matches!(x, Matrix::Dense32(_)) { 1e-5 } else { 1e-12 };
+                    assert!(
+                        (got - want).abs() <= tol * (1.0 + want.abs()),
+                        "{spec:?} cross ({i}, {j}): {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Nearly equal rows far from the origin: the squared distance from norms and dot products
+/// cancels, and the RBF values still match a direct float64 reference to float32 precision (what
+/// the cache stores), here with |x|^2 near 1e7 (raw Forest elevations) and distances near 1e-6.
+#[test]
+fn blocks_keep_nearly_equal_rows_apart() {
+    let d = 54;
+    let mut xs = Vec::new();
+    let mut rng = crate::runtime::rng::Rng::new(8);
+    let base: Vec<f64> = (0..d).map(|k| if k == 0 { 3000.0 } else { rng.below(100) as f64 / 10.0 }).collect();
+    for r in 0..20 {
+        for (k, &b) in base.iter().enumerate() {
+            // rows 0..9 differ by 1e-4 in one feature or are exact duplicates
+            let nudge = if r < 10 && k == r % d { 1e-4 * (r % 3) as f64 } else { 0.0 };
+            let far = if r >= 10 { (r * k) as f64 * 0.01 } else { 0.0 };
+            xs.push(b + nudge + far);
+        }
+    }
+    let n = 20;
+    let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+    for gamma in [1e-3, 1.0, 1e3] {
+        let spec = KernelSpec::Rbf { gamma };
+        let engine = KernelEngine::new(x, spec.clone()).unwrap();
+        let all: Vec<usize> = (0..n).collect();
+        let mut out = vec![0.0f32; n * n];
+        engine.block(&all, &all, &mut out);
+        for i in 0..n {
+            for j in 0..n {
+                let want = reference(&spec, &xs[i * d..(i + 1) * d], &xs[j * d..(j + 1) * d]) as f32;
+                let got = out[i * n + j];
+                assert!(
+                    (got - want).abs() <= 2.0 * f32::EPSILON * want.max(1e-30),
+                    "gamma {gamma} ({i}, {j}): {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn short_exp_is_exact_to_float32() {
+    let mut x = 0.0;
+    while x > -700.0 {
+        let (a, b) = (super::primitives::exp_poly_f32::<true>(x), x.exp());
+        assert!(((a - b) / b).abs() < 1e-8, "x={x} {a} {b}");
+        x -= 0.0137;
+    }
+}
