@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use largemargin::data::{DenseView, Matrix};
+use largemargin::kernel::Split;
 use largemargin::runtime::rng::Rng;
 use largemargin::{KernelEngine, KernelSpec};
 
@@ -26,9 +27,9 @@ fn main() {
     ];
     for spec in specs {
         let engine = KernelEngine::new(x, spec.clone()).expect("an engine");
-        engine.block(&rows, &cols, &mut out); // warm: pages of the output touched, threads up
+        engine.block(&rows, &cols, &mut out, Split::Pool); // warm: pages of the output touched, threads up
         let t = Instant::now();
-        engine.block(&rows, &cols, &mut out);
+        engine.block(&rows, &cols, &mut out, Split::Pool);
         report("block", &spec, m * n, d, t.elapsed().as_secs_f64());
         // rows one at a time, split over the threads as a solver's rows are (a tenth of the block)
         let some = m.div_ceil(10);

@@ -84,6 +84,16 @@ impl KernelCache {
         self.longest
     }
 
+    /// Lowers the budget to `bytes` (never below two full rows; never raises it), evicting rows
+    /// from the LRU tail as needed.
+    pub fn limit(&mut self, bytes: usize) {
+        let budget = (bytes / std::mem::size_of::<f32>()).max(2 * self.rows.len());
+        self.budget = self.budget.min(budget);
+        while self.used > self.budget && self.tail != NIL {
+            self.forget(self.tail);
+        }
+    }
+
     /// The budget in bytes, after the raise to two full rows made by `new`.
     pub fn budget_bytes(&self) -> usize {
         self.budget * std::mem::size_of::<f32>()
@@ -202,6 +212,27 @@ impl KernelCache {
         }
         self.push_front(i);
         (&mut self.rows[i][..len], have.min(len))
+    }
+
+    /// `request` for several rows at once (distinct, none held yet at `len`, together within the
+    /// budget): their storage, each `len` long, in the order of `rows`, for the caller to fill whole.
+    /// Panics if a row is asked for twice.
+    pub fn request_many(&mut self, rows: &[usize], len: usize) -> Vec<&mut [f32]> {
+        for &i in rows {
+            self.request(i, len);
+        }
+        let mut wanted = vec![usize::MAX; self.rows.len()];
+        for (k, &i) in rows.iter().enumerate() {
+            assert!(wanted[i] == usize::MAX, "row {i} asked for twice");
+            wanted[i] = k;
+        }
+        let mut out: Vec<Option<&mut [f32]>> = (0..rows.len()).map(|_| None).collect();
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            if wanted[i] != usize::MAX {
+                out[wanted[i]] = Some(&mut row[..len]);
+            }
+        }
+        out.into_iter().map(|r| r.expect("every row requested")).collect()
     }
 
     /// The cached entries of row i (possibly empty); does not touch the LRU order.

@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use super::block::{block_values, mean_row, supports, Rows, MR};
+use super::block::{block_values, supports, Cols, PackedRows, Rows};
 use super::columns::{accumulate_fast, dense_dots_fast, Columns, DenseColumns, DENSE_COLUMNS_MAX_WIDTH};
 use super::cost::*;
 use super::direct::{direct_bases_fast, direct_gives_distance};
@@ -45,19 +45,19 @@ impl<'t> Split<'t> {
 /// targets: mostly-zero dense data gets a sparse copy, sparse data a column-major copy; what it
 /// holds besides the borrowed data is reported by `extra_bytes` so callers can budget for it.
 pub struct KernelEngine<'a> {
-    x: Matrix<'a>,
-    spec: KernelSpec,
+    pub(super) x: Matrix<'a>,
+    pub(super) spec: KernelSpec,
     pub(super) sparse_copy: Option<CsrMatrix>,
     pub(super) columns: Option<Columns>,
     pub(super) dense_columns: Option<DenseColumns>,
     sqnorms: Vec<f64>,
-    evals: AtomicU64,
+    pub(super) evals: AtomicU64,
     /// The first failure of an external kernel; later requests are answered with zeros.
     failure: Mutex<Option<String>>,
     /// An external kernel's diagonal, asked for once (every solver over the engine needs it).
     external_diagonal: OnceLock<Vec<f64>>,
-    /// The data's mean row, for the blocked product's distances.
-    centre: OnceLock<Vec<f64>>,
+    /// The targets packed for the blocked product (see `blocked`).
+    pub(super) packed: Option<PackedRows>,
 }
 
 impl<'a> KernelEngine<'a> {
@@ -142,6 +142,15 @@ impl<'a> KernelEngine<'a> {
         let dense_columns =
             if copies && narrow_dense && fits(x.rows() * x.cols() * 8) { DenseColumns::build(&x) } else { None };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
+        // dense data for a built-in transform: every row of the targets computed by the blocked
+        // product, over a packed copy of them
+        // (mostly-zero dense data keeps its sparse copy's row path: one row of it costs less than a
+        // block of one row, and its rows come one at a time where the budget is short)
+        let blocked = supports(&spec) && !x.is_sparse() && sparse_copy.is_none();
+        let packed = (blocked && fits(x.rows() * (x.cols() + 1) * 8)).then(|| {
+            let all: Vec<usize> = (0..x.rows()).collect();
+            PackedRows::new(&x, &all, x.cols())
+        });
         if let Some(i) = sqnorms.iter().position(|v| !v.is_finite()) {
             return Err(overflowing_norm(i));
         }
@@ -155,10 +164,14 @@ impl<'a> KernelEngine<'a> {
             evals: AtomicU64::new(0),
             failure: Mutex::new(None),
             external_diagonal: OnceLock::new(),
-            centre: OnceLock::new(),
+            packed,
         })
     }
 
+    /// The data as given (the targets' rows, whatever copies the engine keeps).
+    pub fn data(&self) -> Matrix<'a> {
+        self.x
+    }
     /// The kernel the engine computes.
     pub fn spec(&self) -> &KernelSpec {
         &self.spec
@@ -174,6 +187,7 @@ impl<'a> KernelEngine<'a> {
     /// Bytes held besides the borrowed data (internal copies and norms).
     pub fn extra_bytes(&self) -> usize {
         self.sparse_copy.as_ref().map_or(0, |c| c.data().len() * 12 + c.indptr().len() * 8)
+            + self.packed.as_ref().map_or(0, PackedRows::bytes)
             + self.columns.as_ref().map_or(0, Columns::bytes)
             + self.dense_columns.as_ref().map_or(0, DenseColumns::bytes)
             + self.sqnorms.len() * 8
@@ -240,6 +254,9 @@ impl<'a> KernelEngine<'a> {
         if let KernelSpec::External(k) = &self.spec {
             return self.external_row(k.as_ref(), i, cols, out);
         }
+        if self.blocked() {
+            return self.block(&[i], cols, out, split);
+        }
         let (q, sq) = self.target_query(i);
         let pass = self.full_pass_pays(&q, cols.len());
         self.compute(&q, sq, cols, out, split, pass);
@@ -253,7 +270,8 @@ impl<'a> KernelEngine<'a> {
         if matches!(self.spec, KernelSpec::External(_)) {
             return false;
         }
-        !self.full_pass_pays(&self.target_query(i).0, requested)
+        // (the blocked product's values do not depend on the request)
+        self.blocked() || !self.full_pass_pays(&self.target_query(i).0, requested)
     }
 
     /// `row_split` visiting each requested target, however many: a request cut into parts gets
@@ -261,6 +279,9 @@ impl<'a> KernelEngine<'a> {
     /// external kernel.
     pub fn row_direct<S: Store>(&self, i: usize, cols: &[usize], out: &mut [S], split: Split) {
         assert!(!matches!(self.spec, KernelSpec::External(_)), "an external kernel computes its own way");
+        if self.blocked() {
+            return self.block(&[i], cols, out, split);
+        }
         let (q, sq) = self.target_query(i);
         self.compute(&q, sq, cols, out, split, false);
     }
@@ -339,8 +360,8 @@ impl<'a> KernelEngine<'a> {
             }
             let queries: Vec<usize> = (0..q.rows()).collect();
             self.evals.fetch_add((q.rows() * n) as u64, Ordering::Relaxed);
-            let (a, b) = (Rows { x: q, rows: &queries }, Rows { x: &self.x, rows: &all });
-            block_values(&self.spec, a, b, self.centre(), self.x.cols(), &mut out, true);
+            let (a, b) = (Rows { x: q, rows: &queries }, Cols::Rows(Rows { x: &self.x, rows: &all }));
+            block_values(&self.spec, a, b, self.x.cols(), &mut out, Split::Pool);
             return Ok(out);
         }
         out.par_chunks_mut(n).enumerate().try_for_each(|(i, row)| {
@@ -349,36 +370,6 @@ impl<'a> KernelEngine<'a> {
             self.query(&qi, sq, &all, row)
         })?;
         Ok(out)
-    }
-
-    /// `out[k * cols.len() + c] = K(x_rows[k], x_cols[c])` for target rows, row-major: by the
-    /// blocked product where it pays (`blocks_pay`), else row by row. Row groups (or rows) are
-    /// computed in parallel over the rayon pool. Panics if `out` is not rows x cols long or an
-    /// index is not a target row.
-    pub fn block<S: Store>(&self, rows: &[usize], cols: &[usize], out: &mut [S]) {
-        assert_eq!(out.len(), rows.len() * cols.len(), "a value per pair");
-        if cols.is_empty() {
-            return;
-        }
-        if self.blocks_pay(&self.x) && rows.len() >= MR {
-            self.evals.fetch_add((rows.len() * cols.len()) as u64, Ordering::Relaxed);
-            let (a, b) = (Rows { x: &self.x, rows }, Rows { x: &self.x, rows: cols });
-            return block_values(&self.spec, a, b, self.centre(), self.x.cols(), out, true);
-        }
-        out.par_chunks_mut(cols.len()).zip(rows).for_each(|(o, &r)| self.row_split(r, cols, o, Split::Serial));
-    }
-
-    /// Whether blocks of rows against queries from `q` are computed by the blocked product: a
-    /// built-in transform kernel over dense data, given dense (mostly-zero dense data held as a
-    /// sparse copy included: the product's flops cost less than a sparse pass's scattered reads
-    /// at the widths dense data comes in).
-    pub fn blocks_pay(&self, q: &Matrix) -> bool {
-        supports(&self.spec) && !self.x.is_sparse() && !q.is_sparse()
-    }
-
-    /// The data's mean row, the centre of the blocked product's distances (made on first use).
-    fn centre(&self) -> Option<&[f64]> {
-        self.spec.uses_distance().then(|| self.centre.get_or_init(|| mean_row(&self.x)).as_slice())
     }
 
     /// K(x_i, x_j) for two target rows, through `row` (so it is counted in `evals`). Panics if

@@ -21,6 +21,7 @@ mod spec;
 mod tests;
 mod transform;
 
+pub use block::{PackedRows, PACKED_ALIGN};
 pub use composite::{Composite, Term};
 pub(crate) use engine::overflowing_norm;
 pub use engine::{KernelEngine, Split};

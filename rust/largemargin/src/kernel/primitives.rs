@@ -50,43 +50,18 @@ pub(super) fn exp_poly<const FMA: bool>(x: f64) -> f64 {
     p * f64::from_bits(((ni + 1023) as u64) << 52)
 }
 
-/// `exp_poly` to float32 precision: the Taylor polynomial of degree 7 (its remainder on |r| <=
-/// ln2/2 is below 6e-9 relative, a tenth of a float32 rounding), for values stored as float32.
-#[inline(always)]
-pub(super) fn exp_poly_f32<const FMA: bool>(x: f64) -> f64 {
-    const LOG2E: f64 = std::f64::consts::LOG2_E;
-    const LN2: f64 = std::f64::consts::LN_2;
-    const SHIFT: f64 = 6_755_399_441_055_744.0;
-    const C: [f64; 8] = [1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0, 1.0 / 5040.0];
-    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
-    let x = x.max(-708.0);
-    let t = madd(x, LOG2E, SHIFT);
-    let n = t - SHIFT;
-    let ni = (t.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
-    let r = madd(-n, LN2, x);
-    let mut p = C[7];
-    for k in (0..7).rev() {
-        p = madd(p, r, C[k]);
-    }
-    p * f64::from_bits(((ni + 1023) as u64) << 52)
-}
-
 /// Where kernel values may be stored: f32 in the cache, f64 for prediction.
 pub trait Store: Copy + Send + Sync + Default {
-    /// Whether values are stored in float32, so that an exp to float32 precision serves.
-    const SINGLE: bool;
     /// A kernel value computed in f64, rounded to this type.
     fn from_f64(v: f64) -> Self;
 }
 impl Store for f32 {
-    const SINGLE: bool = true;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         v as f32
     }
 }
 impl Store for f64 {
-    const SINGLE: bool = false;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         v

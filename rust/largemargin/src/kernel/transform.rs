@@ -1,23 +1,18 @@
 //! From bases to kernel values: each built-in kernel as a map over a block of dot products or
 //! squared distances.
 
-use super::primitives::{exp_poly, exp_poly_f32, powi, Store};
+use super::primitives::{exp_poly, powi, Store};
 use super::KernelSpec;
 use crate::runtime::vecops::avx2_fma;
 
 /// out = kernel(base) with the kernel chosen once per block, so each loop is a plain map that
-/// the compiler vectorises. `SHORT`: exp to the precision of the store (see `transform_block_short`).
+/// the compiler vectorises.
 #[inline(always)]
-fn apply_transform<S: Store, const FMA: bool, const SHORT: bool>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
+fn apply_transform<S: Store, const FMA: bool>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
     match *spec {
         KernelSpec::Linear | KernelSpec::Precomputed => {
             for (o, &v) in out.iter_mut().zip(base) {
                 *o = S::from_f64(v);
-            }
-        }
-        KernelSpec::Rbf { gamma } if SHORT && S::SINGLE => {
-            for (o, &v) in out.iter_mut().zip(base) {
-                *o = S::from_f64(exp_poly_f32::<FMA>(-gamma * v.max(0.0)));
             }
         }
         KernelSpec::Rbf { gamma } => {
@@ -44,23 +39,9 @@ avx2_fma! {
     /// `apply_transform` with the AVX2+FMA build when the processor has it.
     pub(crate) fn transform_block<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
         if fma {
-            apply_transform::<S, true, false>(spec, base, out)
+            apply_transform::<S, true>(spec, base, out)
         } else {
-            apply_transform::<S, false, false>(spec, base, out)
-        }
-    }
-}
-
-avx2_fma! {
-    [fma]
-    /// `transform_block` with exp to the precision of the store: float32 values (the cache's) take
-    /// a shorter polynomial. The blocked product's transform; the row path keeps the long one, so
-    /// that its values stay what they were.
-    pub(crate) fn transform_block_short<S: Store>(spec: &KernelSpec, base: &[f64], out: &mut [S]) {
-        if fma {
-            apply_transform::<S, true, true>(spec, base, out)
-        } else {
-            apply_transform::<S, false, true>(spec, base, out)
+            apply_transform::<S, false>(spec, base, out)
         }
     }
 }

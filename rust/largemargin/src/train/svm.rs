@@ -94,7 +94,13 @@ impl Default for SvmParams {
 
 impl SvmParams {
     fn smo(&self) -> SmoParams {
-        SmoParams { tol: self.tol, shrinking: self.shrinking, max_iter: self.max_iter, selection: self.selection }
+        SmoParams {
+            tol: self.tol,
+            shrinking: self.shrinking,
+            max_iter: self.max_iter,
+            selection: self.selection,
+            ..Default::default()
+        }
     }
     /// Solves the signed dual `problem` from `start` with the chosen solver (SMO's passes split
     /// over `team`); ISDA solves only the single-sum problems from zero.

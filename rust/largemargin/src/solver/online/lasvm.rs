@@ -580,7 +580,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             // evicts as it goes): S shrinks, and with it every row still to compute. With
             // shrinking, one round: each would start by reading the rows of the bounded variables.
             let max_iter = if shrinking { None } else { Some(FINISHING_ROUND.max(n as u64 / 4)) };
-            let params = SmoParams { tol: self.params.tol, shrinking, max_iter, selection };
+            let params = SmoParams { tol: self.params.tol, shrinking, max_iter, selection, ..Default::default() };
             let mut prefix = Prefix::new(self.set.matrix(), n);
             let problem = DualProblem { p: &self.y[..n], lo: &lo, hi: &hi, equality: Equality::Total };
             let start = Start::At { alpha: &self.alpha[..n], gradient: Some(&self.grad[..n]), gbar: None };

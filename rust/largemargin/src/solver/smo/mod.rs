@@ -15,7 +15,9 @@
 //! Positions are reordered so that the active (unshrunk) variables come first; `index` maps
 //! positions back to variables.
 
+mod prefetch;
 mod scan;
+mod working_set;
 
 use scan::{merge_up, scan_down_first_order, scan_up, team_scan_down_second_order, team_scan_up};
 
@@ -50,12 +52,34 @@ pub struct SmoParams {
     pub max_iter: Option<u64>,
     /// The working-set rule.
     pub selection: Selection,
+    /// Pair steps over the whole gradient, or working sets of many variables (`working_set`).
+    pub decomposition: Decomposition,
 }
 
 impl Default for SmoParams {
     fn default() -> Self {
-        SmoParams { tol: 1e-3, shrinking: true, max_iter: None, selection: Selection::SecondOrder }
+        SmoParams {
+            tol: 1e-3,
+            shrinking: true,
+            max_iter: None,
+            selection: Selection::SecondOrder,
+            decomposition: Decomposition::Auto,
+        }
     }
+}
+
+/// How SMO decomposes the problem. Working sets apply to problems with one sum solved from zero
+/// with the second-order rule (C-SVC) over a matrix that computes rows by blocks; elsewhere the
+/// pair steps run whatever this says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decomposition {
+    /// Working sets where they apply and the problem has at least 20,000 variables
+    /// (`working_set::MIN_VARIABLES`), pair steps otherwise.
+    Auto,
+    /// Pair steps, each updating the whole gradient (LIBSVM's solver).
+    Pairs,
+    /// Working sets of this many variables where they apply (at most what the budget holds).
+    WorkingSets(usize),
 }
 
 /// The equality constraints the dual keeps; a pair update keeps them all.
@@ -227,6 +251,11 @@ pub fn solve<'q>(
         None if alpha0.is_some() => s.init_gradient(),
         None => {}
     }
+    if alpha0.is_none() {
+        if let Some(ws) = s.working_set_size(params) {
+            return s.run_working_set(params, control, ws);
+        }
+    }
     s.run(params, control)
 }
 
@@ -342,6 +371,7 @@ impl<'q> Smo<'q> {
                     (gmin, gmin - gmax, j)
                 }
                 Selection::SecondOrder => {
+                    self.prefetch_around(i);
                     let qdi = self.qd[i];
                     let qi = self.q.row(i, n);
                     let (g, status, qd) = (&self.g[..n], &self.status[..n], &self.qd[..n]);
@@ -363,6 +393,7 @@ impl<'q> Smo<'q> {
     /// Moves a_i up and a_j down by the clipped Newton step and updates the gradients.
     fn update(&mut self, i: usize, j: usize) {
         let n = self.active;
+        self.prefetch_around(j);
         let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
         {
             let (qi, qj) = self.q.two_rows(i, j, n);

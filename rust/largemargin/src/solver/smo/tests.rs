@@ -153,3 +153,57 @@ fn per_sign_sums_are_kept_and_each_sign_is_optimal() {
     // the positive examples' margin level is below the negative ones': r < 0 (nu-SVC's margin is -r)
     assert!(sol.r < 0.0);
 }
+
+/// Working sets reach the pair steps' optimum: the same dual objective to 1e-6 relative, the
+/// optimality conditions (no pair violating tol) over every variable, and the same support
+/// vectors but for a few at the margin; on dense data, where the engine computes rows by blocks,
+/// with sets much smaller than the problem and a budget that holds few of them.
+#[test]
+fn working_sets_reach_the_pairs_optimum() {
+    use crate::data::{DenseView, Matrix};
+    use crate::kernel::{KernelEngine, KernelSpec};
+    use crate::runtime::rng::Rng;
+    use crate::runtime::team::SOLO;
+    use crate::solver::qmatrix::ExampleQ;
+
+    let (n, d) = (3000, 5);
+    let mut rng = Rng::new(21);
+    let xs: Vec<f64> = (0..n * d).map(|_| rng.below(10_000) as f64 / 5000.0 - 1.0).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            let r = xs[d * i] * xs[d * i] + xs[d * i + 1] * xs[d * i + 1] + 0.3 * xs[d * i + 2];
+            if (r < 0.5) != (rng.below(8) == 0) {
+                1.0
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
+    let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 1.5 }).unwrap();
+    assert!(engine.blocked());
+    for c in [1.0, 30.0] {
+        let (lo, hi): (Vec<f64>, Vec<f64>) = y.iter().map(|&v| ((v * c).min(0.0), (v * c).max(0.0))).unzip();
+        let problem = DualProblem { p: &y, lo: &lo, hi: &hi, equality: Equality::Total };
+        let run = |decomposition, budget_rows: usize| {
+            let mut q = ExampleQ::new(&engine, (0..n).collect(), 4 * n * budget_rows + 8 * n * (d + 1) * 4);
+            let params = SmoParams { decomposition, ..Default::default() };
+            solve(&SOLO, &mut q, &problem, Start::Zero, &params, &Control::new()).unwrap()
+        };
+        let pairs = run(Decomposition::Pairs, n);
+        for (ws, budget_rows) in [(64, 300), (256, n)] {
+            let sets = run(Decomposition::WorkingSets(ws), budget_rows);
+            assert!(sets.converged && pairs.converged);
+            let rel = (sets.objective - pairs.objective).abs() / pairs.objective.abs();
+            assert!(rel < 1e-6, "C {c}, sets of {ws}: objective {} vs {}", sets.objective, pairs.objective);
+            // the conditions, from the returned gradient
+            let up = (0..n).filter(|&t| sets.alpha[t] < hi[t]).map(|t| sets.gradient[t]).fold(f64::MIN, f64::max);
+            let down = (0..n).filter(|&t| sets.alpha[t] > lo[t]).map(|t| sets.gradient[t]).fold(f64::MAX, f64::min);
+            assert!(up - down < 1e-3, "C {c}, sets of {ws}: violation {}", up - down);
+            let sv = |s: &SmoSolution| (0..n).filter(|&t| s.alpha[t] != 0.0).collect::<std::collections::BTreeSet<_>>();
+            let differ = sv(&sets).symmetric_difference(&sv(&pairs)).count();
+            assert!(differ * 100 <= sv(&pairs).len(), "C {c}, sets of {ws}: {differ} support vectors differ");
+            assert!((sets.bias - pairs.bias).abs() < 1e-2, "C {c}: bias {} vs {}", sets.bias, pairs.bias);
+        }
+    }
+}

@@ -397,7 +397,13 @@ struct Plan<'p, 'a> {
 impl Plan<'_, '_> {
     fn smo(&self) -> SmoParams {
         let p = self.params;
-        SmoParams { tol: p.tol, shrinking: p.shrinking, max_iter: p.max_iter, selection: p.selection }
+        SmoParams {
+            tol: p.tol,
+            shrinking: p.shrinking,
+            max_iter: p.max_iter,
+            selection: p.selection,
+            ..Default::default()
+        }
     }
 
     /// Every C of setting `s` on fold `f`: the problems solved along C, then scored.

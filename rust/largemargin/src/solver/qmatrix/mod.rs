@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use crate::cache::shared_rows::SharedRows;
 use crate::cache::{ClassRows, KernelCache};
-use crate::kernel::{KernelEngine, Split};
+use crate::kernel::{KernelEngine, PackedRows, Split, PACKED_ALIGN};
+use crate::runtime::team::Team;
 use crate::runtime::vecops::prefetch_lines;
 
 /// Rows served from the whole rows of a domain that solvers on other threads read too (the folds
@@ -167,6 +168,36 @@ pub trait QMatrix {
     fn two_rows(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]);
     /// Exchanges positions i and j.
     fn swap(&mut self, i: usize, j: usize);
+    /// How many rows over the first `len` positions the matrix computes at once when asked to
+    /// (`prefetch`): 1 where it computes row by row.
+    fn block_rows(&self, _len: usize) -> usize {
+        1
+    }
+    /// Whether row i holds its first `len` entries already (a request computes nothing).
+    fn holds(&self, _i: usize, _len: usize) -> bool {
+        true
+    }
+    /// Computes the rows at `rows` (none held yet) over the first `len` positions as one block and
+    /// keeps them: the solver's guess of the rows it will ask for next.
+    fn prefetch(&mut self, _rows: &[usize], _len: usize) {}
+    /// Keeps at most `rows` full rows from now on (where rows computed again by blocks cost less
+    /// than memory touched for the first time).
+    fn keep_at_most(&mut self, _rows: usize) {}
+    /// How many rows over the first `len` positions the matrix keeps at once (0: it does not say).
+    fn rows_held(&self, _len: usize) -> usize {
+        0
+    }
+    /// `g[t] -= sum_k deltas[k] Q[rows[k]][t]` for every position t of g, split over `team`.
+    fn subtract_rows(&mut self, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
+        for (&r, &d) in rows.iter().zip(deltas) {
+            let row = self.row(r, g.len());
+            team.for_chunks(g, &|offset, part| {
+                for (x, &k) in part.iter_mut().zip(&row[offset..]) {
+                    *x -= d * k as f64;
+                }
+            });
+        }
+    }
 }
 
 /// One variable per example: positions map to examples of the engine's matrix.
@@ -174,6 +205,9 @@ pub struct ExampleQ<'e, 'a> {
     engine: &'e KernelEngine<'a>,
     cache: KernelCache,
     examples: Vec<usize>,
+    /// The examples packed in position order for the engine's blocked product, where it pays
+    /// (rows computed by the engine then pack nothing; swapped with the positions).
+    packed: Option<PackedRows>,
     diag: Vec<f64>,
     scratch: Scratch,
     split: Split<'e>,
@@ -183,25 +217,44 @@ pub struct ExampleQ<'e, 'a> {
 impl<'e, 'a> ExampleQ<'e, 'a> {
     /// Variables are the examples `examples` of the engine's matrix, in that order.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes);
         let cache = KernelCache::new(examples.len(), cache_bytes);
-        Self::over(engine, examples, cache)
+        Self::over(engine, examples, cache, packed)
     }
 
-    fn over(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache: KernelCache) -> Self {
+    /// The examples packed for blocks where blocks pay and the copy takes at most a quarter of
+    /// the budget, and what the budget leaves for the rows.
+    fn pack(engine: &KernelEngine, examples: &[usize], cache_bytes: usize) -> (Option<PackedRows>, usize) {
+        let bytes = examples.len() * (engine.data().cols() + 1) * std::mem::size_of::<f64>();
+        if bytes > cache_bytes / 4 {
+            return (None, cache_bytes);
+        }
+        match engine.pack_rows(examples) {
+            Some(p) => (Some(p), cache_bytes - bytes),
+            None => (None, cache_bytes),
+        }
+    }
+
+    fn over(
+        engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache: KernelCache, packed: Option<PackedRows>,
+    ) -> Self {
         let diag = engine.diagonal(&examples);
-        ExampleQ { engine, cache, examples, diag, scratch: Scratch::default(), split: Split::Pool, fill: Fill::Engine }
+        let scratch = Scratch::default();
+        ExampleQ { engine, cache, examples, packed, diag, scratch, split: Split::Pool, fill: Fill::Engine }
     }
 
     /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
     pub fn with_short_rows(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
+        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes);
         let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
-        Self::over(engine, examples, cache)
+        Self::over(engine, examples, cache, packed)
     }
     /// Rows missing from the cache taken from `source`'s domain rows; `positions[t]` is the domain
     /// position of example t.
     pub fn shared(mut self, source: SharedSource<'e>, positions: Vec<usize>) -> Self {
         assert_eq!(positions.len(), self.examples.len(), "a domain position per example");
         self.fill = Fill::Shared(source, positions);
+        self.packed = None;
         self
     }
     /// Entries against a row's own class read from `rows` (which holds the examples' classes),
@@ -209,6 +262,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     pub fn segmented(mut self, rows: &'e ClassRows<'e>) -> Self {
         let slot = self.examples.iter().map(|&e| (rows.class(e) as u32, rows.place(e) as u32)).collect();
         self.fill = Fill::Segments(Segments { rows, slot }, Cross::default());
+        self.packed = None;
         self
     }
     /// Rows computed split as `split` says (by default over the rayon pool).
@@ -243,7 +297,18 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         if start < len {
             let (e, cols, out) = (self.examples[i], &self.examples[start..len], &mut buf[start..len]);
             match &mut self.fill {
-                Fill::Engine => self.engine.row_split(e, cols, out, self.split),
+                Fill::Engine => match &self.packed {
+                    Some(packed) => {
+                        // from a packed panel's start: the entries before `start` are computed again
+                        let from = start / PACKED_ALIGN * PACKED_ALIGN;
+                        let tmp = &mut self.scratch.block;
+                        tmp.clear();
+                        tmp.resize(len - from, 0.0);
+                        self.engine.block_packed(&[e], packed, from..len, tmp, self.split);
+                        out.copy_from_slice(&tmp[start - from..]);
+                    }
+                    None => self.engine.row_split(e, cols, out, self.split),
+                },
                 Fill::Shared(source, at) => source.fill(self.engine, at[i], &at[start..len], out),
                 Fill::Segments(segments, cross) => {
                     segments.fill(self.engine, i, e, cols, Positions::Range(start, len), out, self.split, cross)
@@ -255,7 +320,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     /// Extends row i from `have` to `len` entries: those whose symmetric entry is cached are
     /// copied, only the others are computed.
     fn extend_from_symmetric(&mut self, i: usize, have: usize, len: usize) {
-        let Scratch { known, missing, columns, computed } = &mut self.scratch;
+        let Scratch { known, missing, columns, computed, .. } = &mut self.scratch;
         let positions = match &self.fill {
             Fill::Shared(_, at) => Some(at),
             _ => None,
@@ -277,7 +342,10 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         computed.resize(missing.len(), 0.0);
         if !missing.is_empty() {
             match &mut self.fill {
-                Fill::Engine => self.engine.row_split(self.examples[i], columns, computed, self.split),
+                Fill::Engine => {
+                    let blocked = self.packed.is_some();
+                    engine_row(self.engine, blocked, self.examples[i], columns, computed, self.split)
+                }
                 Fill::Shared(source, at) => source.fill(self.engine, at[i], columns, computed),
                 Fill::Segments(segments, cross) => {
                     let positions = Positions::List(missing);
@@ -294,14 +362,35 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     }
 }
 
-/// Buffers of row extensions, kept between calls.
+/// Entries `cols` of example e's row, computed by the engine: as a block of one row where the
+/// matrix computes by blocks (`blocked`), so that every value is the one its blocks give (a value
+/// of the blocked product does not depend on its block), whatever the cache held when it was asked
+/// for; else as a row.
+fn engine_row(engine: &KernelEngine, blocked: bool, e: usize, cols: &[usize], out: &mut [f32], split: Split) {
+    if blocked {
+        engine.block(&[e], cols, out, split)
+    } else {
+        engine.row_split(e, cols, out, split)
+    }
+}
+
+/// Buffers of row extensions and blocks, kept between calls.
 #[derive(Default)]
 struct Scratch {
     known: Vec<f32>,
     missing: Vec<usize>,
     columns: Vec<usize>,
     computed: Vec<f32>,
+    block: Vec<f32>,
 }
+
+/// Rows computed at once by `prefetch` at most: enough for the blocked product to run at the speed
+/// of the arithmetic units (see `kernel::block`), few enough to be used before they are evicted.
+const BLOCK_ROWS: usize = 128;
+/// Gradient entries a working set's rows are subtracted from at once (8 KB).
+const GRADIENT_TILE: usize = 1024;
+/// A block takes at most 1/BLOCK_BUDGET_SHARE of the cache budget.
+const BLOCK_BUDGET_SHARE: usize = 8;
 
 /// Over full rows, extensions up to this long look for symmetric entries first (longer ones come
 /// from an unshrunk active set, and a pass of the kernel engine computes them faster).
@@ -324,6 +413,83 @@ impl QMatrix for ExampleQ<'_, '_> {
         self.ensure(j, len);
         (&self.cache.row(i)[..len], &self.cache.row(j)[..len])
     }
+    fn block_rows(&self, len: usize) -> usize {
+        if self.packed.is_none() || len == 0 {
+            return 1;
+        }
+        // Only where the budget holds a row for every active variable: a row computed ahead is
+        // then kept until it is asked for. (With fewer rows, LRU evicts rows computed ahead before
+        // their turn: at 32,000 dense rows and 200 MB, 4.5 times the kernel values of rows one by one.)
+        let row_bytes = self.examples.len() * std::mem::size_of::<f32>();
+        let held = self.cache.budget_bytes() / row_bytes;
+        if held < len {
+            return 1;
+        }
+        (held / BLOCK_BUDGET_SHARE).clamp(1, BLOCK_ROWS)
+    }
+    fn holds(&self, i: usize, len: usize) -> bool {
+        self.cache.len_of(i) >= len
+    }
+    fn keep_at_most(&mut self, rows: usize) {
+        self.cache.limit(rows * self.examples.len() * std::mem::size_of::<f32>());
+    }
+    fn rows_held(&self, _len: usize) -> usize {
+        // (said only where rows come by blocks: a solver that plans on many rows needs them fast)
+        match self.packed {
+            Some(_) => self.cache.budget_bytes() / (self.examples.len().max(1) * std::mem::size_of::<f32>()),
+            None => 0,
+        }
+    }
+    fn subtract_rows(&mut self, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
+        let len = g.len();
+        let missing: Vec<usize> = rows.iter().copied().filter(|&r| !self.holds(r, len)).collect();
+        if self.packed.is_some() && !missing.is_empty() {
+            self.prefetch(&missing, len);
+        }
+        for &r in &missing {
+            self.ensure(r, len);
+        }
+        if rows.iter().any(|&r| !self.holds(r, len)) {
+            // (a budget too short for the rows at once: one at a time)
+            for (&r, &d) in rows.iter().zip(deltas) {
+                let row = self.row(r, len);
+                team.for_chunks(g, &|offset, part| {
+                    for (x, &k) in part.iter_mut().zip(&row[offset..]) {
+                        *x -= d * k as f64;
+                    }
+                });
+            }
+            return;
+        }
+        // every row held: each part of g takes all of them in tiles that stay in the first-level
+        // cache
+        let cache = &self.cache;
+        let held: Vec<&[f32]> = rows.iter().map(|&r| &cache.row(r)[..len]).collect();
+        team.for_chunks(g, &|offset, part| {
+            for (t0, tile) in part.chunks_mut(GRADIENT_TILE).enumerate().map(|(k, c)| (offset + k * GRADIENT_TILE, c)) {
+                for (row, &d) in held.iter().zip(deltas) {
+                    for (x, &k) in tile.iter_mut().zip(&row[t0..]) {
+                        *x -= d * k as f64;
+                    }
+                }
+            }
+        });
+    }
+    fn prefetch(&mut self, rows: &[usize], len: usize) {
+        let examples: Vec<usize> = rows.iter().map(|&p| self.examples[p]).collect();
+        match &self.packed {
+            // straight into the cache's rows
+            Some(packed) => {
+                let out = self.cache.request_many(rows, len);
+                self.engine.block_packed_into(&examples, packed, 0..len, out, self.split);
+            }
+            None => {
+                for &p in rows {
+                    self.ensure(p, len);
+                }
+            }
+        }
+    }
     fn swap(&mut self, i: usize, j: usize) {
         match self.split {
             Split::Team(team) => self.cache.swap_index_on(i, j, team),
@@ -331,6 +497,9 @@ impl QMatrix for ExampleQ<'_, '_> {
         }
         self.examples.swap(i, j);
         self.diag.swap(i, j);
+        if let Some(p) = &mut self.packed {
+            p.swap(i, j);
+        }
         match &mut self.fill {
             Fill::Engine => {}
             Fill::Shared(_, at) => at.swap(i, j),
@@ -373,6 +542,24 @@ impl<Q: QMatrix + ?Sized> QMatrix for Prefix<'_, Q> {
     fn swap(&mut self, i: usize, j: usize) {
         self.inner.swap(i, j);
         self.origin.swap(i, j);
+    }
+    fn block_rows(&self, len: usize) -> usize {
+        self.inner.block_rows(len)
+    }
+    fn holds(&self, i: usize, len: usize) -> bool {
+        self.inner.holds(i, len)
+    }
+    fn prefetch(&mut self, rows: &[usize], len: usize) {
+        self.inner.prefetch(rows, len)
+    }
+    fn rows_held(&self, len: usize) -> usize {
+        self.inner.rows_held(len)
+    }
+    fn keep_at_most(&mut self, rows: usize) {
+        self.inner.keep_at_most(rows)
+    }
+    fn subtract_rows(&mut self, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
+        self.inner.subtract_rows(rows, deltas, g, team)
     }
 }
 
@@ -480,112 +667,4 @@ impl QMatrix for PairedQ<'_, '_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::{DenseView, Matrix};
-    use crate::kernel::KernelSpec;
-    use crate::runtime::rng::Rng;
-
-    /// Random row requests (growing as an expansion set does, with some long jumps), swaps and
-    /// discards over a cache of short rows; with `check`, every row served is compared with the
-    /// kernel. Returns (kernel evaluations by the rows, entries that were not cached in the row).
-    fn drive(check: bool) -> (u64, u64) {
-        let (n, d) = (300, 5);
-        let mut rng = Rng::new(5);
-        let xs: Vec<f64> = (0..n * d).map(|_| rng.below(1000) as f64 / 500.0).collect();
-        let x = Matrix::Dense64(DenseView::new(&xs, n, d).unwrap());
-        let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 0.3 }).unwrap();
-        let reference = KernelEngine::new(x, KernelSpec::Rbf { gamma: 0.3 }).unwrap();
-        // a budget of about 150 rows of 250 entries: rows get evicted and come back
-        let mut q = ExampleQ::with_short_rows(&engine, (0..n).collect(), 150_000);
-        let mut at: Vec<usize> = (0..n).collect();
-        let mut missing = 0u64;
-        let base = engine.evals();
-        for step in 0..4000 {
-            // mostly rows of the set's members (positions below its size), as an online solver asks
-            let size = (1 + step / 15).min(n);
-            let i = if step % 5 == 0 { rng.below(n) } else { rng.below(size) };
-            match step % 7 {
-                0 => {
-                    // entering or leaving the set: a swap with the position at its edge
-                    let j = size - 1;
-                    q.swap(i, j);
-                    at.swap(i, j);
-                }
-                1 => q.discard(i),
-                _ => {
-                    let len = if step % 3 == 0 { (size + rng.below(40)).min(n) } else { size };
-                    missing += (len - q.cache.len_of(i).min(len)) as u64;
-                    let row = q.row(i, len).to_vec();
-                    for (p, &v) in row.iter().enumerate().filter(|_| check) {
-                        let want = reference.eval(at[i], at[p]) as f32;
-                        assert!((v - want).abs() <= 1e-6, "step {step}: row {i} entry {p}: {v} vs {want}");
-                    }
-                }
-            }
-        }
-        (engine.evals() - base, missing)
-    }
-
-    /// The matrices of a one-vs-one problem's pairs reading their own-class entries from shared
-    /// `ClassRows` serve, bit for bit, the rows of matrices computing every entry, under the same
-    /// requests, swaps and extensions. The data is narrow and dense (a pass gives other last bits
-    /// than a direct visit there), then mostly zero (held sparse: a visit's sum runs over the
-    /// target's features, so K(a, b) and K(b, a) may differ in the last bits). With three
-    /// classes, the first pair holds more than half of the examples, so that its long requests
-    /// take a pass; with six, each class's rows serve five pairs: fewer evaluations, even with
-    /// the requests at random over a shrinking active set (40% fewer on the dense data; on the
-    /// sparse data, this small, the engine takes a pass for most whole rows).
-    #[test]
-    fn class_rows_serve_the_values_each_pair_computes() {
-        for (width, zero_tenths) in [(5, 0), (40, 8)] {
-            // (with three classes each class's rows serve one pair, the other visiting by passes)
-            for (layout, most) in [(&[0, 0, 0, 0, 0, 1, 1, 1, 1, 2][..], 1.01), (&[0, 1, 2, 3, 4, 5][..], 0.85)] {
-                let n = 300;
-                let mut rng = Rng::new(11);
-                let xs: Vec<f64> = (0..n * width)
-                    .map(|_| if rng.below(10) < zero_tenths { 0.0 } else { rng.below(1000) as f64 / 500.0 })
-                    .collect();
-                let x = Matrix::Dense64(DenseView::new(&xs, n, width).unwrap());
-                let class: Vec<usize> = (0..n).map(|e| layout[e % layout.len()]).collect();
-                let k = class.iter().max().unwrap() + 1;
-                let members: Vec<Vec<usize>> = (0..k).map(|c| (0..n).filter(|&e| class[e] == c).collect()).collect();
-                let shared_engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 0.05 }).unwrap();
-                let plain_engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 0.05 }).unwrap();
-                let rows = ClassRows::new(&class, &members, 1 << 20);
-                for (a, b) in (0..k).flat_map(|a| (a + 1..k).map(move |b| (a, b))) {
-                    let examples: Vec<usize> = members[a].iter().chain(&members[b]).copied().collect();
-                    let l = examples.len();
-                    let mut shared = ExampleQ::new(&shared_engine, examples.clone(), 1 << 22).segmented(&rows);
-                    let mut plain = ExampleQ::new(&plain_engine, examples, 1 << 22);
-                    for step in 0..1500 {
-                        // an active set shrinking and growing back: rows are extended, by a few
-                        // entries (from symmetric ones) or many
-                        let active = l - [0, 3, l / 5, l / 2][step / 100 % 4];
-                        let i = rng.below(active);
-                        if step % 5 == 0 {
-                            let j = rng.below(active);
-                            shared.swap(i, j);
-                            plain.swap(i, j);
-                            continue;
-                        }
-                        let got: Vec<u32> = shared.row(i, active).iter().map(|v| v.to_bits()).collect();
-                        let want: Vec<u32> = plain.row(i, active).iter().map(|v| v.to_bits()).collect();
-                        assert_eq!(got, want, "width {width}, {k} classes, pair ({a}, {b}), step {step}, row {i}");
-                    }
-                }
-                let ratio = shared_engine.evals() as f64 / plain_engine.evals() as f64;
-                assert!(ratio < most, "width {width}, {k} classes: {ratio} of the evaluations");
-            }
-        }
-    }
-
-    /// Rows extended from symmetric entries under growth, swaps and evictions hold the kernel
-    /// values of the examples now at their positions, with fewer evaluations than entries added.
-    #[test]
-    fn short_rows_stay_exact_and_reuse_symmetric_entries() {
-        drive(true);
-        let (evals, missing) = drive(false);
-        assert!(evals < missing * 9 / 10, "{evals} evaluations for {missing} entries");
-    }
-}
+mod tests;
