@@ -315,12 +315,14 @@ fn share_of_cache(total: usize, problems: usize) -> usize {
 /// `ClassRows`), within what the pairs leave of `budget` bytes: the pairs solved at once keep
 /// their caches of `cache` bytes, each holding at most its whole matrix, so that a pair's rows are
 /// kept (and asked for) as without the shared rows. None for a single pair, for a kernel of a
-/// given matrix or computed outside (nothing to save, or its own way of computing), or if no
-/// class fits.
+/// given matrix or computed outside (nothing to save, or its own way of computing), where the
+/// engine computes rows by blocks (a pair's row from its own packed examples costs less than
+/// gathering the shared part and computing the rest: letter's 325 pairs took twice the time),
+/// or if no class fits.
 fn shared_class_rows<'c>(
     engine: &KernelEngine, y: &'c [usize], members: &'c [Vec<usize>], pairs: usize, budget: usize, cache: usize,
 ) -> Option<ClassRows<'c>> {
-    if pairs < 2 || !engine.spec().reads_features() {
+    if pairs < 2 || !engine.spec().reads_features() || engine.blocked() {
         return None;
     }
     let mut sizes: Vec<usize> = members.iter().map(Vec::len).collect();

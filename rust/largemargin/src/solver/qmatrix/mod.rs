@@ -387,6 +387,10 @@ struct Scratch {
 /// Rows computed at once by `prefetch` at most: enough for the blocked product to run at the speed
 /// of the arithmetic units (see `kernel::block`), few enough to be used before they are evicted.
 const BLOCK_ROWS: usize = 128;
+/// Rows shorter than this are not computed ahead: alone they are cheap already, and a small
+/// problem asks for few of the rows a block would guess (letter's 325 pairs of about 1,200
+/// examples took twice the time).
+const PREFETCH_MIN_LEN: usize = 8192;
 /// Gradient entries a working set's rows are subtracted from at once (8 KB).
 const GRADIENT_TILE: usize = 1024;
 /// A block takes at most 1/BLOCK_BUDGET_SHARE of the cache budget.
@@ -414,7 +418,7 @@ impl QMatrix for ExampleQ<'_, '_> {
         (&self.cache.row(i)[..len], &self.cache.row(j)[..len])
     }
     fn block_rows(&self, len: usize) -> usize {
-        if self.packed.is_none() || len == 0 {
+        if self.packed.is_none() || len < PREFETCH_MIN_LEN {
             return 1;
         }
         // Only where the budget holds a row for every active variable: a row computed ahead is
