@@ -5,8 +5,9 @@
 
 The engine: `KernelEngine::block`, a block of ``--rows`` rows against ``--columns`` rows of seeded
 dense data (the crate's example ``kernel_block``, built with ``cargo build --release``), for the
-linear, RBF and cubic polynomial kernels, and the same kernels one row at a time (``row``, the
-path every solver took before the blocked product), on both cores. Widths: 54 (Forest's) and 123
+linear, RBF and cubic polynomial kernels, and the same kernels one row at a time (``row``: on this
+data a block of one row, which reads the data as a row did and runs at the same speed), on both
+cores. Widths: 54 (Forest's) and 123
 (adult's, as dense). The machine: numpy's float64 and float32 matrix products on 4096 x 4096,
 both cores. The engine computes in float64, so its share of the float64 rate is the figure to
 read, counting 2 x width flops per kernel value (the transform's flops are not counted). Each
