@@ -189,14 +189,19 @@ pub trait QMatrix {
     }
     /// `g[t] -= sum_k deltas[k] Q[rows[k]][t]` for every position t of g, split over `team`.
     fn subtract_rows(&mut self, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
-        for (&r, &d) in rows.iter().zip(deltas) {
-            let row = self.row(r, g.len());
-            team.for_chunks(g, &|offset, part| {
-                for (x, &k) in part.iter_mut().zip(&row[offset..]) {
-                    *x -= d * k as f64;
-                }
-            });
-        }
+        subtract_one_by_one(self, rows, deltas, g, team)
+    }
+}
+
+/// `QMatrix::subtract_rows` a row at a time.
+fn subtract_one_by_one<Q: QMatrix + ?Sized>(q: &mut Q, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
+    for (&r, &d) in rows.iter().zip(deltas) {
+        let row = q.row(r, g.len());
+        team.for_chunks(g, &|offset, part| {
+            for (x, &k) in part.iter_mut().zip(&row[offset..]) {
+                *x -= d * k as f64;
+            }
+        });
     }
 }
 
@@ -454,16 +459,8 @@ impl QMatrix for ExampleQ<'_, '_> {
             self.ensure(r, len);
         }
         if rows.iter().any(|&r| !self.holds(r, len)) {
-            // (a budget too short for the rows at once: one at a time)
-            for (&r, &d) in rows.iter().zip(deltas) {
-                let row = self.row(r, len);
-                team.for_chunks(g, &|offset, part| {
-                    for (x, &k) in part.iter_mut().zip(&row[offset..]) {
-                        *x -= d * k as f64;
-                    }
-                });
-            }
-            return;
+            // (a budget too short for the rows at once)
+            return subtract_one_by_one(self, rows, deltas, g, team);
         }
         // every row held: each part of g takes all of them in tiles that stay in the first-level
         // cache
