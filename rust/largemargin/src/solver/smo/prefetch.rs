@@ -1,5 +1,6 @@
-//! Rows asked for ahead: where the kernel engine computes rows by blocks, a missing row is computed
-//! together with those of the variables the next selections will likely ask for.
+//! Rows asked for ahead (`Decomposition::Auto`): where the kernel engine computes rows by blocks, a
+//! missing row is computed together with those of the variables the next selections will likely
+//! ask for.
 
 use super::{Smo, DOWN, SIGN_SHIFT, UP};
 
