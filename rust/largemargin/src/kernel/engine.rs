@@ -143,9 +143,8 @@ impl<'a> KernelEngine<'a> {
             if copies && narrow_dense && fits(x.rows() * x.cols() * 8) { DenseColumns::build(&x) } else { None };
         let sqnorms = if spec.needs_norms() { targets.squared_norms() } else { Vec::new() };
         // dense data for a built-in transform: every row of the targets computed by the blocked
-        // product, over a packed copy of them
-        // (mostly-zero dense data keeps its sparse copy's row path: one row of it costs less than a
-        // block of one row, and its rows come one at a time where the budget is short)
+        // product, over a packed copy of them; not mostly-zero dense data, whose sparse copy
+        // computes one row for less than a block of one row costs
         let blocked = supports(&spec) && !x.is_sparse() && sparse_copy.is_none();
         let packed = (blocked && fits(x.rows() * (x.cols() + 1) * 8)).then(|| {
             let all: Vec<usize> = (0..x.rows()).collect();
@@ -360,7 +359,12 @@ impl<'a> KernelEngine<'a> {
             }
             let queries: Vec<usize> = (0..q.rows()).collect();
             self.evals.fetch_add((q.rows() * n) as u64, Ordering::Relaxed);
-            let (a, b) = (Rows { x: q, rows: &queries }, Cols::Rows(Rows { x: &self.x, rows: &all }));
+            // (the packed copy of the targets where the engine keeps one)
+            let b = match &self.packed {
+                Some(p) => Cols::Packed(p, 0, n),
+                None => Cols::Rows(Rows { x: &self.x, rows: &all }),
+            };
+            let a = Rows { x: q, rows: &queries };
             block_values(&self.spec, a, b, self.x.cols(), &mut out, Split::Pool);
             return Ok(out);
         }

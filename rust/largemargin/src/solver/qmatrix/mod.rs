@@ -347,10 +347,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         computed.resize(missing.len(), 0.0);
         if !missing.is_empty() {
             match &mut self.fill {
-                Fill::Engine => {
-                    let blocked = self.packed.is_some();
-                    engine_row(self.engine, blocked, self.examples[i], columns, computed, self.split)
-                }
+                Fill::Engine => self.engine.row_split(self.examples[i], columns, computed, self.split),
                 Fill::Shared(source, at) => source.fill(self.engine, at[i], columns, computed),
                 Fill::Segments(segments, cross) => {
                     let positions = Positions::List(missing);
@@ -364,18 +361,6 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         for (&p, &v) in missing.iter().zip(computed.iter()) {
             buf[p] = v;
         }
-    }
-}
-
-/// Entries `cols` of example e's row, computed by the engine: as a block of one row where the
-/// matrix computes by blocks (`blocked`), so that every value is the one its blocks give (a value
-/// of the blocked product does not depend on its block), whatever the cache held when it was asked
-/// for; else as a row.
-fn engine_row(engine: &KernelEngine, blocked: bool, e: usize, cols: &[usize], out: &mut [f32], split: Split) {
-    if blocked {
-        engine.block(&[e], cols, out, split)
-    } else {
-        engine.row_split(e, cols, out, split)
     }
 }
 
