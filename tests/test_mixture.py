@@ -360,6 +360,22 @@ def test_fitted_with_a_client_pickles_clones_and_grid_searches(forest):
     assert pickle.dumps(mix) == before
 
 
+def test_fits_of_the_same_data_hold_blocks_of_their_own(client, forest):
+    """Two fits of the same rows (a refit, a second client) must not share scattered blocks: the
+    first fit's cancel at its close would take them from the second one mid-fit."""
+    from largemargin.mixture_backends import DaskBackend
+
+    Xtr, ytr, _, _ = forest
+    first = DaskBackend(client, Xtr[:300], ytr[:300])
+    second = DaskBackend(client, Xtr[:300], ytr[:300])
+    try:
+        assert not {f.key for f in first.Xb + first.yb} & {f.key for f in second.Xb + second.yb}
+        first.close()
+        assert np.array_equal(second.rows(np.arange(300)), Xtr[:300])
+    finally:
+        second.close()
+
+
 def test_dask_gives_the_thread_model(client, forest):
     Xtr, ytr, Xte, _ = forest
     # (4 experts, 3 candidates each: the candidate path as well)

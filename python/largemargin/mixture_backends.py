@@ -145,8 +145,11 @@ class DaskBackend:
             blocks = n_blocks or max(2, 2 * self.workers)
             edges = np.linspace(0, n, blocks + 1).astype(int)
             self.sizes = [int(b - a) for a, b in zip(edges[:-1], edges[1:])]
-            self.Xb = client.scatter([X[a:b] for a, b in zip(edges[:-1], edges[1:])])
-            self.yb = client.scatter([y[a:b] for a, b in zip(edges[:-1], edges[1:])])
+            # keys of this fit's own (hash=False): with content-hashed keys, a fit of the same
+            # data just after another (a refit, a second client on the cluster) shares the first
+            # one's blocks, and the first fit's cancel at its close takes them from the second
+            self.Xb = client.scatter([X[a:b] for a, b in zip(edges[:-1], edges[1:])], hash=False)
+            self.yb = client.scatter([y[a:b] for a, b in zip(edges[:-1], edges[1:])], hash=False)
             if self.workers > 1:
                 # scattered blocks have no lineage to recompute them from: keep two copies, so
                 # that losing a worker loses no data
