@@ -92,6 +92,29 @@ impl KernelEngine<'_> {
         self.evals.fetch_sub((rows.len() * (n - cols.len())) as u64, Ordering::Relaxed);
     }
 
+    /// `block`, by the blocked product wherever the data is dense and the kernel built in, also
+    /// where single rows are computed another way (mostly-zero dense data, whose rows come from
+    /// its sparse copy: a block of many rows costs less by the product). There the values may
+    /// differ from `row`'s in the last bits. Returns whether the product computed them.
+    pub fn block_by_product<S: Store>(&self, rows: &[usize], cols: &[usize], out: &mut [S], split: Split) -> bool {
+        if self.blocked() || !self.product_can_serve() {
+            self.block(rows, cols, out, split);
+            return self.blocked();
+        }
+        assert_eq!(out.len(), rows.len() * cols.len(), "a value per pair");
+        if !cols.is_empty() {
+            self.evals.fetch_add((rows.len() * cols.len()) as u64, Ordering::Relaxed);
+            let (a, b) = (Rows { x: &self.x, rows }, Cols::Rows(Rows { x: &self.x, rows: cols }));
+            block_values(&self.spec, a, b, self.x.cols(), out, split);
+        }
+        true
+    }
+
+    /// Whether `block_by_product` can use the product: dense data, a built-in kernel.
+    pub fn product_can_serve(&self) -> bool {
+        supports(&self.spec) && !self.x.is_sparse()
+    }
+
     /// Whether the engine computes every value among its targets by the blocked product (dense
     /// data for a built-in transform, with room in its budget for a packed copy): rows, blocks and
     /// parts of rows then all give the same value for a pair, whatever the request.
@@ -103,6 +126,12 @@ impl KernelEngine<'_> {
     /// the engine does not compute by blocks (`blocked`). They hold rows x features float64 values.
     pub fn pack_rows(&self, rows: &[usize]) -> Option<PackedRows> {
         self.blocked().then(|| PackedRows::new(&self.x, rows, self.x.cols()))
+    }
+
+    /// `pack_rows` wherever `block_by_product` can use the product (`product_can_serve`), also
+    /// where the engine computes single rows another way.
+    pub fn pack_rows_for_product(&self, rows: &[usize]) -> Option<PackedRows> {
+        self.product_can_serve().then(|| PackedRows::new(&self.x, rows, self.x.cols()))
     }
 
     /// `block` against the packed rows at positions `cols` (whose start is a multiple of

@@ -29,7 +29,34 @@ pub struct ExpansionSet<'e, 'a> {
     /// Problem index (into the examples given to `new`) at each position, and its inverse.
     at: Vec<usize>,
     pos_of: Vec<usize>,
+    ahead: RowsAhead,
 }
+
+/// Rows of examples about to be processed, computed as one block over S as it was then (a
+/// block runs at the speed of the arithmetic units, a row at that of memory). When one of them
+/// is asked for, the entries of examples still in S are read from it and only those of examples
+/// that entered S since are computed.
+#[derive(Default)]
+struct RowsAhead {
+    /// Problem index of each row of the block (usize::MAX once taken).
+    rows: Vec<usize>,
+    /// The block, `rows.len()` x `members.len()`.
+    values: Vec<f32>,
+    /// The problem indices of S when the block was computed, and the inverse: `slot[k]` is the
+    /// column of problem index k (NONE if k was not in S).
+    members: Vec<usize>,
+    slot: Vec<u32>,
+    /// Buffers of a row being assembled.
+    row: Vec<f32>,
+    missing: Vec<usize>,
+}
+
+const NONE: u32 = u32::MAX;
+/// Rows computed ahead at once: enough for the product's register tiles and packing to pay,
+/// few enough that S has changed little by the last of them.
+pub const AHEAD_ROWS: usize = 32;
+/// Below this |S| a row alone is cheap: nothing is computed ahead.
+const AHEAD_MIN_LEN: usize = 2048;
 
 impl<'e, 'a> ExpansionSet<'e, 'a> {
     /// An empty set over `examples` (engine rows), with a cache of short rows.
@@ -40,6 +67,7 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
             len: 0,
             at: (0..n).collect(),
             pos_of: (0..n).collect(),
+            ahead: RowsAhead::default(),
         }
     }
     /// Rows computed split as `split` says.
@@ -74,15 +102,85 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
     }
     /// K(x_p, S).
     pub fn row(&mut self, p: usize) -> &[f32] {
+        self.take_ahead(p);
         let len = self.len;
         self.q.row(p, len)
     }
     /// `sum_{s in S} weight[s] K(x_p, x_s)`, `weight` by position: an expansion's value at x_p.
     pub fn expand(&mut self, p: usize, weight: &[f64]) -> f64 {
+        self.take_ahead(p);
         let len = self.len;
         let row = self.q.row(p, len);
         row.iter().zip(&weight[..len]).map(|(&k, &w)| w * k as f64).sum()
     }
+    /// Computes the rows over S of the examples `upcoming` (problem indices, the next to be asked
+    /// for, in any order) as one block where that pays, and keeps them apart until asked for.
+    /// Those in S or whose row is cached are left out; a block not used up is dropped.
+    pub fn compute_ahead(&mut self, upcoming: &[usize]) {
+        let len = self.len;
+        if len < AHEAD_MIN_LEN {
+            return;
+        }
+        let positions: Vec<usize> =
+            upcoming.iter().map(|&k| self.pos_of[k]).filter(|&p| p >= len && !self.q.holds(p, len)).collect();
+        if positions.len() < 2 {
+            return;
+        }
+        let a = &mut self.ahead;
+        for &k in &a.members {
+            a.slot[k] = NONE;
+        }
+        a.values.clear();
+        a.values.resize(positions.len() * len, 0.0);
+        if !self.q.block_by_product(&positions, len, &mut a.values) {
+            a.rows.clear();
+            a.members.clear();
+            return;
+        }
+        if a.slot.len() != self.at.len() {
+            a.slot = vec![NONE; self.at.len()];
+        }
+        a.members.clear();
+        a.members.extend_from_slice(&self.at[..len]);
+        for (t, &k) in a.members.iter().enumerate() {
+            a.slot[k] = t as u32;
+        }
+        a.rows.clear();
+        a.rows.extend(positions.iter().map(|&p| self.at[p]));
+    }
+
+    /// Whether the row of problem index k waits in the block computed ahead.
+    pub fn is_ahead(&self, k: usize) -> bool {
+        self.ahead.rows.contains(&k)
+    }
+
+    /// Moves the row of the example at p (outside S) from the block computed ahead into the
+    /// cache, with the entries of examples that entered S since computed.
+    fn take_ahead(&mut self, p: usize) {
+        let len = self.len;
+        let k = self.at[p];
+        let a = &mut self.ahead;
+        let Some(r) = (p >= len).then(|| a.rows.iter().position(|&e| e == k)).flatten() else {
+            return;
+        };
+        a.rows[r] = usize::MAX;
+        if self.q.holds(p, len) {
+            return;
+        }
+        let width = a.members.len();
+        let values = &a.values[r * width..(r + 1) * width];
+        a.row.clear();
+        a.row.resize(len, 0.0);
+        a.missing.clear();
+        for (t, (v, &e)) in a.row.iter_mut().zip(&self.at[..len]).enumerate() {
+            match a.slot[e] {
+                NONE => a.missing.push(t),
+                s => *v = values[s as usize],
+            }
+        }
+        self.q.keep_row(p, &mut a.row, &a.missing);
+    }
+
     /// K(x_i, S) and K(x_j, S), i != j.
     pub fn two_rows(&mut self, i: usize, j: usize) -> (&[f32], &[f32]) {
         let len = self.len;
@@ -119,6 +217,62 @@ impl<'e, 'a> ExpansionSet<'e, 'a> {
         for (t, &k) in moved.iter().enumerate() {
             self.at[t] = k;
             self.pos_of[k] = t;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Matrix;
+    use crate::kernel::KernelSpec;
+    use crate::runtime::rng::Rng;
+
+    /// Rows computed ahead, then read after S changed (examples entering, leaving, moving), hold
+    /// K(x, S) as S is then: on mostly-zero dense data (single rows from the sparse copy, blocks by
+    /// the product) and on dense data (both by the product).
+    #[test]
+    fn rows_computed_ahead_follow_the_set() {
+        let (n, d) = (2600, 20);
+        let mut rng = Rng::new(5);
+        for mostly_zero in [true, false] {
+            let data: Vec<f64> = (0..n * d)
+                .map(|k| {
+                    if mostly_zero && k % d > 3 && rng.below(10) > 0 {
+                        0.0
+                    } else {
+                        rng.below(1000) as f64 / 250.0 - 2.0
+                    }
+                })
+                .collect();
+            let x = Matrix::dense(&data, n, d).unwrap();
+            let engine = KernelEngine::new(x, KernelSpec::Rbf { gamma: 0.1 }).unwrap();
+            let mut set = ExpansionSet::new(&engine, (0..n).collect(), 64 << 20);
+            set.set_len(AHEAD_MIN_LEN + 100);
+            let upcoming: Vec<usize> = (2300..2300 + AHEAD_ROWS).collect();
+            set.compute_ahead(&upcoming);
+            assert!(upcoming.iter().all(|&k| set.is_ahead(k)), "mostly zero: {mostly_zero}");
+            // one enters S, two leave it (swapped with the last), one moves
+            let len = set.len();
+            set.swap(set.position(2400), len);
+            set.set_len(len + 1);
+            for s in [7, 1000] {
+                let last = set.len() - 1;
+                set.swap(s, last);
+                set.set_len(last);
+            }
+            set.swap(3, 50);
+            for &k in &upcoming[..4] {
+                let p = set.position(k);
+                let members: Vec<usize> = (0..set.len()).map(|t| set.index_at(t)).collect();
+                let mut expected = vec![0f32; members.len()];
+                engine.row(k, &members, &mut expected);
+                let got = set.row(p).to_vec();
+                assert!(!set.is_ahead(k));
+                for (t, (a, b)) in got.iter().zip(&expected).enumerate() {
+                    assert!((a - b).abs() <= 1e-6, "entry {t} of example {k}: {a} against {b}");
+                }
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::kernel::{KernelEngine, Split};
 use crate::runtime::control::Control;
 use crate::runtime::rng::Rng;
 use crate::runtime::team::{Team, SOLO};
-use crate::solver::online::expansion::{check_labels, ExpansionSet};
+use crate::solver::online::expansion::{check_labels, ExpansionSet, AHEAD_ROWS};
 use crate::solver::qmatrix::Prefix;
 use crate::solver::smo::{self, DualProblem, Equality, Selection, SmoParams, Start};
 
@@ -147,6 +147,40 @@ impl SelectionKind {
     }
 }
 
+/// ((g_max, i), (g_min, j)) of `extremes`; usize::MAX where a side is empty.
+type Extremes = ((f64, usize), (f64, usize));
+
+/// The extremes over positions `start..start + alpha.len()` (their coefficients, gradients,
+/// labels and boxes).
+fn scan_extremes(start: usize, alpha: &[f64], grad: &[f64], y: &[f64], c: &[f64]) -> Extremes {
+    let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
+    for (t, (((&a, &g), &y), &c)) in alpha.iter().zip(grad).zip(y).zip(c).enumerate() {
+        let cy = c * y;
+        let (lo, hi) = (cy.min(0.0), cy.max(0.0));
+        if a < hi && g > up.0 {
+            up = (g, start + t);
+        }
+        if a > lo && g < down.0 {
+            down = (g, start + t);
+        }
+    }
+    (up, down)
+}
+
+/// The extremes of consecutive parts, in order (the first position on ties).
+fn merge_extremes(parts: Vec<Extremes>) -> Extremes {
+    let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
+    for (u, d) in parts {
+        if u.1 != usize::MAX && (up.1 == usize::MAX || u.0 > up.0) {
+            up = u;
+        }
+        if d.1 != usize::MAX && (down.1 == usize::MAX || d.0 < down.0) {
+            down = d;
+        }
+    }
+    (up, down)
+}
+
 fn argmin(values: impl Iterator<Item = f64>) -> Choice {
     let mut best: Option<(usize, f64)> = None;
     for (k, v) in values.enumerate() {
@@ -210,6 +244,9 @@ pub struct LaSvm<'e, 'a> {
     params: LaSvmParams,
     bias: f64,
     gap: f64,
+    /// `extremes()` as of the last gradient step, until S, a coefficient or a gradient changes
+    /// otherwise (the step's pass over S finds them as it goes).
+    known_extremes: Option<Extremes>,
     /// The problem's counters so far.
     pub stats: LaSvmStats,
     /// Splits the kernel rows, the gradient updates, the scans over S and the finishing step.
@@ -241,6 +278,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             params,
             bias: 0.0,
             gap: f64::INFINITY,
+            known_extremes: None,
             stats: LaSvmStats::default(),
             team: &SOLO,
         })
@@ -268,7 +306,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             }
             self.alpha[k] = a.clamp(lo, hi);
         }
-        self.set.set_len(support);
+        self.set_len(support);
         for s in 0..support {
             self.grad[s] = self.y[s] - self.set.expand(s, &self.alpha);
         }
@@ -281,7 +319,13 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         (cy.min(0.0), cy.max(0.0))
     }
 
+    fn set_len(&mut self, len: usize) {
+        self.set.set_len(len);
+        self.known_extremes = None;
+    }
+
     fn swap(&mut self, i: usize, j: usize) {
+        self.known_extremes = None;
         if i != j {
             self.set.swap(i, j);
             self.alpha.swap(i, j);
@@ -293,32 +337,15 @@ impl<'e, 'a> LaSvm<'e, 'a> {
 
     /// (g_max, i) over s in S with alpha_s < B_s and (g_min, j) over those with alpha_s > A_s
     /// (the first position on ties), in parts over the team merged in order.
-    fn extremes(&self) -> ((f64, usize), (f64, usize)) {
-        type Extremes = ((f64, usize), (f64, usize));
-        let scan = |range: std::ops::Range<usize>| -> Extremes {
-            let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
-            for s in range {
-                let (lo, hi) = self.bounds(s);
-                let (a, g) = (self.alpha[s], self.grad[s]);
-                if a < hi && g > up.0 {
-                    up = (g, s);
-                }
-                if a > lo && g < down.0 {
-                    down = (g, s);
-                }
-            }
-            (up, down)
-        };
-        let (mut up, mut down) = ((f64::NEG_INFINITY, usize::MAX), (f64::INFINITY, usize::MAX));
-        for (u, d) in self.team.map(self.set.len(), &scan) {
-            if u.1 != usize::MAX && (up.1 == usize::MAX || u.0 > up.0) {
-                up = u;
-            }
-            if d.1 != usize::MAX && (down.1 == usize::MAX || d.0 < down.0) {
-                down = d;
-            }
+    fn extremes(&self) -> Extremes {
+        if let Some(known) = self.known_extremes {
+            return known;
         }
-        (up, down)
+        let (alpha, grad, y, c) = (&self.alpha, &self.grad, &self.y, &self.c);
+        merge_extremes(self.team.map(self.set.len(), &|range: std::ops::Range<usize>| {
+            let start = range.start;
+            scan_extremes(start, &alpha[range.clone()], &grad[range.clone()], &y[range.clone()], &c[range])
+        }))
     }
 
     /// f(x) of the example at position `pos` (not in S), from its kernel row over S, which stays
@@ -344,14 +371,19 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 "the kernel is not positive semi-definite (K_ii + K_jj - 2 K_ij = {curvature})"
             )));
         };
-        self.team.for_chunks(&mut self.grad[..n], &|offset, grad| {
-            let (ri, rj) = (&ri[offset..offset + grad.len()], &rj[offset..offset + grad.len()]);
+        self.alpha[i] = if lambda == hi_i - self.alpha[i] { hi_i } else { self.alpha[i] + lambda };
+        self.alpha[j] = if lambda == self.alpha[j] - lo_j { lo_j } else { self.alpha[j] - lambda };
+        // the gradient update and the next extremes in one pass over S
+        let (alpha, y, c) = (&self.alpha, &self.y, &self.c);
+        let parts = self.team.map_chunks(&mut self.grad[..n], &|offset, grad| {
+            let end = offset + grad.len();
+            let (ri, rj) = (&ri[offset..end], &rj[offset..end]);
             for ((g, &ki), &kj) in grad.iter_mut().zip(ri).zip(rj) {
                 *g -= lambda * (ki as f64 - kj as f64);
             }
+            scan_extremes(offset, &alpha[offset..end], grad, &y[offset..end], &c[offset..end])
         });
-        self.alpha[i] = if lambda == hi_i - self.alpha[i] { hi_i } else { self.alpha[i] + lambda };
-        self.alpha[j] = if lambda == self.alpha[j] - lo_j { lo_j } else { self.alpha[j] - lambda };
+        self.known_extremes = Some(merge_extremes(parts));
         Ok(())
     }
 
@@ -368,13 +400,15 @@ impl<'e, 'a> LaSvm<'e, 'a> {
         // With the equality constraint, an example whose gradient lies beyond the extremes on its
         // side cannot move: it would stay at zero (tolerance 0, as the reference code).
         if n > 0 && gmin < gmax && ((yk > 0.0 && gk < gmin) || (yk < 0.0 && gk > gmax)) {
-            self.set.discard(pos);
+            // its row is needed again only if it is PROCESSed again (a next epoch, at best): kept,
+            // every later swap would have to patch it
+            self.set.forget(pos);
             return Ok(false);
         }
         self.swap(pos, n);
         self.alpha[n] = 0.0;
         self.grad[n] = gk;
-        self.set.set_len(n + 1);
+        self.set_len(n + 1);
         self.stats.inserted += 1;
         // The newcomer sits at its lower bound if positive, at its upper bound if negative, so the
         // partner's extreme over S is unchanged by its arrival (and S's positions did not move).
@@ -415,9 +449,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             if self.alpha[s] == 0.0 && ((y < 0.0 && g >= gmax) || (y > 0.0 && g <= gmin)) {
                 let last = self.set.len() - 1;
                 self.swap(s, last);
-                self.set.set_len(last);
-                // its row is needed again only if it is PROCESSed again (next epoch, at best)
-                self.set.discard(last);
+                self.set_len(last);
+                // (as a rejected example's row)
+                self.set.forget(last);
                 self.stats.evicted += 1;
             }
         }
@@ -429,7 +463,9 @@ impl<'e, 'a> LaSvm<'e, 'a> {
     }
 
     fn update_bias(&mut self) {
-        let ((gmax, _), (gmin, _)) = self.extremes();
+        let extremes = self.extremes();
+        self.known_extremes = Some(extremes);
+        let ((gmax, _), (gmin, _)) = extremes;
         self.set_bias(gmax, gmin);
     }
 
@@ -482,8 +518,13 @@ impl<'e, 'a> LaSvm<'e, 'a> {
             }
             control.poll()?;
             let chosen = if m == 1 {
-                // the next of the (already random) order: no scoring needed
-                pool.len() - 1
+                // the next of the (already random) order: no scoring needed; the rows of the
+                // next few are computed together
+                let next = pool.len() - 1;
+                if !self.set.is_ahead(pool[next]) {
+                    self.set.compute_ahead(&pool[pool.len().saturating_sub(AHEAD_ROWS)..]);
+                }
+                next
             } else {
                 picks.clear();
                 decisions.clear();
@@ -596,6 +637,7 @@ impl<'e, 'a> LaSvm<'e, 'a> {
                 self.grad[t] = sol.gradient[o];
             }
             self.stats.finishing_iterations += sol.iterations;
+            self.known_extremes = None;
             self.evict();
             if sol.converged {
                 return Ok(());

@@ -222,19 +222,24 @@ pub struct ExampleQ<'e, 'a> {
 impl<'e, 'a> ExampleQ<'e, 'a> {
     /// Variables are the examples `examples` of the engine's matrix, in that order.
     pub fn new(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
-        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes);
+        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes, false);
         let cache = KernelCache::new(examples.len(), cache_bytes);
         Self::over(engine, examples, cache, packed)
     }
 
     /// The examples packed for blocks where blocks pay and the copy takes at most a quarter of
     /// the budget, and what the budget leaves for the rows.
-    fn pack(engine: &KernelEngine, examples: &[usize], cache_bytes: usize) -> (Option<PackedRows>, usize) {
+    /// `for_product`: also where the engine computes single rows another way (for
+    /// `block_by_product`: solvers that know the rows they will ask for next).
+    fn pack(
+        engine: &KernelEngine, examples: &[usize], cache_bytes: usize, for_product: bool,
+    ) -> (Option<PackedRows>, usize) {
         let bytes = examples.len() * (engine.data().cols() + 1) * std::mem::size_of::<f64>();
         if bytes > cache_bytes / 4 {
             return (None, cache_bytes);
         }
-        match engine.pack_rows(examples) {
+        let packed = if for_product { engine.pack_rows_for_product(examples) } else { engine.pack_rows(examples) };
+        match packed {
             Some(p) => (Some(p), cache_bytes - bytes),
             None => (None, cache_bytes),
         }
@@ -250,7 +255,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
 
     /// The same over a cache of short rows (see `KernelCache::with_short_rows`).
     pub fn with_short_rows(engine: &'e KernelEngine<'a>, examples: Vec<usize>, cache_bytes: usize) -> Self {
-        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes);
+        let (packed, cache_bytes) = Self::pack(engine, &examples, cache_bytes, true);
         let cache = KernelCache::with_short_rows(examples.len(), cache_bytes);
         Self::over(engine, examples, cache, packed)
     }
@@ -284,6 +289,44 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
     pub fn forget(&mut self, i: usize) {
         self.cache.forget(i);
     }
+    /// Whether single rows and prefetched ones come by the blocked product from the packed copy.
+    fn rows_by_blocks(&self) -> bool {
+        self.packed.is_some() && self.engine.blocked()
+    }
+
+    /// K(positions `rows`, positions `0..len`), row-major, as one block by the engine's product
+    /// (`KernelEngine::block_by_product`), for a solver that knows its next rows. False (nothing
+    /// computed) where the rows come from elsewhere or the product cannot serve.
+    pub fn block_by_product(&self, rows: &[usize], len: usize, out: &mut [f32]) -> bool {
+        if !matches!(self.fill, Fill::Engine) || !self.engine.product_can_serve() {
+            return false;
+        }
+        let examples: Vec<usize> = rows.iter().map(|&p| self.examples[p]).collect();
+        match &self.packed {
+            Some(packed) => self.engine.block_packed(&examples, packed, 0..len, out, self.split),
+            None => _ = self.engine.block_by_product(&examples, &self.examples[..len], out, self.split),
+        }
+        true
+    }
+
+    /// Keeps `values` as the first `values.len()` entries of row i, once the entries at positions
+    /// `missing` (placeholders in `values`) are computed.
+    pub fn keep_row(&mut self, i: usize, values: &mut [f32], missing: &[usize]) {
+        if !missing.is_empty() {
+            let Scratch { columns, computed, .. } = &mut self.scratch;
+            columns.clear();
+            columns.extend(missing.iter().map(|&p| self.examples[p]));
+            computed.clear();
+            computed.resize(missing.len(), 0.0);
+            self.engine.row_split(self.examples[i], columns, computed, self.split);
+            for (&p, &v) in missing.iter().zip(computed.iter()) {
+                values[p] = v;
+            }
+        }
+        let (buf, _) = self.cache.request(i, values.len());
+        buf[..values.len()].copy_from_slice(values);
+    }
+
     fn ensure(&mut self, i: usize, len: usize) {
         // Where each request is dear whatever its length, the whole row is kept: the active set
         // growing back then finds it in the cache.
@@ -302,7 +345,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         if start < len {
             let (e, cols, out) = (self.examples[i], &self.examples[start..len], &mut buf[start..len]);
             match &mut self.fill {
-                Fill::Engine => match &self.packed {
+                Fill::Engine => match self.packed.as_ref().filter(|_| self.engine.blocked()) {
                     Some(packed) => {
                         // from a packed panel's start: the entries before `start` are computed again
                         let from = start / PACKED_ALIGN * PACKED_ALIGN;
@@ -408,7 +451,7 @@ impl QMatrix for ExampleQ<'_, '_> {
         (&self.cache.row(i)[..len], &self.cache.row(j)[..len])
     }
     fn block_rows(&self, len: usize) -> usize {
-        if self.packed.is_none() || len < PREFETCH_MIN_LEN {
+        if !self.rows_by_blocks() || len < PREFETCH_MIN_LEN {
             return 1;
         }
         // Only where the budget holds a row for every active variable: a row computed ahead is
@@ -429,15 +472,15 @@ impl QMatrix for ExampleQ<'_, '_> {
     }
     fn rows_held(&self, _len: usize) -> usize {
         // (said only where rows come by blocks: a solver that plans on many rows needs them fast)
-        match self.packed {
-            Some(_) => self.cache.budget_bytes() / (self.examples.len().max(1) * std::mem::size_of::<f32>()),
-            None => 0,
+        match self.rows_by_blocks() {
+            true => self.cache.budget_bytes() / (self.examples.len().max(1) * std::mem::size_of::<f32>()),
+            false => 0,
         }
     }
     fn subtract_rows(&mut self, rows: &[usize], deltas: &[f64], g: &mut [f64], team: &Team) {
         let len = g.len();
         let missing: Vec<usize> = rows.iter().copied().filter(|&r| !self.holds(r, len)).collect();
-        if self.packed.is_some() && !missing.is_empty() {
+        if self.rows_by_blocks() && !missing.is_empty() {
             self.prefetch(&missing, len);
         }
         for &r in &missing {
@@ -463,7 +506,7 @@ impl QMatrix for ExampleQ<'_, '_> {
     }
     fn prefetch(&mut self, rows: &[usize], len: usize) {
         let examples: Vec<usize> = rows.iter().map(|&p| self.examples[p]).collect();
-        match &self.packed {
+        match self.packed.as_ref().filter(|_| self.engine.blocked()) {
             // straight into the cache's rows
             Some(packed) => {
                 let out = self.cache.request_many(rows, len);
