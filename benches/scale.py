@@ -7,10 +7,12 @@ and 521,012 training rows, 50,000 test rows) and the RCV1 size for the linear SV
 Forest-like (``largemargin.make_forest_like``: 54 features, 10 standardized, 44 one-hot), training rows
 from ``random_state=0``, 50,000 test rows from ``random_state=1``; RBF gamma=0.1, C=10 (the thesis'
 gamma=1, C=3 were for features scaled to [0, 1]; these are the settings of benches/mixture.py on our
-standardized features), tol 1e-3, every estimator at its default ``cache_size`` (200 MB):
+standardized features), tol 1e-3, every estimator at its default ``cache_size`` (ours: "auto"):
 
 svc            largemargin.SVC(n_jobs=2): SMO with shrinking.
 sklearn        sklearn.svm.SVC (one thread): the same model.
+intelex        sklearnex.svm.SVC (scikit-learn-intelex, oneDAL's working-set solver, both cores);
+               not in the default methods: ask for it (``pip install .[bench]`` installs it).
 lasvm          largemargin.LaSVM(epochs=1, finishing=False): one online pass.
 lasvm-finish   the same, then the finishing step (SMO from the pass' solution to tol).
 mixture        largemargin.MixtureSVC(n_experts=n/2000, max_iter=8, n_jobs=2), global gater.
@@ -67,6 +69,10 @@ def model(method, n, tol):
         return lm.SVC(C=C, gamma=GAMMA, tol=tol, n_jobs=2)
     if method == "sklearn":
         from sklearn.svm import SVC
+
+        return SVC(C=C, gamma=GAMMA, tol=tol)
+    if method == "intelex":
+        from sklearnex.svm import SVC
 
         return SVC(C=C, gamma=GAMMA, tol=tol)
     if method in ("lasvm", "lasvm-finish"):
