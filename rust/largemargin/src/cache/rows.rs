@@ -42,6 +42,11 @@ pub struct KernelCache {
     /// The last stamp given at the front, and the last given at the back (`discard`).
     clock: u64,
     floor: u64,
+    /// Full-row caches swap entries lazily: the swaps (i < j) since the last flush, and how many
+    /// of them each row (by position, moving with it) has had applied. A row catches up when it
+    /// is asked for; all rows do when the log is full.
+    pending: Vec<(u32, u32)>,
+    applied: Vec<usize>,
 }
 
 impl KernelCache {
@@ -65,6 +70,8 @@ impl KernelCache {
             stamp: vec![0; n],
             clock: 1 << 62,
             floor: 1 << 62,
+            pending: Vec::new(),
+            applied: vec![0; n],
         }
     }
 
@@ -102,9 +109,33 @@ impl KernelCache {
     pub fn used_bytes(&self) -> usize {
         self.used * std::mem::size_of::<f32>()
     }
-    /// Number of valid entries cached for row i.
+    /// Number of valid entries cached for row i (once it has caught up with the swaps).
     pub fn len_of(&self, i: usize) -> usize {
-        self.rows[i].len()
+        let mut len = self.rows[i].len();
+        for &(a, b) in &self.pending[self.applied[i]..] {
+            if len <= b as usize && len > a as usize {
+                len = a as usize;
+            }
+        }
+        len
+    }
+
+    /// Applies to row i the swaps it has not had yet.
+    pub fn sync(&mut self, i: usize) {
+        let from = std::mem::replace(&mut self.applied[i], self.pending.len());
+        let row = &mut self.rows[i];
+        for &(a, b) in &self.pending[from..] {
+            apply_swap(row, a as usize, b as usize);
+        }
+        if row.is_empty() && self.linked(i) {
+            self.forget(i);
+        }
+    }
+
+    /// Entry `k` of row i, if cached.
+    pub fn entry(&mut self, i: usize, k: usize) -> Option<f32> {
+        self.sync(i);
+        self.rows[i].get(k).copied()
     }
 
     fn linked(&self, i: usize) -> bool {
@@ -153,6 +184,7 @@ impl KernelCache {
     pub fn forget(&mut self, i: usize) {
         self.used -= self.rows[i].capacity();
         self.rows[i] = Vec::new();
+        self.applied[i] = self.pending.len();
         if self.linked(i) {
             self.unlink(i);
         }
@@ -162,6 +194,7 @@ impl KernelCache {
     /// leading entries that were already valid; the caller must fill `row[start..len]`.
     /// Other rows are evicted from the LRU tail as the budget requires.
     pub fn request(&mut self, i: usize, len: usize) -> (&mut [f32], usize) {
+        self.sync(i);
         if self.linked(i) {
             self.unlink(i);
         }
@@ -235,8 +268,10 @@ impl KernelCache {
         out.into_iter().map(|r| r.expect("every row requested")).collect()
     }
 
-    /// The cached entries of row i (possibly empty); does not touch the LRU order.
+    /// The cached entries of row i (possibly empty); does not touch the LRU order. The row must
+    /// have caught up with the swaps (`request` or `sync` since the last swap).
     pub fn row(&self, i: usize) -> &[f32] {
+        debug_assert!(self.applied[i] == self.pending.len() || self.rows[i].is_empty(), "row {i} behind the swaps");
         &self.rows[i]
     }
 
@@ -257,9 +292,9 @@ impl KernelCache {
     }
 
     /// Exchanges the positions i and j: the rows trade places and, inside every cached row, the
-    /// entries i and j trade places. The matrix is symmetric, so a row long enough to hold entry i
-    /// but not entry j gets its new entry i from the row now at i, when that one holds it;
-    /// otherwise it is cut short.
+    /// entries i and j trade places. The matrix is symmetric, so a short row long enough to hold
+    /// entry i but not entry j gets its new entry i from the row now at i, when that one holds
+    /// it; otherwise it is cut short. Full rows do this lazily (see `sync`) and are cut.
     pub fn swap_index(&mut self, i: usize, j: usize) {
         self.swap_index_on(i, j, &SOLO)
     }
@@ -280,6 +315,7 @@ impl KernelCache {
             self.unlink(j)
         }
         self.rows.swap(i, j);
+        self.applied.swap(i, j);
         if li {
             self.push_front(j)
         }
@@ -288,6 +324,16 @@ impl KernelCache {
         }
         if i >= self.longest {
             return; // no row holds entry i or j (an expansion set growing by one at its end)
+        }
+        if self.full_rows {
+            // Lazily: with a large budget the walk visits thousands of rows a swap (SVC at 50,000
+            // Forest rows spent half its time there), most of them never asked for again before
+            // being evicted. A row long enough for i but not j is then cut at i, not patched.
+            self.pending.push((i as u32, j as u32));
+            if self.pending.len() > PENDING_SWAPS_PER_ROW * self.rows.len() + PENDING_SWAPS_MIN {
+                self.flush(team);
+            }
+            return;
         }
         if team.size() > 1 {
             return self.walk_on(i, j, team);
@@ -387,6 +433,51 @@ impl KernelCache {
     }
 }
 
+impl KernelCache {
+    /// Every cached row catches up with the pending swaps, which are then dropped.
+    fn flush(&mut self, team: &Team) {
+        let members = std::mem::take(&mut self.members);
+        let rows = SharedRows(self.rows.as_mut_ptr());
+        let (pending, applied) = (&self.pending, &self.applied);
+        let emptied = team.map(members.len() * WALK_SPLIT_WEIGHT, &|part| {
+            let rows = &rows;
+            let mut gone = Vec::new();
+            for &r in &members[part.start / WALK_SPLIT_WEIGHT..part.end / WALK_SPLIT_WEIGHT] {
+                // SAFETY: each member row is visited by one part only.
+                let row = unsafe { &mut *rows.0.add(r) };
+                for &(a, b) in &pending[applied[r]..] {
+                    apply_swap(row, a as usize, b as usize);
+                }
+                if row.is_empty() {
+                    gone.push(r);
+                }
+            }
+            gone
+        });
+        self.members = members;
+        self.pending.clear();
+        self.applied.iter_mut().for_each(|a| *a = 0);
+        for r in emptied.into_iter().flatten() {
+            self.forget(r);
+        }
+    }
+}
+
+/// One swap of positions a < b inside a row: the entries trade places, or a row holding a but
+/// not b is cut at a.
+fn apply_swap(row: &mut Vec<f32>, a: usize, b: usize) {
+    let len = row.len();
+    if len > b {
+        row.swap(a, b);
+    } else if len > a {
+        row.truncate(a);
+    }
+}
+
+/// A full-row cache flushes its swaps when it holds this many per position, plus the second.
+const PENDING_SWAPS_PER_ROW: usize = 4;
+const PENDING_SWAPS_MIN: usize = 1 << 16;
+
 /// The rows of a cache, handed to the members of a team walking disjoint sets of them.
 struct SharedRows(*mut Vec<f32>);
 // SAFETY: only used by `walk_on`, whose parts touch disjoint rows (and read one row no part writes).
@@ -447,6 +538,8 @@ mod tests {
                 }
                 assert!(one.members.len() > 300, "too few rows cached for the walk to be split");
                 for r in 0..n {
+                    one.sync(r);
+                    two.sync(r);
                     assert_eq!(one.row(r), two.row(r), "row {r} (short rows: {short})");
                 }
                 assert_eq!(one.used_bytes(), two.used_bytes());
@@ -456,7 +549,8 @@ mod tests {
         // i but not j take their new entry i from it where it still holds their index
         let (i, j, len) = (100, 1900, 1000);
         crate::runtime::team::with_team(2, |team| {
-            let (mut one, mut two) = (KernelCache::new(n, 16 << 20), KernelCache::new(n, 16 << 20));
+            let (mut one, mut two) =
+                (KernelCache::with_short_rows(n, 16 << 20), KernelCache::with_short_rows(n, 16 << 20));
             for c in [&mut one, &mut two] {
                 for r in (0..700).chain([j]).chain(700..1400) {
                     fill(c, r, len);
@@ -520,10 +614,12 @@ mod tests {
         fill(&mut c, 1, 2);
         c.swap_index(0, 3);
         // old row 0 is now row 3, with its entries 0 and 3 exchanged
+        c.sync(3);
         assert_eq!(c.row(3), &[3.0, 1.0, 2.0, 0.0]);
         // row 1 held only position 0: cut before it
         assert_eq!(c.len_of(1), 0);
         assert_eq!(c.len_of(0), 0);
+        c.sync(1); // (a full row cut to nothing keeps its storage until it catches up)
         c.discard(3);
         assert_eq!(c.used_bytes(), 16); // one row of four entries
         c.forget(3);
@@ -531,12 +627,57 @@ mod tests {
         assert_eq!(fill(&mut c, 3, 4), 0, "a forgotten row is computed again");
     }
 
-    /// Entries of a row missing only position j are taken from the symmetric entry of the row
-    /// that moved into position i.
+    /// Full rows swap lazily: under random swaps, fills, evictions and flushes of the pending
+    /// swaps, every entry a row holds once it caught up is the value of its pair of examples.
+    #[test]
+    fn lazy_swaps_keep_every_entry_right() {
+        let k = |a: usize, b: usize| (a.min(b) * 1000 + a.max(b)) as f32; // symmetric
+        let n = 60;
+        let mut c = KernelCache::new(n, 40 * n * 4); // 40 of 60 rows
+        let mut example: Vec<usize> = (0..n).collect();
+        let mut rng = crate::runtime::rng::Rng::new(3);
+        let limit = PENDING_SWAPS_PER_ROW * n + PENDING_SWAPS_MIN;
+        let (mut flushes, mut checked) = (0, 0);
+        for step in 0..2 * limit {
+            let i = rng.below(n);
+            match rng.below(100) {
+                0..=89 => {
+                    let j = rng.below(n);
+                    let before = c.pending.len();
+                    c.swap_index(i, j);
+                    example.swap(i, j);
+                    flushes += usize::from(c.pending.len() < before);
+                }
+                90 => c.forget(i),
+                91 => c.discard(i),
+                _ => {
+                    let len = 1 + rng.below(n);
+                    let (row, start) = c.request(i, len);
+                    for (p, v) in row.iter_mut().enumerate() {
+                        if p < start {
+                            assert_eq!(*v, k(example[i], example[p]), "step {step}: row {i} entry {p}");
+                            checked += 1;
+                        }
+                        *v = k(example[i], example[p]);
+                    }
+                }
+            }
+        }
+        assert!(flushes >= 1 && checked > 10_000, "{flushes} flushes, {checked} entries checked");
+        for r in 0..n {
+            c.sync(r);
+            for (p, &v) in c.row(r).iter().enumerate() {
+                assert_eq!(v, k(example[r], example[p]), "row {r} entry {p}");
+            }
+        }
+    }
+
+    /// Entries of a short row missing only position j are taken from the symmetric entry of the
+    /// row that moved into position i.
     #[test]
     fn swap_patches_from_the_symmetric_row() {
         let k = |a: usize, b: usize| ((a + 1) * (b + 1)) as f32; // a symmetric "kernel" on examples
-        let mut c = KernelCache::new(4, 1 << 20);
+        let mut c = KernelCache::with_short_rows(4, 1 << 20);
         let mut example = [0usize, 1, 2, 3];
         for (r, len) in [(3, 4), (1, 2)] {
             let (row, _) = c.request(r, len);

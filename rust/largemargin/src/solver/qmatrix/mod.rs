@@ -331,6 +331,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         // Where each request is dear whatever its length, the whole row is kept: the active set
         // growing back then finds it in the cache.
         let len = if self.engine.prefers_whole_rows() { self.examples.len() } else { len };
+        self.cache.sync(i);
         let have = self.cache.len_of(i);
         // Symmetric entries can only be found in rows long enough to reach position i. Over short
         // rows (online solvers) any extension looks for them: a row computed when the expansion
@@ -378,8 +379,8 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         missing.clear();
         columns.clear();
         for (k, p) in (have..len).enumerate() {
-            match self.cache.row(p).get(i) {
-                Some(&v) if p != i => known[k] = v,
+            match self.cache.entry(p, i) {
+                Some(v) if p != i => known[k] = v,
                 _ => {
                     missing.push(p);
                     columns.push(positions.map_or(self.examples[p], |at| at[p]));
