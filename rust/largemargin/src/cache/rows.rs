@@ -123,6 +123,9 @@ impl KernelCache {
     /// Applies to row i the swaps it has not had yet.
     pub fn sync(&mut self, i: usize) {
         let from = std::mem::replace(&mut self.applied[i], self.pending.len());
+        if from == self.pending.len() {
+            return; // (the common case: every request passes here)
+        }
         let row = &mut self.rows[i];
         for &(a, b) in &self.pending[from..] {
             apply_swap(row, a as usize, b as usize);
@@ -480,7 +483,7 @@ const PENDING_SWAPS_MIN: usize = 1 << 16;
 
 /// The rows of a cache, handed to the members of a team walking disjoint sets of them.
 struct SharedRows(*mut Vec<f32>);
-// SAFETY: only used by `walk_on`, whose parts touch disjoint rows (and read one row no part writes).
+// SAFETY: used by `walk_on` and `flush`, whose parts touch disjoint rows (walk_on reads one row no part writes).
 unsafe impl Sync for SharedRows {}
 
 /// A row of a walk counts as this many elements of a pass when the team decides to split it (a

@@ -95,11 +95,10 @@ impl KernelEngine<'_> {
     /// `block`, by the blocked product wherever the data is dense and the kernel built in, also
     /// where single rows are computed another way (mostly-zero dense data, whose rows come from
     /// its sparse copy: a block of many rows costs less by the product). There the values may
-    /// differ from `row`'s in the last bits. Returns whether the product computed them.
-    pub fn block_by_product<S: Store>(&self, rows: &[usize], cols: &[usize], out: &mut [S], split: Split) -> bool {
+    /// differ from `row`'s in the last bits. Elsewhere it is `block`.
+    pub fn block_by_product<S: Store>(&self, rows: &[usize], cols: &[usize], out: &mut [S], split: Split) {
         if self.blocked() || !self.product_can_serve() {
-            self.block(rows, cols, out, split);
-            return self.blocked();
+            return self.block(rows, cols, out, split);
         }
         assert_eq!(out.len(), rows.len() * cols.len(), "a value per pair");
         if !cols.is_empty() {
@@ -107,7 +106,6 @@ impl KernelEngine<'_> {
             let (a, b) = (Rows { x: &self.x, rows }, Cols::Rows(Rows { x: &self.x, rows: cols }));
             block_values(&self.spec, a, b, self.x.cols(), out, split);
         }
-        true
     }
 
     /// Whether `block_by_product` can use the product: dense data, a built-in kernel.

@@ -304,7 +304,7 @@ impl<'e, 'a> ExampleQ<'e, 'a> {
         let examples: Vec<usize> = rows.iter().map(|&p| self.examples[p]).collect();
         match &self.packed {
             Some(packed) => self.engine.block_packed(&examples, packed, 0..len, out, self.split),
-            None => _ = self.engine.block_by_product(&examples, &self.examples[..len], out, self.split),
+            None => self.engine.block_by_product(&examples, &self.examples[..len], out, self.split),
         }
         true
     }
@@ -507,7 +507,7 @@ impl QMatrix for ExampleQ<'_, '_> {
     }
     fn prefetch(&mut self, rows: &[usize], len: usize) {
         let examples: Vec<usize> = rows.iter().map(|&p| self.examples[p]).collect();
-        match self.packed.as_ref().filter(|_| self.engine.blocked()) {
+        match self.packed.as_ref().filter(|_| self.rows_by_blocks()) {
             // straight into the cache's rows
             Some(packed) => {
                 let out = self.cache.request_many(rows, len);
